@@ -1,0 +1,3 @@
+from irdiff.cli import main
+
+main()

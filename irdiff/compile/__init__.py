@@ -1,0 +1,253 @@
+"""Compile driver: suite variants → a bundle holding every stage, for any target, without a GPU.
+
+Each variant is compiled by :mod:`irdiff.compile.worker` in its own Python process (Triton's global state must
+not leak between variants), several at once up to the number of cores. Results are cached under
+``$IRDIFF_CACHE_DIR`` (default ``~/.cache/irdiff``) keyed by the request, the suite file, irdiff's own source,
+the Triton version and the ``TRITON_*`` environment; Triton's own cache (``TRITON_CACHE_DIR``) is shared too.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from irdiff.bundle import Bundle, BundleError, VariantResult, copy_variant, load_bundle, load_variant_dir
+from irdiff.compile.compat import check_triton
+from irdiff.suite import _BUILTINS, SuiteError
+
+__all__ = ["CompileRequest", "cache_dir", "compile_bundle", "parse_config_option", "target_default"]
+
+SUPPORTED_TARGETS = ("sm80", "sm86", "sm89", "sm90", "sm100", "sm120")
+
+
+@dataclass
+class CompileRequest:
+    """What to compile: suite reference, variant names, target (``sm90``), autotune config selector
+    (None = the suite's default, an index, or ``{"BLOCK_SIZE_M": 128}``; ``"all"`` = every config),
+    shape overrides, and whether to capture per-pass MLIR snapshots."""
+
+    suite: str
+    variants: list[str]
+    target: str
+    config: Any = None
+    shape: dict[str, int] = field(default_factory=dict)
+    passes: bool = False
+    use_cache: bool = True
+    jobs: int = 0
+
+
+def cache_dir() -> Path:
+    """irdiff's cache root: ``$IRDIFF_CACHE_DIR`` or ``~/.cache/irdiff``."""
+    return Path(os.environ.get("IRDIFF_CACHE_DIR") or Path.home() / ".cache" / "irdiff")
+
+
+def target_default() -> str:
+    """The local GPU's target if torch sees a CUDA device, else ``sm90``."""
+    if importlib.util.find_spec("torch") is not None and os.environ.get("IRDIFF_NO_GPU_PROBE") != "1":
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                major, minor = torch.cuda.get_device_capability()
+                name = f"sm{major}{minor}"
+                return name if name in SUPPORTED_TARGETS else "sm90"
+        except Exception:  # noqa: BLE001 - any failure means "no usable GPU"
+            pass
+    return "sm90"
+
+
+def parse_config_option(text: str | None) -> Any:
+    """``--config`` value: ``None``, ``"3"`` → 3, ``"BLOCK_SIZE_M=128,num_warps=8"`` → dict.
+
+    :raises ValueError: malformed ``KEY=VALUE`` list.
+    """
+    if text is None or text == "":
+        return None
+    if text.isdigit():
+        return int(text)
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        key, eq, val = part.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"--config {text!r}: expected an index or KEY=VALUE[,KEY=VALUE...]")
+        v = val.strip()
+        out[key.strip()] = int(v) if v.lstrip("-").isdigit() else v
+    return out
+
+
+def _suite_file(ref: str) -> Path | None:
+    if ref in _BUILTINS:
+        spec = importlib.util.find_spec(_BUILTINS[ref][0])
+        return Path(spec.origin) if spec and spec.origin else None
+    path = ref.partition("::")[0]
+    return Path(path) if os.path.isfile(path) else None
+
+
+def _irdiff_source_digest() -> str:
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent.parent
+    for p in sorted(root.rglob("*.py")):
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _cache_key(req: dict[str, Any], triton_version: str, src_digest: str) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps({k: v for k, v in req.items() if k != "out"}, sort_keys=True, default=str).encode())
+    h.update(triton_version.encode())
+    h.update(src_digest.encode())
+    suite_file = _suite_file(req["suite"])
+    if suite_file is not None:
+        h.update(suite_file.read_bytes())
+    env = {k: v for k, v in os.environ.items() if k.startswith(("TRITON_", "MLIR_", "LLVM_"))}
+    h.update(json.dumps(env, sort_keys=True).encode())
+    return h.hexdigest()[:32]
+
+
+def _run_worker(req: dict[str, Any]) -> VariantResult:
+    out = Path(req["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    req_file = out / "request.json"
+    req_file.write_text(json.dumps(req, default=str))
+    env = dict(os.environ)
+    pkg_root = str(Path(__file__).resolve().parent.parent.parent)
+    env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.run(
+        [sys.executable, "-m", "irdiff.compile.worker", str(req_file)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    req_file.unlink(missing_ok=True)
+    try:
+        return load_variant_dir(out)
+    except BundleError:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+        return VariantResult(name=req["variant"], target=req["target"], directory=str(out), error=tail[0])
+
+
+def _config_list(suite_ref: str) -> int:
+    """Number of autotune configs of a suite (imports the suite; used only for ``--all-configs``)."""
+    from irdiff.compile.compat import base_jit_function  # noqa: F401 - keeps import cost in one place
+    from irdiff.suite import load_suite
+
+    suite = load_suite(suite_ref)
+    n = len(suite.configs)
+    if n == 0:
+        for v in suite.variants.values():
+            n = max(n, len(getattr(v.kernel, "configs", []) or []))
+    return n
+
+
+def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, command: list[str]) -> Bundle:
+    """Compile every requested variant and write (or extend) a bundle directory.
+
+    :param save: bundle directory; None → ``<cache>/bundles/<suite>-<target>``. An existing directory that is not
+        an irdiff bundle and not empty is refused (nothing the user made is overwritten).
+    :raises SuiteError: unknown suite/variant (checked before any compile), bad target or config.
+    :raises UnsupportedTriton: Triton missing or older than 3.6.
+    :returns: the bundle; variants that failed to compile carry ``error`` and the others are kept.
+    """
+    if req.target not in SUPPORTED_TARGETS:
+        raise SuiteError(f"unsupported target {req.target!r} (supported: {', '.join(SUPPORTED_TARGETS)})")
+    tv = check_triton()
+    from irdiff.suite import load_suite
+
+    suite = load_suite(req.suite)
+    for v in req.variants:
+        suite.variant(v)
+    root = Path(save) if save else cache_dir() / "bundles" / f"{suite.name}-{req.target}"
+    bundle = _open_bundle_dir(root, suite.name, req.target)
+
+    jobs: list[tuple[str, dict[str, Any]]] = []
+    configs: list[Any] = [req.config]
+    if req.config == "all":
+        n = _config_list(req.suite)
+        configs = list(range(n)) if n else [None]
+    for v in req.variants:
+        for c in configs:
+            name = v if req.config != "all" else f"{v}@{c}"
+            jobs.append(
+                (
+                    name,
+                    {
+                        "suite": req.suite,
+                        "variant": v,
+                        "target": req.target,
+                        "config": c,
+                        "shape": req.shape,
+                        "passes": req.passes,
+                    },
+                )
+            )
+
+    src_digest = _irdiff_source_digest()
+    results_root = cache_dir() / "results"
+
+    def one(job: tuple[str, dict[str, Any]]) -> VariantResult:
+        name, r = job
+        key = _cache_key(r, tv, src_digest)
+        cached = results_root / key
+        if req.use_cache and (cached / "variant.json").is_file():
+            res = copy_variant(load_variant_dir(cached), root / name)
+            res.cache_hit = True
+        else:
+            tmp = Path(tempfile.mkdtemp(prefix="irdiff-", dir=_ensure(results_root)))
+            res = _run_worker({**r, "out": str(tmp)})
+            if res.error is None:
+                if cached.exists():
+                    shutil.rmtree(cached)
+                os.replace(tmp, cached)
+                res = copy_variant(load_variant_dir(cached), root / name)
+            else:
+                if (root / name).exists():
+                    shutil.rmtree(root / name)
+                shutil.move(str(tmp), root / name)
+                res = load_variant_dir(root / name)
+        res.name = name
+        res.directory = str(root / name)
+        return res
+
+    n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        for res in pool.map(one, jobs):
+            bundle.variants[res.name] = res
+
+    bundle.triton_version = tv
+    ptxas = {v.resources.ptxas_version for v in bundle.variants.values() if v.resources.ptxas_version}
+    bundle.ptxas_version = ", ".join(sorted(ptxas))
+    bundle.command = command
+    bundle.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    bundle.shape = {**suite.shape, **req.shape}
+    bundle.save()
+    return bundle
+
+
+def _ensure(p: Path) -> Path:
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _open_bundle_dir(root: Path, suite: str, target: str) -> Bundle:
+    if (root / "manifest.json").is_file():
+        existing = load_bundle(root)
+        if existing.suite == suite and existing.target == target:
+            return existing
+        raise SuiteError(
+            f"{root} already holds a bundle for {existing.suite} on {existing.target}; choose another --save directory"
+        )
+    if root.exists() and any(root.iterdir()):
+        raise SuiteError(f"{root} exists and is not an irdiff bundle; refusing to write into it")
+    root.mkdir(parents=True, exist_ok=True)
+    return Bundle(suite=suite, target=target, directory=str(root))

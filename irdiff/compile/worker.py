@@ -1,0 +1,432 @@
+"""Compile one variant for one target, in its own process, and write its stages to a variant directory.
+
+Run as ``python -m irdiff.compile.worker REQUEST.json``. A fresh process per variant keeps Triton's global state
+from leaking between variants: environment variables read at compile time, the active driver, and the
+``MLIR_DUMP_PATH`` that Triton latches once per process. Triton's file cache (``TRITON_CACHE_DIR``) is shared.
+
+The kernel goes through the JIT's own ``JITFunction.run(..., warmup=True)`` under a driver stand-in that reports
+the requested target (no GPU needed: ``triton/runtime/driver.py: driver.set_active``). The specialization is
+captured from ``knobs.runtime.jit_cache_hook``; stages from the returned ``CompiledKernel.asm``; the compiler's
+coalescing/pipelining reasoning from ``TRITON_ENABLE_LLVM_DEBUG`` on stderr; registers and spills from the ptxas
+log that ``knobs.nvidia.dump_ptxas_log`` prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from irdiff.bundle import LOG_FILES, STAGE_FILES, Resources, VariantResult
+from irdiff.compile import compat
+from irdiff.compile.specialize import build_specialization
+from irdiff.suite import Suite, Tensor, load_suite
+
+LLVM_DEBUG_TYPES = "tritongpu-coalesce,triton-loop-pipeline"
+
+
+class FakeTensor:
+    """Stand-in for a tensor at compile time: the JIT reads only ``data_ptr()`` and ``dtype``."""
+
+    def __init__(self, t: Tensor):
+        import triton.language as tl
+
+        self.dtype = getattr(tl, _TL_DTYPES.get(t.dtype, t.dtype))
+        self._ptr = 0x7F0000000000 + (t.align % 16 if t.align < 16 else 0)
+        self.shape = t.shape
+
+    def data_ptr(self) -> int:
+        return self._ptr
+
+
+_TL_DTYPES = {
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "fp8e4nv": "float8e4nv",
+    "fp8e5": "float8e5",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "u32": "uint32",
+    "i1": "int1",
+}
+
+
+class TargetDriver:
+    """The active-driver stand-in: answers the JIT's target/device/stream questions for a chosen GPU target."""
+
+    def __init__(self, target: Any):
+        self.target = target
+
+    def get_current_target(self) -> Any:
+        return self.target
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def get_current_stream(self, device: int | None = None) -> int:
+        return 0
+
+    def get_benchmarker(self) -> Any:
+        def no_bench(*a: Any, **k: Any) -> Any:
+            raise RuntimeError("benchmarking needs a GPU")
+
+        return no_bench
+
+    def get_device_interface(self) -> Any:
+        raise RuntimeError("no GPU device: irdiff compiles for a named target")
+
+    def is_active(self) -> bool:
+        return True
+
+
+TARGETS = {"sm80": 80, "sm86": 86, "sm89": 89, "sm90": 90, "sm100": 100, "sm120": 120}
+
+
+def parse_target(name: str) -> int:
+    """``"sm90"`` → 90. :raises ValueError: unknown target, listing the supported ones."""
+    key = name.lower().replace("_", "").replace("a", "") if name.lower().endswith("a") else name.lower()
+    if key in TARGETS:
+        return TARGETS[key]
+    raise ValueError(f"unsupported target {name!r} (supported: {', '.join(TARGETS)})")
+
+
+def select_config(suite: Suite, kernel: Any, selector: Any) -> dict[str, Any]:
+    """Resolve ``--config`` (None, an index, or ``{"BLOCK_SIZE_M": 128, ...}``) to constexprs + options."""
+    configs = list(suite.configs) or list(getattr(kernel, "configs", []) or [])
+    if not configs:
+        return {}
+    if selector is None:
+        chosen = configs[suite.default_config if suite.default_config < len(configs) else 0]
+        return config_kwargs(chosen)
+    if isinstance(selector, int):
+        if not 0 <= selector < len(configs):
+            raise ValueError(f"--config {selector}: suite {suite.name!r} has configs 0..{len(configs) - 1}")
+        return config_kwargs(configs[selector])
+    want = dict(selector)
+    for c in configs:
+        kw = config_kwargs(c)
+        if all(str(kw.get(k)) == str(v) for k, v in want.items()):
+            return kw
+    # Not among the autotune configs: start from the default config and override.
+    base = config_kwargs(configs[suite.default_config if suite.default_config < len(configs) else 0])
+    base.update(want)
+    return base
+
+
+def config_kwargs(c: Any) -> dict[str, Any]:
+    """``triton.Config`` or dict → flat kwargs (constexprs plus num_warps/num_stages/num_ctas/maxnreg)."""
+    if isinstance(c, dict):
+        out = dict(c.get("kwargs", {}))
+        out.update({k: v for k, v in c.items() if k != "kwargs"})
+        return out
+    kw = dict(c.kwargs)
+    for opt in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+        v = getattr(c, opt, None)
+        if v is not None:
+            kw[opt] = v
+    return kw
+
+
+@contextlib.contextmanager
+def _capture_fds(out_path: Path, err_path: Path) -> Iterator[None]:
+    """Send file descriptors 1 and 2 (C++ and ptxas output included) to files for the duration."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(out_path, "w") as fo, open(err_path, "w") as fe:
+        os.dup2(fo.fileno(), 1)
+        os.dup2(fe.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+_PTXAS_REGS = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?")
+_PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+def parse_ptxas_log(log: str, res: Resources) -> None:
+    """Fill registers/barriers/stack/spills from a ``ptxas -v`` report (last function reported wins)."""
+    for m in _PTXAS_REGS.finditer(log):
+        res.registers = int(m.group(1))
+        res.barriers = int(m.group(2)) if m.group(2) else 0
+    for m in _PTXAS_SPILL.finditer(log):
+        res.stack_bytes, res.spill_store_bytes, res.spill_load_bytes = map(int, m.groups())
+
+
+def run_ptxas(ptx: str, arch: int) -> tuple[str, str]:
+    """Re-run the ptxas Triton uses for ``arch`` with ``-v`` (when its own log was not captured).
+
+    :returns: (report text, ptxas path).
+    """
+    ptxas = compat.ptxas_for_arch(arch)
+    gpu = f"sm_{arch}{'a' if arch >= 90 else ''}"
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "k.ptx"
+        src.write_text(ptx)
+        proc = subprocess.run(
+            [ptxas, "-v", f"--gpu-name={gpu}", str(src), "-o", str(Path(d) / "k.cubin")],
+            capture_output=True,
+            text=True,
+        )
+    return proc.stdout + proc.stderr, ptxas
+
+
+def ptxas_version(path: str) -> str:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except OSError:
+        return ""
+    m = re.search(r"release (\S+), (V\S+)", out)
+    return f"{os.path.basename(path)} {m.group(2)}" if m else ""
+
+
+def static_shared(cubin: bytes) -> int | None:
+    """Static shared memory bytes from ``cuobjdump --dump-resource-usage`` (barriers/scratch)."""
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        try:
+            out = subprocess.run(
+                [compat.tool_path("cuobjdump"), "--dump-resource-usage", f.name], capture_output=True, text=True
+            ).stdout
+        except OSError:
+            return None
+    m = re.search(r"SHARED:(\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+_PASS_HEADER = re.compile(r"^// -----// IR Dump (Before|After) (\S+)(?: \(([^)]*)\))?")
+
+
+def split_pass_dump(dump: Path, out_dir: Path) -> list[str]:
+    """Split an ``MLIR_ENABLE_DUMP`` file into one snapshot per pass: ``passes/NNN-<Pass>.mlir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names: list[str] = []
+    current: Any = None
+    with open(dump, errors="replace") as f:
+        for line in f:
+            m = _PASS_HEADER.match(line)
+            if m:
+                if current:
+                    current.close()
+                safe = re.sub(r"[^A-Za-z0-9_.-]", "_", m.group(2))[:80]
+                name = f"{len(names):03d}-{m.group(1).lower()}-{safe}.mlir"
+                names.append(name)
+                current = open(out_dir / name, "w")
+            if current:
+                current.write(line)
+    if current:
+        current.close()
+    return names
+
+
+def compile_variant(req: dict[str, Any]) -> VariantResult:
+    """Compile ``req["variant"]`` of ``req["suite"]`` for ``req["target"]`` into ``req["out"]``.
+
+    Request keys: ``suite`` (name or ``path.py::name``), ``variant``, ``target`` (``sm90``), ``config`` (None,
+    index or dict), ``shape`` (dict or None), ``passes`` (bool: per-pass MLIR snapshots), ``out`` (directory).
+    Compile errors are recorded in ``VariantResult.error`` (the compiler's message), not raised.
+    """
+    out = Path(req["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    result = VariantResult(name=req["variant"], target=req["target"], directory=str(out))
+    arch = parse_target(req["target"])
+
+    # Environment read by Triton at compile time: set before importing it (kept out of the parent process).
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    os.environ["TRITON_ENABLE_LLVM_DEBUG"] = "1"
+    os.environ["TRITON_LLVM_DEBUG_ONLY"] = LLVM_DEBUG_TYPES
+    os.environ["TRITON_DUMP_PTXAS_LOG"] = "1"
+    dump_file = out / "passes.raw.mlir"
+    if req.get("passes"):
+        os.environ["MLIR_ENABLE_DUMP"] = "1"
+        os.environ["MLIR_DUMP_PATH"] = str(dump_file)
+
+    compat.check_triton()
+    import triton
+    from triton import knobs
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime.driver import driver
+
+    suite = load_suite(req["suite"])
+    variant = suite.variant(req["variant"])
+    kernel = variant.kernel
+    jit_fn = compat.base_jit_function(kernel)
+    shape = dict(suite.shape)
+    shape.update(req.get("shape") or {})
+    values = dict((variant.args or suite.args)(shape))
+    cfg = select_config(suite, kernel, req.get("config"))
+    kwargs: dict[str, Any] = {**suite.constexprs, **suite.options, **cfg, **variant.constexprs, **variant.options}
+    result.config = {k: v for k, v in kwargs.items() if k in {p.name for p in jit_fn.params}}
+    result.options = {k: v for k, v in kwargs.items() if k not in result.config}
+    result.kernel = jit_fn.__name__
+
+    # Stage "python": the whole file that defines the kernel (IR locations point into it).
+    src_file = inspect.getsourcefile(jit_fn.fn)
+    if src_file and os.path.isfile(src_file):
+        (out / STAGE_FILES["python"]).write_text(Path(src_file).read_text())
+        result.stages["python"] = STAGE_FILES["python"]
+        result.metadata["source_path"] = src_file
+
+    captured: dict[str, Any] = {}
+    listened: dict[str, Any] = {}
+
+    def cache_hook(*, compile: dict[str, Any], **_: Any) -> bool:
+        captured.update(compile)
+        return False
+
+    def listener(*, src: Any = None, metadata: Any = None, times: Any = None, cache_hit: bool = False, **_: Any) -> None:
+        listened["cache_hit"] = cache_hit
+        if times is not None:
+            listened["times"] = times
+
+    compat.set_cache_hook(cache_hook)
+    compat.set_listener(listener)
+    knobs.nvidia.dump_ptxas_log = True
+    target = GPUTarget("cuda", arch, 32)
+    driver.set_active(TargetDriver(target))
+
+    args = {k: (FakeTensor(v) if isinstance(v, Tensor) else v) for k, v in values.items()}
+    values_all = {**values, **kwargs}
+    stdout_log, stderr_log = out / "stdout.log", out / "stderr.log"
+    t0 = time.perf_counter()
+    compiled = None
+    try:
+        with _capture_fds(stdout_log, stderr_log):
+            compat.clear_jit_caches(kernel)
+            compiled = jit_fn.run(grid=(1,), warmup=True, **args, **kwargs)
+            if listened.get("cache_hit"):
+                # A Triton cache hit prints no compiler reasoning: compile once more to get the logs.
+                compat.clear_jit_caches(kernel)
+                knobs.compilation.always_compile = True
+                compiled = jit_fn.run(grid=(1,), warmup=True, **args, **kwargs)
+                knobs.compilation.always_compile = False
+    except Exception as e:  # noqa: BLE001 - a failing compile is a result, not a crash
+        result.error = _compile_error_message(e, stderr_log)
+    result.compile_seconds = round(time.perf_counter() - t0, 3)
+    result.cache_hit = bool(listened.get("cache_hit"))
+    if captured:
+        result.specialization = build_specialization(jit_fn, values_all, captured)
+
+    stderr_text = stderr_log.read_text(errors="replace") if stderr_log.exists() else ""
+    stdout_text = stdout_log.read_text(errors="replace") if stdout_log.exists() else ""
+    (out / LOG_FILES["llvm_debug"]).write_text(_llvm_debug_lines(stderr_text))
+    result.logs["llvm_debug"] = LOG_FILES["llvm_debug"]
+    (out / LOG_FILES["compile"]).write_text(stdout_text + stderr_text)
+    result.logs["compile"] = LOG_FILES["compile"]
+    stdout_log.unlink(missing_ok=True)
+    stderr_log.unlink(missing_ok=True)
+
+    if req.get("passes") and dump_file.exists():
+        result.passes = split_pass_dump(dump_file, out / "passes")
+        dump_file.unlink()
+
+    if compiled is not None:
+        _save_compiled(compiled, result, out, arch, stdout_text)
+    result.metadata["triton_version"] = triton.__version__
+    return result
+
+
+def _is_ptxas_line(line: str) -> bool:
+    return line.startswith("ptxas") or "bytes stack frame" in line
+
+
+def _llvm_debug_lines(stderr_text: str) -> str:
+    """Keep the passes' LLVM_DEBUG reasoning; drop Triton's warnings and the ptxas report."""
+    return "\n".join(ln for ln in stderr_text.splitlines() if not (_is_ptxas_line(ln) or ln.startswith("warning:"))) + "\n"
+
+
+def _compile_error_message(e: Exception, stderr_log: Path) -> str:
+    msg = str(e).strip() or type(e).__name__
+    name = type(e).__name__
+    if name in {"CompilationError", "PTXASError"} or "triton" in type(e).__module__:
+        return f"{name}: {msg}"
+    tb = traceback.format_exception_only(type(e), e)
+    return "".join(tb).strip()
+
+
+def _save_compiled(k: Any, result: VariantResult, out: Path, arch: int, stdout_text: str) -> None:
+    asm = k.asm
+    for stage in ("ttir", "ttgir", "llir", "ptx"):
+        if stage in asm:
+            (out / STAGE_FILES[stage]).write_text(asm[stage])
+            result.stages[stage] = STAGE_FILES[stage]
+    cubin = asm.get("cubin") if hasattr(asm, "get") else asm["cubin"]
+    if cubin:
+        (out / STAGE_FILES["cubin"]).write_bytes(cubin)
+        result.stages["cubin"] = STAGE_FILES["cubin"]
+        try:
+            with _capture_fds(out / ".sass.out", out / ".sass.err"):  # nvdisasm prints a format warning
+                sass = asm["sass"]
+            (out / STAGE_FILES["sass"]).write_text(sass)
+            result.stages["sass"] = STAGE_FILES["sass"]
+        except Exception as e:  # noqa: BLE001 - a missing cuobjdump drops SASS only
+            result.metadata["sass_error"] = f"{type(e).__name__}: {e}"
+        for tmp in (".sass.out", ".sass.err"):
+            (out / tmp).unlink(missing_ok=True)
+    md = k.metadata
+    meta = md._asdict() if hasattr(md, "_asdict") else dict(vars(md))
+    result.metadata.update({k2: _jsonable(v) for k2, v in meta.items()})
+    result.kernel = str(meta.get("name", result.kernel))
+
+    res = Resources(shared_bytes=int(meta.get("shared", 0) or 0))
+    ptxas_log = "\n".join(ln for ln in stdout_text.splitlines() if _is_ptxas_line(ln))
+    ptxas_path = compat.ptxas_for_arch(arch)
+    if "Used" not in ptxas_log and "ptx" in result.stages:
+        ptxas_log, ptxas_path = run_ptxas(asm["ptx"], arch)
+    (out / LOG_FILES["ptxas"]).write_text(ptxas_log + "\n")
+    result.logs["ptxas"] = LOG_FILES["ptxas"]
+    parse_ptxas_log(ptxas_log, res)
+    res.ptxas_version = ptxas_version(ptxas_path)
+    if cubin:
+        res.static_shared_bytes = static_shared(cubin)
+    result.resources = res
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    return str(v)
+
+
+def main(argv: list[str]) -> int:
+    req = json.loads(Path(argv[0]).read_text())
+    out = Path(req["out"])
+    try:
+        result = compile_variant(req)
+    except Exception as e:  # noqa: BLE001 - report to the parent as data
+        result = VariantResult(name=req["variant"], target=req["target"], directory=str(out))
+        result.error = f"{type(e).__name__}: {e}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "variant.json").write_text(json.dumps(result.to_json(), indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,287 @@
+"""The public suite format: kernels, their variants, example arguments, options and autotune configs.
+
+A *suite* names a family of kernels that should compute the same thing (``matmul``), its *variants*
+(``unannotated``, ``annotated``), how to build example arguments for a shape, the launch options, the grid,
+optional autotune configs, and the FLOP/byte counts the runner uses. Built-in suites (``irdiff/suites/``)
+are written in exactly this format; a user's file is loaded the same way::
+
+    irdiff path/to/kernels.py::my_suite --variant a --against b
+
+A suite file is plain Python that defines one or more :class:`Suite` objects at module level.
+
+Example (shape ``{"M": 1024, ...}``; argument values are :class:`Tensor` descriptions, ints, floats)::
+
+    suite = Suite(
+        name="scale",
+        variants={"plain": Variant(scale_kernel), "dns": Variant(scale_kernel_dns)},
+        args=lambda s: {"x_ptr": Tensor((s["N"],), "fp16"), "y_ptr": Tensor((s["N"],), "fp16", output=True),
+                        "N": s["N"]},
+        constexprs={"BLOCK": 1024},
+        grid=lambda s, meta: (triton.cdiv(s["N"], meta["BLOCK"]),),
+        shape={"N": 4096},
+    )
+
+Nothing in this module imports Triton at import time, so suites can be listed cheaply.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Suite",
+    "SuiteError",
+    "Tensor",
+    "Variant",
+    "builtin_suite_names",
+    "did_you_mean",
+    "load_suite",
+    "list_suites",
+]
+
+Shape = dict[str, int]
+
+# Bytes per element for the dtypes a suite may name (Triton's spelling, as in signature types ``*fp16``).
+DTYPE_BYTES: dict[str, int] = {
+    "fp8e4nv": 1,
+    "fp8e5": 1,
+    "i8": 1,
+    "u8": 1,
+    "fp16": 2,
+    "bf16": 2,
+    "i16": 2,
+    "fp32": 4,
+    "i32": 4,
+    "u32": 4,
+    "fp64": 8,
+    "i64": 8,
+    "i1": 1,
+}
+
+
+class SuiteError(Exception):
+    """A suite or variant cannot be found or loaded; the message is one line meant for the user."""
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """An example tensor argument, described without allocating it.
+
+    :param shape: sizes, in elements.
+    :param dtype: Triton dtype name (``fp16``, ``bf16``, ``fp32``, ``i32`` …).
+    :param strides: strides in elements; default row-major contiguous.
+    :param align: byte alignment of the base pointer that the compile driver presents to the JIT
+        (16 gives ``tt.divisibility = 16``; 8 models a misaligned view). The runner allocates real memory
+        and offsets it to honour this.
+    :param output: True for tensors the kernel writes (poisoned with NaN before correctness runs).
+    :param init: ``"randn"`` (seeded normal values), ``"rand"`` (uniform [0, 1)), ``"ones"`` or ``"arange"``.
+    """
+
+    shape: tuple[int, ...]
+    dtype: str = "fp16"
+    strides: tuple[int, ...] | None = None
+    align: int = 16
+    output: bool = False
+    init: str = "randn"
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPE_BYTES:
+            raise SuiteError(f"unknown dtype {self.dtype!r}; known: {', '.join(sorted(DTYPE_BYTES))}")
+        if self.strides is not None and len(self.strides) != len(self.shape):
+            raise SuiteError(f"tensor strides {self.strides} do not match shape {self.shape}")
+
+    def stride(self, dim: int) -> int:
+        """Stride of ``dim`` in elements (row-major unless ``strides`` was given)."""
+        if self.strides is not None:
+            return self.strides[dim]
+        return math.prod(self.shape[dim + 1 :])
+
+    @property
+    def element_bytes(self) -> int:
+        return DTYPE_BYTES[self.dtype]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes covered by the tensor's elements (not counting gaps of strided views)."""
+        return math.prod(self.shape) * self.element_bytes
+
+    def describe(self) -> str:
+        """Short human form, e.g. ``fp16[1024, 1024] strides (1024, 1) align 16``."""
+        strides = tuple(self.stride(d) for d in range(len(self.shape)))
+        return f"{self.dtype}[{', '.join(map(str, self.shape))}] strides {strides} align {self.align}"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of writing the kernel.
+
+    :param kernel: a ``@triton.jit`` function (optionally wrapped by ``triton.autotune``/``triton.heuristics``).
+    :param description: one sentence shown by ``irdiff list``.
+    :param constexprs: constexpr values that override the suite's for this variant.
+    :param options: launch/compile options (``num_warps``, ``num_stages``, ``maxnreg`` …) overriding the suite's.
+    :param args: optional argument builder overriding the suite's (same signature: ``shape -> dict``).
+    """
+
+    kernel: Any
+    description: str = ""
+    constexprs: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    args: Callable[[Shape], dict[str, Any]] | None = None
+
+
+@dataclass
+class Suite:
+    """A family of kernels and the variants to compare.
+
+    :param name: suite name used on the command line (``matmul``).
+    :param variants: variant name → :class:`Variant`, in display order.
+    :param args: ``shape -> {param name: value}`` for the non-constexpr parameters; values are :class:`Tensor`,
+        ``int``, ``float``, ``bool`` or ``None``.
+    :param shape: default shape (problem sizes, e.g. ``{"M": 1024, "N": 1024, "K": 1024}``).
+    :param constexprs: constexpr parameter values shared by all variants.
+    :param options: compile options shared by all variants (``num_warps``, ``num_stages``, ``num_ctas``, ``maxnreg``).
+    :param grid: ``(shape, meta) -> tuple`` launch grid; ``meta`` holds constexprs and options.
+    :param configs: autotune configs (``triton.Config`` or ``{"kwargs": {...}, "num_warps": ..}`` dicts). When
+        empty and the kernel is a ``triton.autotune`` object, its configs are used.
+    :param default_config: index into ``configs`` compiled when no ``--config`` is given.
+    :param flops: ``shape -> FLOP count`` of one launch (for TFLOP/s).
+    :param bytes: ``shape -> bytes moved`` by one launch (for GB/s).
+    :param reference: ``(inputs: dict of torch tensors/values, shape) -> torch.Tensor or dict of outputs``, used by
+        the runner to check correctness (computed in float32 where sensible).
+    :param description: one line shown by ``irdiff list``.
+    :param default_pair: the ``(variant, against)`` pair compared when the user names none.
+    """
+
+    name: str
+    variants: dict[str, Variant]
+    args: Callable[[Shape], dict[str, Any]]
+    shape: Shape = field(default_factory=dict)
+    constexprs: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    grid: Callable[[Shape, dict[str, Any]], tuple[int, ...]] | None = None
+    configs: list[Any] = field(default_factory=list)
+    default_config: int = 0
+    flops: Callable[[Shape], float] | None = None
+    bytes: Callable[[Shape], float] | None = None
+    reference: Callable[..., Any] | None = None
+    description: str = ""
+    default_pair: tuple[str, str] | None = None
+    source_file: str = ""
+
+    def variant(self, name: str) -> Variant:
+        """Return the variant called ``name``; :class:`SuiteError` names the closest ones otherwise."""
+        if name in self.variants:
+            return self.variants[name]
+        raise SuiteError(
+            f"suite {self.name!r} has no variant {name!r}{did_you_mean(name, self.variants)}"
+            f" (variants: {', '.join(self.variants)})"
+        )
+
+    def pair(self, variant: str | None, against: str | None) -> tuple[str, str]:
+        """The two variant names to compare, filling gaps from ``default_pair`` or the first two variants."""
+        names = list(self.variants)
+        default = self.default_pair or (names[0], names[1] if len(names) > 1 else names[0])
+        a = variant or default[0]
+        b = against or (default[1] if default[1] != a else default[0])
+        if b == a and against is None:
+            others = [n for n in names if n != a]
+            b = others[0] if others else a
+        self.variant(a)
+        self.variant(b)
+        return a, b
+
+
+def did_you_mean(name: str, choices: Sequence[str] | Mapping[str, Any]) -> str:
+    """``"; did you mean 'x'?"`` for the closest names, or ``""``."""
+    close = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.5)
+    if not close:
+        close = [c for c in choices if name.lower() in c.lower() or c.lower() in name.lower()][:3]
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+
+
+# Built-in suites: CLI name -> module under irdiff.suites and the attribute holding the Suite.
+_BUILTINS: dict[str, tuple[str, str]] = {
+    "matmul": ("irdiff.suites.matmul", "suite"),
+    "persistent-matmul": ("irdiff.suites.persistent_matmul", "suite"),
+    "rmsnorm": ("irdiff.suites.rmsnorm", "suite"),
+    "permute": ("irdiff.suites.permute", "suite"),
+    "softmax": ("irdiff.suites.softmax", "suite"),
+}
+
+
+def builtin_suite_names() -> list[str]:
+    return [n for n, (mod, _) in _BUILTINS.items() if importlib.util.find_spec(mod) is not None]
+
+
+def _suites_in_module(module: Any) -> dict[str, Suite]:
+    return {s.name: s for s in vars(module).values() if isinstance(s, Suite)}
+
+
+def _load_file(path: Path) -> Any:
+    """Import a user suite file as a uniquely named module (so Triton can read its source)."""
+    if not path.is_file():
+        raise SuiteError(f"suite file {str(path)!r} does not exist")
+    mod_name = "irdiff_user_suite_" + str(abs(hash(str(path.resolve()))))
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise SuiteError(f"cannot import suite file {str(path)!r}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        del sys.modules[mod_name]
+        raise SuiteError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
+    except SuiteError:
+        del sys.modules[mod_name]
+        raise
+    except Exception as e:  # noqa: BLE001 - user code may raise anything; report it in one line
+        del sys.modules[mod_name]
+        raise SuiteError(f"{path}: error while importing the suite file: {type(e).__name__}: {e}") from None
+    return module
+
+
+def load_suite(ref: str) -> Suite:
+    """Load a suite by built-in name (``matmul``) or ``path/to/file.py[::name]``.
+
+    :raises SuiteError: unknown built-in (with the closest names), missing file, syntax or import error in the
+        file, or a file holding several suites when none was named.
+    """
+    if ref in _BUILTINS:
+        mod_name, attr = _BUILTINS[ref]
+        suite = getattr(importlib.import_module(mod_name), attr)
+        assert isinstance(suite, Suite)
+        return suite
+    path_part, _, name = ref.partition("::")
+    if path_part.endswith(".py") or "/" in path_part or Path(path_part).is_file():
+        module = _load_file(Path(path_part))
+        suites = _suites_in_module(module)
+        for s in suites.values():
+            s.source_file = s.source_file or str(Path(path_part).resolve())
+        if not suites:
+            raise SuiteError(f"{path_part} defines no irdiff.suite.Suite object")
+        if name:
+            if name not in suites:
+                raise SuiteError(f"{path_part} has no suite {name!r}{did_you_mean(name, suites)}")
+            return suites[name]
+        if len(suites) > 1:
+            raise SuiteError(f"{path_part} defines several suites ({', '.join(suites)}); name one: {path_part}::NAME")
+        return next(iter(suites.values()))
+    raise SuiteError(f"unknown suite {ref!r}{did_you_mean(ref, builtin_suite_names())}")
+
+
+def list_suites() -> list[Suite]:
+    """All built-in suites, in registration order."""
+    return [load_suite(n) for n in builtin_suite_names()]
