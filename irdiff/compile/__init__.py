@@ -206,9 +206,10 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
             tmp = Path(tempfile.mkdtemp(prefix="irdiff-", dir=_ensure(results_root)))
             res = _run_worker({**r, "out": str(tmp)})
             if res.error is None:
-                if cached.exists():
-                    shutil.rmtree(cached)
-                os.replace(tmp, cached)
+                try:
+                    os.replace(tmp, cached)
+                except OSError:  # another irdiff process stored the same result meanwhile: keep theirs
+                    shutil.rmtree(tmp, ignore_errors=True)
                 res = copy_variant(load_variant_dir(cached), root / name)
             else:
                 if (root / name).exists():
