@@ -297,7 +297,9 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
         captured.update(compile)
         return False
 
-    def listener(*, src: Any = None, metadata: Any = None, times: Any = None, cache_hit: bool = False, **_: Any) -> None:
+    def listener(
+        *, src: Any = None, metadata: Any = None, times: Any = None, cache_hit: bool = False, **_: Any
+    ) -> None:
         listened["cache_hit"] = cache_hit
         if times is not None:
             listened["times"] = times
@@ -355,7 +357,9 @@ def _is_ptxas_line(line: str) -> bool:
 
 def _llvm_debug_lines(stderr_text: str) -> str:
     """Keep the passes' LLVM_DEBUG reasoning; drop Triton's warnings and the ptxas report."""
-    return "\n".join(ln for ln in stderr_text.splitlines() if not (_is_ptxas_line(ln) or ln.startswith("warning:"))) + "\n"
+    return (
+        "\n".join(ln for ln in stderr_text.splitlines() if not (_is_ptxas_line(ln) or ln.startswith("warning:"))) + "\n"
+    )
 
 
 def _compile_error_message(e: Exception, stderr_log: Path) -> str:
