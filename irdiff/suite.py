@@ -37,14 +37,17 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "Derived",
     "Suite",
     "SuiteError",
     "Tensor",
     "Variant",
     "builtin_suite_names",
+    "by_target",
     "did_you_mean",
     "load_suite",
     "list_suites",
+    "resolve_values",
 ]
 
 Shape = dict[str, int]
@@ -120,12 +123,73 @@ class Tensor:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """A constexpr or option whose value is computed from the shape and the target, resolved at compile time.
+
+    Use it where a fixed number would be wrong: ``NUM_SMS`` of a persistent kernel depends on the GPU
+    (``by_target``), ``BLOCK_N`` of a row kernel on the row length::
+
+        constexprs={"NUM_SMS": by_target({"sm80": 108, "sm90": 132}), "BLOCK_N": Derived(lambda s, t: s["N"])}
+
+    :param fn: ``(shape, target) -> value``; ``target`` is the target name compiled for (``"sm80"``, ``"sm90"`` …).
+    :param description: shown where the unresolved value is printed (``irdiff list``).
+    """
+
+    fn: Callable[[Shape, str], Any]
+    description: str = ""
+
+    def resolve(self, shape: Shape, target: str) -> Any:
+        return self.fn(shape, target)
+
+    def __repr__(self) -> str:
+        return f"Derived({self.description or 'computed'})"
+
+
+def by_target(table: Mapping[str, Any], default: Any = None) -> Derived:
+    """A :class:`Derived` value looked up by target name (``{"sm80": 108, "sm90": 132}``).
+
+    Resolving it for a target missing from ``table`` gives ``default``, or raises :class:`SuiteError` when
+    ``default`` is None.
+    """
+    known = dict(table)
+
+    def pick(shape: Shape, target: str) -> Any:
+        if target in known:
+            return known[target]
+        if default is None:
+            raise SuiteError(f"no value for target {target!r} (known: {', '.join(known)})")
+        return default
+
+    return Derived(pick, "by target: " + ", ".join(f"{k} {v}" for k, v in known.items()))
+
+
+def resolve_values(values: Mapping[str, Any], shape: Shape, target: str) -> dict[str, Any]:
+    """A copy of ``values`` (constexprs/options) with every :class:`Derived` replaced by its value.
+
+    :param target: target name (``"sm90"``); the compile driver passes the one it compiles for.
+    :raises SuiteError: a :class:`Derived` function failed (message names the parameter).
+    """
+    out: dict[str, Any] = {}
+    for k, v in values.items():
+        if isinstance(v, Derived):
+            try:
+                v = v.resolve(shape, target)
+            except SuiteError as e:
+                raise SuiteError(f"{k}: {e}") from None
+            except Exception as e:  # noqa: BLE001 - user code may raise anything; report it in one line
+                raise SuiteError(f"{k}: cannot compute the value for {target}: {type(e).__name__}: {e}") from None
+        out[k] = v
+    return out
+
+
+@dataclass(frozen=True)
 class Variant:
     """One way of writing the kernel.
 
     :param kernel: a ``@triton.jit`` function (optionally wrapped by ``triton.autotune``/``triton.heuristics``).
     :param description: one sentence shown by ``irdiff list``.
-    :param constexprs: constexpr values that override the suite's for this variant.
+    :param constexprs: constexpr values that override the suite's for this variant (values may be
+        :class:`Derived`: computed from the shape and target).
     :param options: launch/compile options (``num_warps``, ``num_stages``, ``maxnreg`` …) overriding the suite's.
     :param args: optional argument builder overriding the suite's (same signature: ``shape -> dict``).
     """
@@ -146,9 +210,10 @@ class Suite:
     :param args: ``shape -> {param name: value}`` for the non-constexpr parameters; values are :class:`Tensor`,
         ``int``, ``float``, ``bool`` or ``None``.
     :param shape: default shape (problem sizes, e.g. ``{"M": 1024, "N": 1024, "K": 1024}``).
-    :param constexprs: constexpr parameter values shared by all variants.
+    :param constexprs: constexpr parameter values shared by all variants (values may be :class:`Derived`).
     :param options: compile options shared by all variants (``num_warps``, ``num_stages``, ``num_ctas``, ``maxnreg``).
-    :param grid: ``(shape, meta) -> tuple`` launch grid; ``meta`` holds constexprs and options.
+    :param grid: ``(shape, meta) -> tuple`` launch grid; ``meta`` holds constexprs and options, with
+        :class:`Derived` values already resolved for the target (``resolve_values``).
     :param configs: autotune configs (``triton.Config`` or ``{"kwargs": {...}, "num_warps": ..}`` dicts). When
         empty and the kernel is a ``triton.autotune`` object, its configs are used.
     :param default_config: index into ``configs`` compiled when no ``--config`` is given.
@@ -156,6 +221,8 @@ class Suite:
     :param bytes: ``shape -> bytes moved`` by one launch (for GB/s).
     :param reference: ``(inputs: dict of torch tensors/values, shape) -> torch.Tensor or dict of outputs``, used by
         the runner to check correctness (computed in float32 where sensible).
+    :param baseline: ``(inputs, shape) -> output`` a library implementation the runner times beside the variants
+        (``torch.matmul`` in the inputs' dtype for ``matmul``); its ``__name__`` labels the table column. Optional.
     :param description: one line shown by ``irdiff list``.
     :param default_pair: the ``(variant, against)`` pair compared when the user names none.
     """
@@ -172,6 +239,7 @@ class Suite:
     flops: Callable[[Shape], float] | None = None
     bytes: Callable[[Shape], float] | None = None
     reference: Callable[..., Any] | None = None
+    baseline: Callable[..., Any] | None = None
     description: str = ""
     default_pair: tuple[str, str] | None = None
     source_file: str = ""

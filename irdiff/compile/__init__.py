@@ -52,19 +52,39 @@ def cache_dir() -> Path:
     return Path(os.environ.get("IRDIFF_CACHE_DIR") or Path.home() / ".cache" / "irdiff")
 
 
-def target_default() -> str:
-    """The local GPU's target if torch sees a CUDA device, else ``sm90``."""
-    if importlib.util.find_spec("torch") is not None and os.environ.get("IRDIFF_NO_GPU_PROBE") != "1":
-        try:
-            import torch
+def local_gpu_capability() -> tuple[int, int] | None:
+    """Compute capability of CUDA device 0 through the driver API (``libcuda``), or None without a GPU.
 
-            if torch.cuda.is_available():
-                major, minor = torch.cuda.get_device_capability()
-                name = f"sm{major}{minor}"
-                return name if name in SUPPORTED_TARGETS else "sm90"
-        except Exception:  # noqa: BLE001 - any failure means "no usable GPU"
-            pass
-    return "sm90"
+    Uses ``cuInit``/``cuDeviceGetAttribute`` via ctypes: fast, and no torch import on the hot path.
+    """
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    dev, major, minor, count = ctypes.c_int(), ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value < 1:
+        return None
+    if cuda.cuDeviceGet(ctypes.byref(dev), 0) != 0:
+        return None
+    # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76 (cuda.h)
+    if cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, dev) or cuda.cuDeviceGetAttribute(
+        ctypes.byref(minor), 76, dev
+    ):
+        return None
+    return major.value, minor.value
+
+
+def target_default() -> str:
+    """The local GPU's target (``sm90`` on an H100/H200) if a CUDA device is present, else ``sm90``."""
+    if os.environ.get("IRDIFF_NO_GPU_PROBE") == "1":
+        return "sm90"
+    cap = local_gpu_capability()
+    if cap is None:
+        return "sm90"
+    name = f"sm{cap[0]}{cap[1]}"
+    return name if name in SUPPORTED_TARGETS else "sm90"
 
 
 def parse_config_option(text: str | None) -> Any:

@@ -30,7 +30,7 @@ from typing import Any
 from irdiff.bundle import LOG_FILES, STAGE_FILES, Resources, VariantResult
 from irdiff.compile import compat
 from irdiff.compile.specialize import build_specialization
-from irdiff.suite import Suite, Tensor, load_suite
+from irdiff.suite import Suite, Tensor, load_suite, resolve_values
 
 LLVM_DEBUG_TYPES = "tritongpu-coalesce,triton-loop-pipeline"
 
@@ -279,6 +279,7 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
     values = dict((variant.args or suite.args)(shape))
     cfg = select_config(suite, kernel, req.get("config"))
     kwargs: dict[str, Any] = {**suite.constexprs, **suite.options, **cfg, **variant.constexprs, **variant.options}
+    kwargs = resolve_values(kwargs, shape, req["target"])  # Derived values (NUM_SMS per target, BLOCK_N = N)
     result.config = {k: v for k, v in kwargs.items() if k in {p.name for p in jit_fn.params}}
     result.options = {k: v for k, v in kwargs.items() if k not in result.config}
     result.kernel = jit_fn.__name__
@@ -346,7 +347,7 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
         dump_file.unlink()
 
     if compiled is not None:
-        _save_compiled(compiled, result, out, arch, stdout_text)
+        save_compiled(compiled, result, out, arch, stdout_text)
     result.metadata["triton_version"] = triton.__version__
     return result
 
@@ -371,7 +372,7 @@ def _compile_error_message(e: Exception, stderr_log: Path) -> str:
     return "".join(tb).strip()
 
 
-def _save_compiled(k: Any, result: VariantResult, out: Path, arch: int, stdout_text: str) -> None:
+def save_compiled(k: Any, result: VariantResult, out: Path, arch: int, stdout_text: str) -> None:
     asm = k.asm
     for stage in ("ttir", "ttgir", "llir", "ptx"):
         if stage in asm:

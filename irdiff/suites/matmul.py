@@ -178,6 +178,14 @@ def matmul_reference(inputs: dict[str, object], shape: dict[str, int]) -> dict[s
     return {"c_ptr": a.float() @ b.float()}  # type: ignore[attr-defined]
 
 
+def torch_matmul(inputs: dict[str, object], shape: dict[str, int]) -> object:
+    """``torch.matmul(A, B)`` in the inputs' dtype (fp16: cuBLAS tensor cores): the library speed the runner shows
+    beside the variants."""
+    import torch
+
+    return torch.matmul(inputs["a_ptr"], inputs["b_ptr"])  # type: ignore[arg-type]
+
+
 suite = Suite(
     name="matmul",
     description="fp16 GEMM; variants differ only in their wrappers' argument annotations (seed 000)",
@@ -193,5 +201,6 @@ suite = Suite(
     flops=lambda s: 2.0 * s["M"] * s["N"] * s["K"],
     bytes=lambda s: 2.0 * (s["M"] * s["K"] + s["K"] * s["N"] + s["M"] * s["N"]),
     reference=matmul_reference,
+    baseline=torch_matmul,
     default_pair=("annotated", "unannotated"),
 )
