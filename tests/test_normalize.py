@@ -1,0 +1,203 @@
+"""Normalization of real Triton stages (matmul suite, sm86/sm90) and robustness on arbitrary text."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from irdiff.bundle import Bundle
+from irdiff.normalize import NormalizedStage, normalize
+
+STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
+
+
+def _norm(bundle: Bundle, variant: str, stage: str) -> NormalizedStage:
+    v = bundle.variants[variant]
+    return normalize(stage, v.text(stage), v.kernel)
+
+
+def _check_invariants(n: NormalizedStage) -> None:
+    k = len(n.lines)
+    assert len(n.shapes) == k and len(n.raw_line) == k and len(n.symbols) == k
+    assert n.columns is None or len(n.columns) == k
+    raw_count = len(n.raw.splitlines())
+    assert all(1 <= r <= max(raw_count, 1) for r in n.raw_line)
+    assert n.raw_line == sorted(n.raw_line), "normalized lines keep the raw order"
+    for r in n.regions:
+        assert 0 <= r.start <= r.end < k
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_debug_info_and_kernel_name_are_gone(matmul_sm86: Bundle, stage: str) -> None:
+    for variant in ("annotated", "unannotated"):
+        n = _norm(matmul_sm86, variant, stage)
+        _check_invariants(n)
+        assert not n.fallback
+        text = "\n".join(n.lines)
+        raw = n.raw
+        name = matmul_sm86.variants[variant].kernel
+        assert name in raw and name not in text
+        assert "KERNEL" in text
+        # absolute paths of the suite file only live in debug info
+        assert "/work/" not in text and "matmul.py" not in text
+        for noise in ("loc(", "#loc", "!dbg", "!DI", ".loc\t", ".file", "$L__tmp", ".debug_", "/*0"):
+            assert noise not in text, (stage, noise)
+        assert len(n.lines) < len(raw.splitlines()) or stage == "sass"
+
+
+def test_raw_line_points_at_the_source_line(matmul_sm86: Bundle) -> None:
+    for stage in STAGES:
+        n = _norm(matmul_sm86, "annotated", stage)
+        raw = n.raw.splitlines()
+        for i in range(0, len(n.lines), max(1, len(n.lines) // 50)):
+            # the opcode (first word after any result/predicate) of the normalized line is on that raw line
+            code = re.sub(r"[%#@$!][\w$.\-]+|\bLBB\d+|KERNEL", " ", n.lines[i])
+            words = re.findall(r"[A-Za-z_][\w.]*", code)
+            opcode = next((w for w in words if "." in w or w.isupper()), None)
+            if opcode:
+                assert opcode in raw[n.raw_line[i] - 1], (stage, i, n.lines[i], raw[n.raw_line[i] - 1])
+
+
+def test_mlir_ssa_names_keep_python_stems(matmul_sm86: Bundle) -> None:
+    n = _norm(matmul_sm86, "annotated", "ttir")
+    text = "\n".join(n.lines)
+    assert re.search(r"%a_ptrs\.\d+ = ", text)
+    assert "%c128_i32.0 = arith.constant 128 : i32" in text
+    assert not re.search(r"%a_ptrs_\d+", text)
+    # the signature is split one argument per line
+    assert "%stride_ak.0: i32" in [line.strip() for line in n.lines]
+    assert any(line.strip() == "%a_ptr.0: !tt.ptr<f16> {tt.divisibility = 16 : i32}" for line in n.lines)
+    # shapes erase every SSA name
+    assert all("%a_ptrs" not in s for s in n.shapes)
+    assert "%_: i32" in [shape.strip() for shape in n.shapes]
+
+
+def test_ttgir_layout_aliases_are_named_by_content(matmul_sm86: Bundle) -> None:
+    a = _norm(matmul_sm86, "annotated", "ttgir")
+    b = _norm(matmul_sm86, "unannotated", "ttgir")
+    defs_a = {line.split(" = ", 1)[0]: line.split(" = ", 1)[1] for line in a.lines if line.startswith("#")}
+    defs_b = {line.split(" = ", 1)[0]: line.split(" = ", 1)[1] for line in b.lines if line.startswith("#")}
+    assert "#blocked_s1x8_t2x16_w4x1_o1x0" in defs_b  # the unannotated coalesced layout
+    assert defs_b["#blocked_s1x8_t2x16_w4x1_o1x0"].startswith("#ttg.blocked<{sizePerThread = [1, 8]")
+    assert not any(re.fullmatch(r"#blocked\d*", k) for k in defs_a)
+    # same content, same name on both sides (the MMA layout does not change)
+    common = set(defs_a) & set(defs_b)
+    assert any(k.startswith("#mma") for k in common)
+    for k in common:
+        assert defs_a[k] == defs_b[k]
+    # every use refers to a defined alias
+    for n, defs in ((a, defs_a), (b, defs_b)):
+        for line in n.lines:
+            for use in re.findall(r"#(?:blocked|mma|shared|linear|smem)\w*", line):
+                assert use in defs, use
+
+
+def test_alias_numbering_does_not_matter() -> None:
+    body1 = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    body2 = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    use = "  %x = tt.splat %arg0 : i32 -> tensor<128x32xi32, #{}>\n  %y = tt.splat %arg0 : i32 -> tensor<8xi32, #{}>"
+    a = f"#blocked = {body1}\n#blocked1 = {body2}\n" + use.format("blocked", "blocked1")
+    b = f"#blocked = {body2}\n#blocked1 = {body1}\n" + use.format("blocked1", "blocked")
+    na, nb = normalize("ttgir", a), normalize("ttgir", b)
+    assert sorted(na.lines) == sorted(nb.lines)
+    assert na.lines[2:] == nb.lines[2:]
+
+
+def test_llir_renumbering(matmul_sm90: Bundle) -> None:
+    n = _norm(matmul_sm90, "annotated", "llir")
+    text = "\n".join(n.lines)
+    assert "; ModuleID" not in text and "source_filename" not in text and "#dbg_" not in text
+    assert n.lines[n.lines.index("define ptx_kernel void @KERNEL(") + 1] == "    ptr addrspace(1) %0"
+    assert "attributes #0 = {" in text
+    # numeric labels are renumbered like the values that name them
+    labels = [line[:-1] for line in n.lines if re.fullmatch(r"\d+:", line)]
+    assert labels and all(f"label %{lab}" in text for lab in labels)
+    assert any(re.search(r"%\.frozen\.\d+ = freeze", line) for line in n.lines)
+
+
+def test_ptx_registers_renumbered_per_class(matmul_sm86: Bundle) -> None:
+    n = _norm(matmul_sm86, "annotated", "ptx")
+    text = "\n".join(n.lines)
+    for cls in ("r", "rd", "rs", "p"):
+        seen = [int(x) for x in re.findall(rf"%{cls}(\d+)\b", text)]
+        assert seen, cls
+        first: list[int] = []
+        for x in seen:
+            if x not in first:
+                first.append(x)
+        assert first == list(range(len(first))), f"%{cls} numbered by first appearance"
+    assert "KERNEL_param_3" in text
+    assert re.search(r"\.reg \.b32\s+%r<\d+>;", text)
+    # shapes erase registers and labels to their class
+    shapes = "\n".join(n.shapes)
+    assert not re.search(r"%(r|rd|rs|p)\d", shapes) and "%r_" in shapes and "%rd_" in shapes
+
+
+def test_sass_triton_format_and_cuobjdump_raw_form_agree(matmul_sm86: Bundle) -> None:
+    v = matmul_sm86.variants["unannotated"]
+    n = normalize("sass", v.text("sass"), v.kernel)
+    assert n.columns is not None and n.columns[1] == n.raw.splitlines()[1].split("\t")[0]
+    assert all(re.fullmatch(r"[0-9-]{2}:[0-7-]:[0-7-]:[Y-]:[0-9a-f]", c) for c in n.columns if c)
+    assert n.lines[0] == "Function:KERNEL"
+    import triton.knobs
+
+    cubin = v.path("cubin")
+    assert cubin is not None
+    out = subprocess.run(
+        [triton.knobs.nvidia.cuobjdump.path, "-sass", str(cubin)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "/*0000*/" in out
+    raw_form = normalize("sass", out, v.kernel)
+    assert raw_form.lines == n.lines
+    assert raw_form.columns == n.columns
+
+
+def test_raw_mode_keeps_everything(matmul_sm86: Bundle) -> None:
+    v = matmul_sm86.variants["annotated"]
+    n = normalize("ttgir", v.text("ttgir"), v.kernel, raw=True)
+    assert n.lines == v.text("ttgir").splitlines()
+    assert n.shapes == n.lines
+
+
+def test_python_and_unknown_stages_are_text() -> None:
+    n = normalize("python", "def f(x):  \n    return x\n")
+    assert n.lines == ["def f(x):", "    return x"]
+    assert normalize("llvm_debug", "a\nb").lines == ["a", "b"]
+
+
+# -- robustness ----------------------------------------------------------------------------------------------
+
+_IR_ALPHABET = st.sampled_from(
+    list('%#@!$"(){}[]<>:;,.=-_ \t\n/*0123456789abcxyzRPUL')
+    + ["loc(", "#loc1 = loc(", "%arg", "%r", "%rd", "$L__BB0_", ".L_x_", "LBB", "!dbg !", "/*0070*/", "/* 0x"]
+    + ["tt.func @k(", ") {", "}", "define void @k(", ".entry k(", "Function:k", "--:-:-:Y:4\t", "attributes #"]
+    + ["#blocked", " = #ttg.blocked<{sizePerThread = [1, 8]}>", ".section .debug_info", "scf.for", "\\", "\x00"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    stage=st.sampled_from(["ttir", "ttgir", "llir", "ptx", "sass", "python", "x"]),
+    text=st.one_of(st.text(), st.lists(_IR_ALPHABET, max_size=60).map("".join)),
+    kernel=st.one_of(st.none(), st.sampled_from(["k", "KERNEL", "a.b", "(", ""])),
+)
+def test_normalize_never_raises(stage: str, text: str, kernel: str | None) -> None:
+    n = normalize(stage, text, kernel)
+    assert not n.fallback, "the dialect normalizer itself must not fail"
+    _check_invariants(n)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_normalize_never_raises_on_cut_real_ir(matmul_sm86: Bundle, data: st.DataObject) -> None:
+    stage = data.draw(st.sampled_from(STAGES))
+    raw = matmul_sm86.variants["annotated"].text(stage)
+    i = data.draw(st.integers(0, len(raw)))
+    j = data.draw(st.integers(i, min(len(raw), i + 4000)))
+    n = normalize(stage, raw[i:j], "matmul_kernel_annotated")
+    assert not n.fallback
+    _check_invariants(n)
