@@ -1,0 +1,350 @@
+"""Diagnostics: why two compiled variants differ, as a chain of findings from specialization to registers and time.
+
+``diagnose(bundle, a, b)`` reads only the bundle (no Triton import): it extracts facts per variant
+(:mod:`irdiff.diagnose.facts`), compares them with the rules (:mod:`irdiff.diagnose.rules`), links each finding to the
+findings that cause it (``Finding.causes``), orders them earliest stage first, and, when the runner has measured both
+variants (``bundle.runs["timing"]``), adds a ``time.measured`` finding that says whether the static chain explains
+the measured direction and size.
+
+Example::
+
+    d = diagnose(load_bundle("/tmp/b"), "annotated", "unannotated")
+    d.findings[0].id        # "spec.constexpr-one-lost"
+    print(explain(d, "pipeline.load-not-pipelined"))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irdiff.bundle import Bundle, VariantResult
+from irdiff.diagnose.counts import KEY_COUNTS, count_ops
+from irdiff.diagnose.facts import VariantFacts, extract_facts
+from irdiff.diagnose.model import FINDING_STAGES, SEVERITIES, Diagnosis, Evidence, Finding, Severity
+from irdiff.diagnose.rules import CAUSES, RULE_IDS, Context, run_rules
+
+__all__ = [
+    "KEY_COUNTS",
+    "RULE_IDS",
+    "SEVERITIES",
+    "Diagnosis",
+    "Evidence",
+    "Finding",
+    "Severity",
+    "count_ops",
+    "diagnose",
+    "explain",
+    "extract_facts",
+    "identical_after_normalization",
+]
+
+_COMPARED_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
+_WEIGHT = {"info": 0, "minor": 1, "major": 2, "critical": 4}
+
+
+def _variant(bundle: Bundle, name: str) -> VariantResult:
+    v = bundle.variants.get(name)
+    if v is None:
+        have = ", ".join(bundle.variants) or "none"
+        raise ValueError(f"variant {name!r} is not in the bundle (it has: {have})")
+    if v.error:
+        first = v.error.strip().splitlines()
+        raise ValueError(f"variant {name!r} failed to compile: {first[0] if first else v.error}")
+    return v
+
+
+def identical_after_normalization(va: VariantResult, vb: VariantResult) -> bool:
+    """True when TTIR, TTGIR, LLIR, PTX and SASS are equal after :func:`irdiff.normalize.normalize` (kernel names,
+    locations, SSA/register numbering erased) and the specialization (types, divisibility, constants) is the same."""
+    from irdiff.align import diff_stage
+    from irdiff.normalize import normalize
+
+    spec = [(s.name, s.type, s.divisibility, s.constexpr) for s in va.specialization]
+    if spec != [(s.name, s.type, s.divisibility, s.constexpr) for s in vb.specialization]:
+        return False
+    for stage in _COMPARED_STAGES:
+        ta, tb = va.text(stage), vb.text(stage)
+        if bool(ta) != bool(tb):
+            return False
+        if not ta:
+            continue
+        na = normalize(stage, ta, va.kernel or None)
+        nb = normalize(stage, tb, vb.kernel or None)
+        # The aligner, not a line comparison: readable lines keep Python-derived name stems (%acc vs %accumulator).
+        if not diff_stage(na, nb).identical:
+            return False
+    return True
+
+
+def _link(findings: list[Finding]) -> None:
+    """Fill ``causes`` from :data:`CAUSES`: the most direct present candidate, plus other present candidates that
+    are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining)."""
+    present = {f.id for f in findings}
+    direct: dict[str, list[str]] = {}
+    for f in findings:
+        direct[f.id] = [c for c in CAUSES.get(f.id, []) if c in present and c != f.id]
+
+    def ancestors(fid: str, seen: set[str] | None = None) -> set[str]:
+        seen = seen if seen is not None else set()
+        for c in direct.get(fid, []):
+            if c not in seen:
+                seen.add(c)
+                ancestors(c, seen)
+        return seen
+
+    for f in findings:
+        keep: list[str] = []
+        for c in direct[f.id]:  # most direct candidate first (CAUSES order)
+            if not keep or not any(c in ancestors(k) for k in keep):
+                keep.append(c)
+        f.causes = list(dict.fromkeys([*f.causes, *keep]))
+
+
+def _order(findings: list[Finding]) -> list[Finding]:
+    """Earliest stage first; within a stage, causes before effects (rule order otherwise)."""
+    rank = {s: i for i, s in enumerate(FINDING_STAGES)}
+    pos = {f.id: i for i, f in enumerate(findings)}
+    by_id = {f.id: f for f in findings}
+
+    def depth(f: Finding, guard: int = 0) -> int:
+        if guard > 30 or not f.causes:
+            return 0
+        return 1 + max(depth(by_id[c], guard + 1) for c in f.causes if c in by_id)
+
+    return sorted(findings, key=lambda f: (rank.get(f.stage, len(rank)), depth(f), pos[f.id]))
+
+
+def _timing_rows(timing: Any, a: str, b: str) -> list[tuple[dict[str, Any], float, dict[str, Any]]]:
+    """``[(shape, ratio a/b of median ms, extra)]`` from the runner's record; tolerant of missing fields."""
+    out: list[tuple[dict[str, Any], float, dict[str, Any]]] = []
+    if not isinstance(timing, dict):
+        return out
+    for vd in timing.get("verdicts") or []:
+        if not isinstance(vd, dict) or not isinstance(vd.get("ratio"), (int, float)) or vd["ratio"] <= 0:
+            continue
+        if (vd.get("a"), vd.get("b")) == (a, b):
+            out.append((vd.get("shape") or {}, float(vd["ratio"]), vd))
+        elif (vd.get("a"), vd.get("b")) == (b, a):
+            out.append((vd.get("shape") or {}, 1.0 / float(vd["ratio"]), {"sentence": vd.get("sentence", "")}))
+    if out:
+        return out
+    for row in timing.get("rows") or []:
+        if not isinstance(row, dict):
+            continue
+        vs = row.get("variants") or {}
+        ma = (vs.get(a) or {}).get("median_ms") if isinstance(vs.get(a), dict) else None
+        mb = (vs.get(b) or {}).get("median_ms") if isinstance(vs.get(b), dict) else None
+        if isinstance(ma, (int, float)) and isinstance(mb, (int, float)) and ma > 0 and mb > 0:
+            out.append((row.get("shape") or {}, float(ma) / float(mb), {"a_ms": ma, "b_ms": mb}))
+    return out
+
+
+def _gmem(f: VariantFacts) -> int:
+    c = f.counts.get("ptx", {})
+    return sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global", "cp.async ")))
+
+
+def _time_finding(
+    bundle: Bundle, a: str, b: str, fa: VariantFacts, fb: VariantFacts, findings: list[Finding]
+) -> Finding | None:
+    """``time.measured``: the measured ratio, and whether the static chain predicts its direction and size."""
+    timing = (bundle.runs or {}).get("timing") if isinstance(bundle.runs, dict) else None
+    rows = _timing_rows(timing, a, b)
+    if not rows:
+        return None
+    score = sum(_WEIGHT[f.severity] * (1 if f.predicts == a else -1 if f.predicts == b else 0) for f in findings)
+    predicted = a if score > 0 else b if score < 0 else None
+    ev: list[Evidence] = []
+    for shape, ratio, extra in rows[:6]:
+        sh = ",".join(f"{k}={v}" for k, v in shape.items()) or "default shape"
+        line = extra.get("sentence") or f"{a} {ratio:.3g}× the time of {b}"
+        ev.append(Evidence(a, "time", None, f"{sh}: {line}"))
+    ratios = [r for _, r, _ in rows]
+    lo, hi = min(ratios), max(ratios)
+    slower_all = all(r > 1.05 for r in ratios)
+    faster_all = all(r < 1 / 1.05 for r in ratios)
+    measured = a if slower_all else b if faster_all else None
+    main = max(ratios, key=lambda r: abs(r - 1) if r >= 1 else abs(1 / r - 1))
+    size = main if main >= 1 else 1 / main
+    ga, gb = _gmem(fa), _gmem(fb)
+    indicators = []
+    if ga and gb and ga != gb:
+        indicators.append(f"{max(ga, gb) / min(ga, gb):.1f}× the global memory instructions in `{a if ga > gb else b}`")
+    lost = [f for f in findings if f.id == "pipeline.load-not-pipelined"]
+    if lost:
+        indicators.append(lost[0].title.rstrip("."))
+    oa, ob = fa.occupancy, fb.occupancy
+    if oa and ob and oa.ctas_per_sm != ob.ctas_per_sm:
+        indicators.append(f"{oa.ctas_per_sm} vs {ob.ctas_per_sm} CTAs per SM")
+    ind = "; ".join(indicators) if indicators else "no large static indicator"
+    times = f"{lo:.3g}×" if abs(hi - lo) < 0.01 else f"{lo:.3g}–{hi:.3g}×"
+    if measured is None:
+        if predicted is not None and abs(score) >= 4:
+            sev: Severity = "major"
+            agree = False
+            verdict = (
+                f"Disagreement: the static chain predicts `{predicted}` slower ({ind}), but the measured time ratio "
+                f"{a}/{b} is {times}: no consistent difference. The kernel may be bound by something the IR does not "
+                "show (launch overhead, DRAM bandwidth, a problem size too small to expose the difference)."
+            )
+        else:
+            sev = "info"
+            agree = True
+            verdict = f"Measured time ratio {a}/{b} is {times}: no consistent difference, as the static chain suggests."
+    else:
+        slower = measured
+        faster = b if slower == a else a
+        if predicted == slower:
+            agree = True
+            sev = "critical" if size >= 2 else "major" if size >= 1.2 else "minor"
+            verdict = f"`{slower}` is measured {size:.3g}× slower than `{faster}`; the static chain predicts this direction ({ind})."
+            g = max(ga, gb) / min(ga, gb) if ga and gb else None
+            if g and size > 1.5 * g:
+                verdict += (
+                    f" The slowdown is larger than the {g:.1f}× memory-instruction ratio alone: latency that the lost "
+                    "overlap (pipelining, occupancy) no longer hides adds to the instruction count."
+                )
+            elif g and size < g / 3:
+                verdict += (
+                    f" The slowdown is well below the {g:.1f}× memory-instruction ratio: part of the extra instructions "
+                    "is hidden (the kernel is bound elsewhere, e.g. by the tensor cores or DRAM bandwidth)."
+                )
+        else:
+            agree = False
+            sev = "critical"
+            verdict = (
+                f"Disagreement: `{slower}` is measured {size:.3g}× slower than `{faster}`, but the static chain "
+                + (f"predicts `{predicted}` slower ({ind})." if predicted else "predicts no difference.")
+                + " Check the measurement (clocks, shapes) and what the IR does not model (caches, DRAM, launch)."
+            )
+    # link to the findings that predicted the measured slower variant (their leaves), or to nothing on disagreement
+    causes: list[str] = []
+    if measured is not None:
+        pred = [f for f in findings if f.predicts == measured and f.severity in ("major", "critical")]
+        inner = {c for f in pred for c in f.causes}
+        crit = [f.id for f in pred if f.severity == "critical"]
+        causes = list(dict.fromkeys([*crit[-1:], *[f.id for f in pred if f.id not in inner][-3:]]))
+    if agree:
+        title = verdict.split("; ")[0].split(" (")[0].rstrip(".")
+    else:
+        title = f"Measured {a}/{b} time ratio {times} disagrees with the static chain"
+    return Finding(
+        id="time.measured",
+        severity=sev,
+        title=title,
+        explanation=verdict,
+        evidence=ev,
+        causes=causes,
+        stage="time",
+        predicts=measured,
+    )
+
+
+def diagnose(bundle: Bundle, a: str, b: str) -> Diagnosis:
+    """Compare variants ``a`` (inspected, ``--variant``) and ``b`` (baseline, ``--against``) of a bundle.
+
+    :returns: a :class:`Diagnosis` whose findings form a cause→effect chain, earliest stage first; ``identical`` is
+        True (and ``findings`` empty) when both compile to the same code after normalization.
+    :raises ValueError: a variant is missing from the bundle or failed to compile (one-line message).
+    """
+    va, vb = _variant(bundle, a), _variant(bundle, b)
+    fa, fb = extract_facts(va), extract_facts(vb)
+    facts = {a: fa.to_json(), b: fb.to_json()} if a != b else {a: fa.to_json()}
+    if a == b or identical_after_normalization(va, vb):
+        return Diagnosis(a, b, [], True, facts, verdict=None)
+    ctx = Context(
+        a=a,
+        b=b,
+        fa=fa,
+        fb=fb,
+        ttgir={a: va.text("ttgir"), b: vb.text("ttgir")},
+        python={a: va.text("python"), b: vb.text("python")},
+    )
+    findings = run_rules(ctx)
+    _link(findings)
+    findings = _order(findings)
+    tf = _time_finding(bundle, a, b, fa, fb, findings)
+    if tf is not None:
+        findings.append(tf)
+    notes = [
+        f"`{f.name}` has no LLVM debug log (TRITON_ENABLE_LLVM_DEBUG): coalescing and pipeliner decisions are not "
+        "available, so the contiguity, vector-width and pipelining findings may be missing"
+        for f in (fa, fb)
+        if not f.llvm_debug_present and (va.text("ttgir") or vb.text("ttgir"))
+    ]
+    return Diagnosis(a, b, findings, False, facts, verdict=tf.explanation if tf else None, notes=notes)
+
+
+_EXPLAIN_STAGES = (
+    "spec",
+    "options",
+    "python",
+    "ttir",
+    "llvm_debug",
+    "ttgir",
+    "llir",
+    "ptx",
+    "sass",
+    "ptxas",
+    "resources",
+    "metadata",
+    "time",
+)
+
+
+def explain(diagnosis: Diagnosis, finding_id: str, bundle: Bundle | None = None, context: int = 0) -> str:
+    """Plain text for ``--explain``: the finding, its chain, then the evidence lines of every finding on its chain
+    (causes before it, effects after it) grouped by stage in pipeline order, each tagged with its finding id.
+
+    :param bundle: when given with ``context`` > 0, that many raw lines around each evidence line are shown too.
+    :raises KeyError: no finding with that id (or unique id prefix); the message lists the ids.
+    """
+    f = diagnosis.finding(finding_id)
+    if f is None:
+        ids = ", ".join(x.id for x in diagnosis.findings) or "none"
+        raise KeyError(f"no finding {finding_id!r} (findings: {ids})")
+    by_id = {x.id: x for x in diagnosis.findings}
+    up: list[Finding] = []
+
+    def walk_up(x: Finding) -> None:
+        for c in x.causes:
+            if c in by_id and by_id[c] not in up and by_id[c] is not f:
+                walk_up(by_id[c])
+                up.append(by_id[c])
+
+    walk_up(f)
+    down: list[Finding] = []
+    frontier = [f.id]
+    while frontier:
+        nxt = []
+        for x in diagnosis.findings:
+            if x is not f and x not in down and x not in up and any(c in frontier for c in x.causes):
+                down.append(x)
+                nxt.append(x.id)
+        frontier = nxt
+    order = {x.id: i for i, x in enumerate(diagnosis.findings)}
+    down.sort(key=lambda x: order[x.id])
+    chain = [*up, f, *down]
+    out = [f"{f.id} [{f.severity}] {f.title}", ""]
+    if len(chain) > 1:
+        out += ["chain: " + " → ".join(x.id for x in chain), ""]
+    out.append(f.explanation)
+    if f.remedy:
+        out += ["", f"remedy (not tested by irdiff): {f.remedy}"]
+    out += ["", "evidence (every stage along the chain; * = this finding):"]
+    rank = {s: i for i, s in enumerate(_EXPLAIN_STAGES)}
+    rows = [(x, e) for x in chain for e in x.evidence]
+    for stage in sorted({e.stage for _, e in rows}, key=lambda s: rank.get(s, 99)):
+        out.append(f"── {stage}")
+        for x, e in rows:
+            if e.stage != stage:
+                continue
+            loc = f":{e.line}" if e.line else ""
+            mark = "*" if x is f else " "
+            out.append(f" {mark}[{x.id}] {e.variant}{loc}  {e.text}")
+            if bundle is not None and context > 0 and e.line and e.variant in bundle.variants:
+                lines = bundle.variants[e.variant].text(stage).splitlines()
+                for i in range(max(1, e.line - context), min(len(lines), e.line + context) + 1):
+                    if i != e.line:
+                        out.append(f"        {i:5d}  {lines[i - 1].strip()[:200]}")
+    return "\n".join(out)

@@ -1,0 +1,264 @@
+"""Operation counts per stage: pure text in, ``{key: count}`` out (no Triton import).
+
+The keys name what a kernel author looks for when two variants differ: memory operations by kind and width, async
+copies, matrix instructions, barriers, 64-bit integer division. They are used by the one-screen terminal summary
+(:data:`KEY_COUNTS` picks and orders the keys shown per stage) and by the diagnostic facts (:mod:`irdiff.diagnose.facts`).
+
+Formats read (checked on Triton 3.6 and 3.9 output):
+
+* TTIR/TTGIR (MLIR assembly): one op per line, ``%x = dialect.op ...`` or ``dialect.op ...``; the key is the op name
+  (``tt.load``, ``ttg.async_copy_global_to_local``, ``ttng.warp_group_dot``, ``scf.for``).
+* LLIR: the instruction opcode (``load``, ``store``, ``call``, ``sdiv``), arithmetic opcodes also with their integer
+  type (``sdiv i64``), inline-asm PTX calls by mnemonic (``asm cp.async``).
+* PTX: the instruction with cache/scope qualifiers dropped: ``ld.global.b16``, ``ld.global.v4.b32``,
+  ``st.global.v4.b32``, ``st.shared.b16``, ``cp.async 16B`` (size from the copy's size operand), ``cp.async.bulk.tensor``,
+  ``mma.sync``, ``wgmma``, ``ldmatrix``, ``bar.sync``, ``fma.f32``, ``div.s64``/``rem.s64``; ``f64 ops`` counts
+  every instruction typed ``.f64``; ``instructions`` counts all instructions.
+* SASS (``cuobjdump -sass`` as rewritten by Triton: ``control<TAB>OPCODE operands;``): the opcode with cache-policy
+  modifiers dropped (``LDG.E.128``, ``LDG.E.U16``, ``STG.E.128``, ``LDGSTS.E.128``), family keys ``LDGSTS``, ``HMMA``,
+  ``HGMMA``, ``BAR``, ``CALL``, ``UTMALDG``, and ``instructions``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+__all__ = ["KEY_COUNTS", "count_ops", "ptx_instructions", "sass_instructions"]
+
+# Per stage, the count keys the one-screen summary shows, in order (keys missing from a count are 0).
+KEY_COUNTS: dict[str, list[str]] = {
+    "ttir": ["tt.load", "tt.store", "tt.dot", "scf.for", "arith.extsi", "arith.divsi", "arith.remsi"],
+    "ttgir": [
+        "tt.load",
+        "tt.store",
+        "ttg.async_copy_global_to_local",
+        "ttg.async_wait",
+        "ttg.local_alloc",
+        "ttng.async_tma_copy_global_to_local",
+        "tt.dot",
+        "ttng.warp_group_dot",
+        "ttng.warp_group_dot_wait",
+        "scf.for",
+    ],
+    "llir": ["load", "store", "call", "asm cp.async", "sdiv i64", "srem i64"],
+    "ptx": [
+        "ld.global.b16",
+        "ld.global.b32",
+        "ld.global.v2.b32",
+        "ld.global.v4.b32",
+        "st.global.b16",
+        "st.global.v4.b32",
+        "cp.async 16B",
+        "cp.async 8B",
+        "cp.async 4B",
+        "cp.async.bulk.tensor",
+        "ldmatrix",
+        "mma.sync",
+        "wgmma",
+        "bar.sync",
+        "div.s64",
+        "rem.s64",
+        "instructions",
+    ],
+    "sass": [
+        "LDG.E.U16",
+        "LDG.E.128",
+        "STG.E.U16",
+        "STG.E.128",
+        "LDGSTS",
+        "UTMALDG",
+        "HMMA",
+        "HGMMA",
+        "BAR",
+        "CALL",
+        "instructions",
+    ],
+}
+
+_MLIR_OP = re.compile(r'^(?:%[\w#:.,\s%-]+=\s*)?"?([a-z_][a-z0-9_]*\.[a-z_][a-z0-9_.]*)"?')
+_LLIR_INSTR = re.compile(r"^\s+(?:%[\w.]+\s*=\s*)?(?:tail\s+|musttail\s+|notail\s+)?([a-z][a-z0-9_]*)\b(.*)$")
+_LLIR_INT_OPS = {"sdiv", "udiv", "srem", "urem", "mul", "add", "sub", "shl", "lshr", "ashr"}
+_LLIR_ASM = re.compile(r'asm\s+(?:sideeffect\s+)?(?:alignstack\s+)?(?:inteldialect\s+)?"\s*(?:@\$\d+\s+)?([a-z][\w.]*)')
+_PTX_PRED = re.compile(r"^@!?%\w+\s+")
+_SASS_PRED = re.compile(r"^@!?U?P\w+\s+")
+
+# PTX qualifiers that do not change what a memory op moves (dropped from the key).
+_PTX_DROP = re.compile(
+    r"^(?:nc|ca|cg|cs|lu|cv|wb|wt|weak|relaxed|acquire|release|volatile|gpu|cta|sys|cluster|aligned|sync|"
+    r"L1::\S+|L2::\S+|level::\S+)$"
+)
+_PTX_TYPES = re.compile(r"^(?:b|u|s|f|bf|e4m3|e5m2)\d+(?:x\d+)?$|^pred$")
+_SASS_KEEP = re.compile(r"^(?:E|U8|S8|U16|S16|64|128)$")
+
+
+def _strip_ptx_comment(line: str) -> str:
+    i = line.find("//")
+    return line[:i] if i >= 0 else line
+
+
+def ptx_instructions(text: str) -> list[tuple[int, str, str]]:
+    """PTX instructions as ``(1-based line, opcode, full text)``; directives, labels, braces and comments skipped."""
+    out: list[tuple[int, str, str]] = []
+    in_debug = False
+    for no, raw in enumerate(text.splitlines(), 1):
+        s = _strip_ptx_comment(raw).strip()
+        if not s:
+            continue
+        if s.startswith(".section"):
+            in_debug = True
+        if in_debug or s[0] in ".{}$(" or s.endswith(":") or s.startswith(")"):
+            continue
+        s = _PTX_PRED.sub("", s)
+        op = s.split(None, 1)[0].rstrip(";")
+        if not re.match(r"^[a-z]", op):
+            continue
+        out.append((no, op, s))
+    return out
+
+
+def sass_instructions(text: str) -> list[tuple[int, str, str]]:
+    """SASS instructions as ``(1-based line, opcode, full text)`` from Triton's ``ctrl<TAB>INSTR`` listing (or plain
+    ``cuobjdump -sass`` lines ``/*0070*/ INSTR ;``)."""
+    out: list[tuple[int, str, str]] = []
+    for no, raw in enumerate(text.splitlines(), 1):
+        s = raw.split("\t", 1)[1] if "\t" in raw else raw
+        s = re.sub(r"/\*[0-9a-fx]+\*/", "", s).strip()
+        s = s.split("/*", 1)[0].strip()
+        if not s or s.startswith(("Function", ".", "//")) or s.endswith(":"):
+            continue
+        s = _SASS_PRED.sub("", s)
+        op = s.split(None, 1)[0].rstrip(";")
+        if not re.match(r"^[A-Z][A-Z0-9_.x]*$", op):
+            continue
+        out.append((no, op, s))
+    return out
+
+
+def ptx_key(op: str, full: str) -> list[str]:
+    """The count keys one PTX instruction adds (see the module docstring)."""
+    parts = op.split(".")
+    head = parts[0]
+    keys: list[str] = []
+    if head in ("ld", "st") and len(parts) > 1:
+        space = parts[1] if parts[1] in ("global", "shared", "local", "param", "const") else "generic"
+        rest = [p for p in parts[1:] if p != space and not _PTX_DROP.match(p)]
+        vec = [p for p in rest if re.match(r"^v\d+$", p)]
+        typ = [p for p in rest if _PTX_TYPES.match(p)]
+        key = f"{head}.{space}" + (f".{vec[0]}" if vec else "") + (f".{typ[-1]}" if typ else "")
+        keys.append(key)
+    elif op.startswith("cp.async.bulk.tensor"):
+        keys.append("cp.async.bulk.tensor")
+    elif op.startswith("cp.async.bulk"):
+        keys.append("cp.async.bulk")
+    elif op.startswith("cp.async.commit_group"):
+        keys.append("cp.async.commit_group")
+    elif op.startswith("cp.async.wait_group") or op.startswith("cp.async.wait_all"):
+        keys.append("cp.async.wait_group")
+    elif op.startswith("cp.async.mbarrier"):
+        keys.append("cp.async.mbarrier")
+    elif op.startswith("cp.async"):
+        m = re.search(r",\s*(0x[0-9a-fA-F]+|\d+)\s*(?:,|;)", full)
+        size = int(m.group(1), 0) if m else 0
+        keys.append(f"cp.async {size}B" if size else "cp.async")
+    elif head == "mma":
+        keys.append("mma.sync")
+        shape = next((p for p in parts if re.match(r"^m\d+n\d+k\d+$", p)), None)
+        if shape:
+            keys.append(f"mma.sync.{shape}")
+    elif head == "wgmma":
+        if len(parts) > 1 and parts[1] == "mma_async":
+            keys.append("wgmma")
+            shape = next((p for p in parts if re.match(r"^m\d+n\d+k\d+$", p)), None)
+            if shape:
+                keys.append(f"wgmma.{shape}")
+        elif len(parts) > 1:
+            keys.append(f"wgmma.{parts[1]}")
+    elif head == "ldmatrix":
+        keys.append("ldmatrix")
+    elif head == "stmatrix":
+        keys.append("stmatrix")
+    elif head in ("bar", "barrier") and len(parts) > 1 and parts[1] in ("sync", "cta"):
+        keys.append("bar.sync")
+    elif head in ("div", "rem") and len(parts) > 1:
+        keys.append(f"{head}.{parts[-1]}")
+    elif head == "fma":
+        keys.append(f"fma.{parts[-1]}")
+    elif head == "call":
+        keys.append("call")
+    if any(p == "f64" for p in parts[1:]):
+        keys.append("f64 ops")
+    return keys
+
+
+def sass_key(op: str) -> list[str]:
+    """The count keys one SASS instruction adds (see the module docstring)."""
+    parts = op.split(".")
+    head = parts[0]
+    keys: list[str] = []
+    if head in ("LDG", "STG", "LDS", "STS", "LDL", "STL", "LD", "ST", "LDGSTS"):
+        keys.append(".".join([head, *[p for p in parts[1:] if _SASS_KEEP.match(p)]]))
+        if head == "LDGSTS":
+            keys.append("LDGSTS")
+    elif head in ("HMMA", "IMMA", "DMMA", "HGMMA", "QGMMA", "IGMMA", "UTCHMMA", "UTCQMMA"):
+        keys.append(head)
+    elif head == "BAR":
+        keys.append("BAR")
+    elif head == "CALL":
+        keys.append("CALL")
+    elif head in ("UTMALDG", "UTMASTG", "UBLKCP", "LDSM", "STSM", "DEPBAR", "LDGDEPBAR", "WARPGROUP", "SYNCS"):
+        keys.append(head)
+    if head.startswith("D") and head in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX"):
+        keys.append("f64 ops")
+    return keys
+
+
+def count_ops(stage: str, text: str) -> dict[str, int]:
+    """Count operations of one stage's text.
+
+    :param stage: ``ttir``, ``ttgir``, ``llir``, ``ptx`` or ``sass`` (other stages give ``{}``).
+    :param text: the raw stage text as saved in the bundle.
+    :returns: ``{key: count}``; every key of ``KEY_COUNTS[stage]`` is present (0 when absent), plus any other key seen.
+    """
+    c: Counter[str] = Counter()
+    if stage in ("ttir", "ttgir"):
+        for line in text.splitlines():
+            s = line.strip()
+            if not s or s.startswith(("#", "//", "}", "^", "module", "{")):
+                continue
+            m = _MLIR_OP.match(s)
+            if m:
+                c[m.group(1)] += 1
+    elif stage == "llir":
+        for line in text.splitlines():
+            if not line.startswith((" ", "\t")):
+                continue
+            m = _LLIR_INSTR.match(line)
+            if not m:
+                continue
+            op, rest = m.group(1), m.group(2)
+            c[op] += 1
+            if op in _LLIR_INT_OPS:
+                tm = re.match(r"\s*(?:nuw\s+|nsw\s+|exact\s+)*(<\d+ x )?(i\d+)", rest)
+                if tm:
+                    c[f"{op} {tm.group(2)}"] += 1
+            if op == "call":
+                am = _LLIR_ASM.search(rest)
+                if am:
+                    mnem = am.group(1)
+                    c["asm " + ".".join(mnem.split(".")[:2]) if mnem.startswith("cp.async") else "asm " + mnem] += 1
+    elif stage == "ptx":
+        for _, op, full in ptx_instructions(text):
+            c["instructions"] += 1
+            for k in ptx_key(op, full):
+                c[k] += 1
+    elif stage == "sass":
+        for _, op, _full in sass_instructions(text):
+            c["instructions"] += 1
+            for k in sass_key(op):
+                c[k] += 1
+    else:
+        return {}
+    out = {k: 0 for k in KEY_COUNTS.get(stage, [])}
+    out.update(c)
+    return out

@@ -1,0 +1,842 @@
+"""Facts about one compiled variant, read from its saved stages and logs (no Triton import, no GPU).
+
+Every fact keeps a :class:`Ref` to the raw line it came from (stage or log name, 1-based line, text), so findings can
+quote their evidence. Sources:
+
+* ``spec``: the JIT's specialization recorded by the compile driver (``VariantResult.specialization``, one
+  :class:`~irdiff.bundle.ArgSpec` per parameter) and the TTIR ``tt.func`` signature (``{tt.divisibility = 16}``).
+* ``ttir``: integer width of index arithmetic (ops whose result is ``i64``), 64-bit ``divsi``/``remsi``, the loop nest
+  as written (``scf.for`` nesting, ``tt.flatten``), ``tt.load``/``tt.store`` names (Python variable name hints, 3.4+).
+* ``llvm_debug``: the ``TRITON_ENABLE_LLVM_DEBUG`` log. ``tritongpu-coalesce`` prints, per ``tt.load``/``tt.store``,
+  ``axis info of pointer: contiguity = [1, 32], divisibility = [2, 16]`` and ``perThread: 8`` (elements each thread
+  accesses contiguously; times the element width gives the vector width, at most 128 bits).
+  ``triton-loop-pipeline`` prints ``Load … has width 128`` and either ``considered for pipelining with distance 0``
+  or ``is too small for pipelining`` (``isSmallLoad`` in Triton's pipeliner: cp.async moves 4, 8 or 16 bytes, so a
+  load narrower than 32 bits is never made asynchronous).
+* ``ttgir``: blocked/MMA layouts, shared-memory buffers (``ttg.local_alloc … memdesc<3x128x32xf16``), async copies
+  before vs inside loops, ``ttg.async_wait {num = N}``, ``ttng.warp_group_dot_wait {pendings = N}``, loops after
+  fusion and pipelining (nesting, loop-carried values).
+* ``ptx``/``sass``/``llir``: operation counts (:func:`irdiff.diagnose.counts.count_ops`) with the first line of each.
+* ``resources``: ptxas ``-v`` (registers, spills, stack), Triton's metadata (``shared``), and the occupancy those allow
+  (see :func:`occupancy`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from irdiff.bundle import VariantResult
+from irdiff.diagnose.counts import count_ops, ptx_instructions, ptx_key, sass_instructions, sass_key
+
+__all__ = [
+    "ARCH_LIMITS",
+    "Access",
+    "ArgFact",
+    "Buffer",
+    "LoopFact",
+    "Occupancy",
+    "PipelineLoad",
+    "Ref",
+    "VariantFacts",
+    "WaitFact",
+    "extract_facts",
+    "occupancy",
+    "strip_loc",
+]
+
+
+@dataclass
+class Ref:
+    """A pointer to one raw line: ``stage`` is a stage (``ttir`` …) or log (``llvm_debug``, ``ptxas``) name."""
+
+    stage: str
+    line: int | None
+    text: str
+
+
+@dataclass
+class ArgFact:
+    """How the JIT specialized one parameter (from ``ArgSpec``) and its TTIR signature fragment."""
+
+    name: str
+    index: int
+    type: str
+    divisibility: int | None
+    constexpr: str | None
+    reason: str
+    annotation: str | None
+    value: str
+    do_not_specialize: bool
+    do_not_specialize_on_alignment: bool
+    ttir: Ref | None = None
+
+    @property
+    def summary(self) -> str:
+        if self.type == "constexpr":
+            return f"constexpr = {self.constexpr}"
+        return self.type + (f" div{self.divisibility}" if self.divisibility else "")
+
+
+@dataclass
+class Access:
+    """One global ``tt.load``/``tt.store`` as the coalescing pass saw it (``tritongpu-coalesce`` debug log).
+
+    :ivar shape: tensor shape in elements; ``elem``: element type (``f16``); ``elem_bits``: its width.
+    :ivar contiguity: per dimension, how many consecutive elements AxisInfo proved contiguous.
+    :ivar divisibility: per dimension, the proven divisibility (alignment) of the pointer in bytes.
+    :ivar per_thread: elements each thread holds contiguously (the coalesce pass's ``perThread``: the layout's
+        ``sizePerThread`` along the fastest dimension; shared by all accesses given the same layout).
+    :ivar vector_bits: bits one thread moves per instruction, ``min(per_thread, contiguity, alignment in elements)
+        × elem_bits``, at most 128: what the load/store lowering can vectorize (Triton's ``getVectorSize``).
+    :ivar name: Python name of the loaded value or pointer (TTIR name hints), e.g. ``a`` / ``a_ptrs``; may be "".
+    """
+
+    kind: str
+    shape: list[int]
+    elem: str
+    elem_bits: int
+    contiguity: list[int]
+    divisibility: list[int]
+    order: list[int]
+    per_thread: int
+    vector_bits: int
+    name: str
+    pointer: str
+    ref: Ref
+    axis_ref: Ref
+    per_thread_ref: Ref
+
+    @property
+    def label(self) -> str:
+        what = f"`{self.name}` " if self.name else ""
+        return f"{what}{self.kind} {'x'.join(map(str, self.shape))}x{self.elem}"
+
+
+@dataclass
+class PipelineLoad:
+    """The pipeliner's decision on one load in a loop (``triton-loop-pipeline`` debug log)."""
+
+    shape: list[int]
+    elem: str
+    width_bits: int | None
+    pipelined: bool
+    reason: str
+    name: str
+    refs: list[Ref] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        what = f"`{self.name}` " if self.name else ""
+        return f"{what}load {'x'.join(map(str, self.shape))}x{self.elem}"
+
+
+@dataclass
+class Buffer:
+    """A shared-memory allocation in TTGIR: ``depth`` buffers of ``tile`` (a ring when depth > 1)."""
+
+    depth: int
+    tile: list[int]
+    elem: str
+    bytes: int
+    ref: Ref
+
+
+@dataclass
+class WaitFact:
+    """``ttg.async_wait {num = N}`` or ``ttng.warp_group_dot_wait {pendings = N}`` and whether it is in a loop."""
+
+    op: str
+    value: int
+    in_loop: bool
+    ref: Ref
+
+
+@dataclass
+class LoopFact:
+    """One ``scf.for``: nesting depth (1 = outermost), loop-carried values, attributes such as ``tt.flatten``."""
+
+    stage: str
+    depth: int
+    iter_args: int
+    flatten: bool
+    ref: Ref
+    end_line: int = 0
+    attrs: str = ""
+    has_inner: bool = False
+
+
+@dataclass
+class Occupancy:
+    """CTAs per SM the resources allow on the target, the limiter, and each limit (see :func:`occupancy`)."""
+
+    ctas_per_sm: int
+    limiter: str
+    limits: dict[str, int]
+    warps_per_sm: int
+    source: str
+
+
+@dataclass
+class VariantFacts:
+    """Everything the rules compare for one variant (JSON-able through :meth:`to_json`)."""
+
+    name: str
+    kernel: str
+    target: str
+    arch: int
+    options: dict[str, Any]
+    config: dict[str, Any]
+    args: list[ArgFact]
+    accesses: list[Access]
+    pipeline: list[PipelineLoad]
+    buffers: list[Buffer]
+    async_copies_prologue: list[Ref]  # cp.async (ttg.async_copy_global_to_local) and TMA copies
+    async_copies_loop: list[Ref]
+    sync_loads_loop: list[Ref]
+    tma_copies: list[Ref]
+    waits: list[WaitFact]
+    loops_ttir: list[LoopFact]
+    loops_ttgir: list[LoopFact]
+    blocked: list[dict[str, Any]]
+    mma: list[dict[str, Any]]
+    i64_ops: int
+    i64_first: Ref | None
+    i64_first_python: Ref | None
+    divrem64_ttir: list[Ref]
+    counts: dict[str, dict[str, int]]
+    first_lines: dict[str, dict[str, Ref]]
+    resources: dict[str, Any]
+    resource_refs: dict[str, Ref]
+    occupancy: Occupancy | None
+    llvm_debug_present: bool
+    triton_version: str = ""
+
+    def arg(self, name: str) -> ArgFact | None:
+        return next((a for a in self.args if a.name == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------------------------- text helpers
+
+_ELEM_BITS = {
+    "f16": 16,
+    "bf16": 16,
+    "f32": 32,
+    "f64": 64,
+    "i1": 8,
+    "i8": 8,
+    "i16": 16,
+    "i32": 32,
+    "i64": 64,
+    "f8E4M3FN": 8,
+    "f8E5M2": 8,
+    "f8E4M3FNUZ": 8,
+    "f8E5M2FNUZ": 8,
+    "tf32": 32,
+}
+
+
+def elem_bits(elem: str) -> int:
+    """Bit width of an MLIR element type name (``f16`` → 16; unknown types count as 32)."""
+    if elem in _ELEM_BITS:
+        return _ELEM_BITS[elem]
+    m = re.match(r"^[a-z]+(\d+)", elem)
+    return int(m.group(1)) if m else 32
+
+
+def strip_loc(line: str) -> str:
+    """Remove every balanced ``loc(...)`` from an MLIR line (debug locations)."""
+    out = []
+    i = 0
+    while True:
+        j = line.find("loc(", i)
+        if j < 0 or (j > 0 and (line[j - 1].isalnum() or line[j - 1] in "_.#")):
+            if j < 0:
+                out.append(line[i:])
+                break
+            out.append(line[i : j + 4])
+            i = j + 4
+            continue
+        out.append(line[i:j])
+        depth = 0
+        k = j + 3
+        while k < len(line):
+            if line[k] == "(":
+                depth += 1
+            elif line[k] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif line[k] == '"':
+                k = line.find('"', k + 1)
+                if k < 0:
+                    k = len(line)
+                    break
+            k += 1
+        i = k + 1
+    return "".join(out).rstrip()
+
+
+def _stem(ssa: str) -> str:
+    """Python name hint of an SSA value: ``%a_ptrs_43`` → ``a_ptrs``; numeric (``%107``, ``%arg3``) → ``""``."""
+    s = ssa.lstrip("%").split(":")[0].split("#")[0]
+    if not s or s[0].isdigit() or re.match(r"^arg\d+$", s) or re.match(r"^c(st)?[_\d]", s):
+        return ""
+    return re.sub(r"_\d+$", "", s)
+
+
+_TENSOR_PTR = re.compile(r"tensor<((?:\d+x)+)!tt\.ptr<([\w]+)>")
+_TENSOR_DESC = re.compile(r"tensordesc<((?:\d+x)+)(\w+)")
+
+
+def _ptr_tensor(text: str) -> tuple[list[int], str] | None:
+    """Shape and element type of the pointer tensor (or tensor descriptor block) an op accesses."""
+    m = _TENSOR_PTR.search(text) or _TENSOR_DESC.search(text)
+    if not m:
+        return None
+    return [int(x) for x in m.group(1).rstrip("x").split("x")], m.group(2)
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
+# --------------------------------------------------------------------------------------------- locations
+
+
+def _loc_table(text: str) -> dict[str, str]:
+    """``#locN`` → its body, from the ``#locN = loc(...)`` lines of a TTIR/TTGIR file."""
+    table: dict[str, str] = {}
+    for line in text.splitlines():
+        m = re.match(r"^(#loc\d*) = loc\((.*)\)\s*$", line)
+        if m:
+            table[m.group(1)] = m.group(2)
+    return table
+
+
+def _resolve_loc(body: str, table: dict[str, str], depth: int = 0) -> tuple[str, int] | None:
+    """Follow a location body to ``(file, line)``: the innermost call site's own position."""
+    if depth > 40:
+        return None
+    body = body.strip()
+    m = re.match(r'^"([^"]*)":(\d+):\d+', body)
+    if m:
+        return m.group(1), int(m.group(2))
+    m = re.match(r"^callsite\((#loc\d*)\s+at\s+(#loc\d*)\)", body)
+    if m:
+        return _resolve_loc(table.get(m.group(1), ""), table, depth + 1)
+    m = re.match(r'^"[^"]*"\((#loc\d*)\)', body)
+    if m:
+        return _resolve_loc(table.get(m.group(1), ""), table, depth + 1)
+    m = re.match(r"^fused\[(#loc\d*)", body)
+    if m:
+        return _resolve_loc(table.get(m.group(1), ""), table, depth + 1)
+    m = re.match(r"^(#loc\d*)$", body)
+    if m:
+        return _resolve_loc(table.get(m.group(1), ""), table, depth + 1)
+    return None
+
+
+def python_ref(line: str, table: dict[str, str], source_path: str, python_text: str) -> Ref | None:
+    """The kernel source line an MLIR op came from (only when it lies in the saved ``kernel.py``)."""
+    m = re.search(r"loc\((#loc\d*)\)\s*$", line.rstrip())
+    if not m:
+        return None
+    pos = _resolve_loc(table.get(m.group(1), ""), table)
+    if pos is None:
+        return None
+    file, lineno = pos
+    if source_path and file != source_path:
+        return None
+    lines = python_text.splitlines()
+    if not 1 <= lineno <= len(lines):
+        return None
+    return Ref("python", lineno, lines[lineno - 1].strip())
+
+
+# --------------------------------------------------------------------------------------------- MLIR structure
+
+
+@dataclass
+class _Op:
+    line: int
+    text: str  # loc-stripped, stripped
+    results: list[str]
+    op: str
+    loop_depth: int
+    loop: LoopFact | None = None  # innermost enclosing scf.for
+
+
+_OP_RE = re.compile(r'^((?:%[\w.#:-]+(?:\s*,\s*%[\w.#:-]+)*)\s*=\s*)?"?([a-z_][\w]*\.[\w.]+)"?')
+
+
+def _walk_mlir(text: str, stage: str) -> tuple[list[_Op], list[LoopFact]]:
+    """Ops with their ``scf.for`` nesting depth, and the loops, from TTIR/TTGIR text (regions by braces)."""
+    ops: list[_Op] = []
+    loops: list[LoopFact] = []
+    stack: list[LoopFact | None] = []
+    for no, raw in enumerate(text.splitlines(), 1):
+        s = strip_loc(raw).strip()
+        if not s or s.startswith(("#", "//")):
+            continue
+        if s.startswith("}"):
+            closed = stack.pop() if stack else None
+            if closed is not None:
+                closed.end_line = no
+                rest = s[1:].strip()
+                closed.attrs = rest
+                closed.flatten = closed.flatten or "tt.flatten" in rest
+            if s.endswith("{"):  # "} else {" / "}, {"
+                stack.append(None)
+            continue
+        depth = sum(1 for x in stack if x is not None)
+        inner = next((x for x in reversed(stack) if x is not None), None)
+        m = _OP_RE.match(s)
+        if m:
+            results = re.findall(r"%[\w.#-]+", m.group(1) or "")
+            ops.append(_Op(no, s, [r.split(":")[0] for r in results], m.group(2), depth, inner))
+        if s.endswith("{") or s.endswith("({"):
+            if m and m.group(2) == "scf.for":
+                ia = re.search(r"iter_args\((.*?)\)\s*->", s)
+                n_iter = len(re.findall(r"%[\w.#-]+\s*=", ia.group(1))) if ia else 0
+                if inner is not None:
+                    inner.has_inner = True
+                lf = LoopFact(stage, depth + 1, n_iter, False, Ref(stage, no, s))
+                loops.append(lf)
+                stack.append(lf)
+            else:
+                stack.append(None)
+    return ops, loops
+
+
+def _func_signature_args(ttir: str) -> dict[str, Ref]:
+    """``name`` → the fragment of the ``tt.func`` signature declaring it (``%stride_ak: i32``)."""
+    out: dict[str, Ref] = {}
+    for no, raw in enumerate(ttir.splitlines(), 1):
+        if "tt.func" in raw and "(" in raw:
+            s = strip_loc(raw)
+            for m in re.finditer(r"%([\w]+):\s*([^,{)]+?)(\s*\{[^}]*\})?\s*(?=,|\))", s):
+                out[m.group(1)] = Ref("ttir", no, f"%{m.group(1)}: {m.group(2).strip()}{m.group(3) or ''}".strip())
+            break
+    return out
+
+
+# --------------------------------------------------------------------------------------------- logs
+
+
+def _coalesce_accesses(log: str) -> list[dict[str, Any]]:
+    """Blocks of the ``tritongpu-coalesce`` log for ``tt.load``/``tt.store`` ops (first coalescing run only)."""
+    blocks: list[dict[str, Any]] = []
+    cur: dict[str, Any] | None = None
+    for no, raw in enumerate(log.splitlines(), 1):
+        if not raw.startswith("[tritongpu-coalesce]"):
+            continue
+        body = raw.split("]:", 1)[1].strip() if "]:" in raw else raw
+        if body.startswith("Considering op:"):
+            op_text = body[len("Considering op:") :].strip()
+            m = re.search(r"\b(tt\.load|tt\.store)\b", op_text.split(":")[0] + " " + op_text[:80])
+            cur = None
+            if m and "async_copy" not in op_text[:80]:
+                cur = {"kind": m.group(1).split(".")[1], "op": op_text, "ref": Ref("llvm_debug", no, raw.strip())}
+                blocks.append(cur)
+            continue
+        if cur is None:
+            continue
+        if body.startswith("axis info of pointer:"):
+            cm = re.search(r"contiguity = \[([^\]]*)\]", body)
+            cur["contiguity"] = _ints(cm.group(1)) if cm else []
+            dm = re.search(r"divisibility = \[([^\]]*)\]", body)
+            cur["divisibility"] = _ints(dm.group(1)) if dm else []
+            cur["axis_ref"] = Ref("llvm_debug", no, raw.strip())
+        elif body.startswith("order="):
+            cur["order"] = _ints(body)
+        elif body.startswith("perThread:"):
+            cur["per_thread"] = _ints(body)[0]
+            cur["per_thread_ref"] = Ref("llvm_debug", no, raw.strip())
+    return blocks
+
+
+def _pipeliner_loads(log: str) -> list[dict[str, Any]]:
+    """Per load op the ``triton-loop-pipeline`` log talks about: width, decision, reason, lines."""
+    loads: dict[str, dict[str, Any]] = {}
+    for no, raw in enumerate(log.splitlines(), 1):
+        if not raw.startswith("[triton-loop-pipeline]: Load "):
+            continue
+        body = raw.split("]: Load ", 1)[1]
+        m = re.match(r"^(.*>>)\s+(.*)$", body) or re.match(r"^(.*?)\s+(has width.*|is too small.*|considered.*)$", body)
+        if not m:
+            continue
+        op, msg = m.group(1), m.group(2)
+        key = op.split(" = ")[0] + "|" + (re.sub(r"\{[^{}]*\}", "", op).split(":")[-1])
+        d = loads.setdefault(key, {"op": op, "width": None, "pipelined": None, "reason": "", "refs": []})
+        d["refs"].append(Ref("llvm_debug", no, raw.strip()))
+        wm = re.match(r"has width (\d+)", msg)
+        if wm:
+            d["width"] = int(wm.group(1))
+        elif "considered for pipelining" in msg:
+            d["pipelined"] = True
+            d["reason"] = msg
+        elif msg:
+            if d["pipelined"] is None:
+                d["pipelined"] = False
+            d["reason"] = msg
+    return list(loads.values())
+
+
+# --------------------------------------------------------------------------------------------- occupancy
+
+# Per-SM limits by compute capability, from the CUDA C++ Programming Guide, "Technical Specifications per Compute
+# Capability": 32-bit registers per SM, resident threads per SM, shared memory per SM (largest carve-out, bytes),
+# resident CTAs per SM, and the per-CTA shared memory the driver reserves (1 KB since 8.0).
+ARCH_LIMITS: dict[int, dict[str, int]] = {
+    80: {"regs": 65536, "threads": 2048, "smem": 164 * 1024, "ctas": 32, "reserved_smem": 1024},
+    86: {"regs": 65536, "threads": 1536, "smem": 100 * 1024, "ctas": 16, "reserved_smem": 1024},
+    87: {"regs": 65536, "threads": 2048, "smem": 164 * 1024, "ctas": 16, "reserved_smem": 1024},
+    89: {"regs": 65536, "threads": 1536, "smem": 100 * 1024, "ctas": 24, "reserved_smem": 1024},
+    90: {"regs": 65536, "threads": 2048, "smem": 228 * 1024, "ctas": 32, "reserved_smem": 1024},
+    100: {"regs": 65536, "threads": 2048, "smem": 228 * 1024, "ctas": 32, "reserved_smem": 1024},
+    103: {"regs": 65536, "threads": 2048, "smem": 228 * 1024, "ctas": 32, "reserved_smem": 1024},
+    120: {"regs": 65536, "threads": 1536, "smem": 100 * 1024, "ctas": 32, "reserved_smem": 1024},
+}
+OCCUPANCY_SOURCE = (
+    "CUDA C++ Programming Guide, technical specifications per compute capability (registers, threads, shared memory "
+    "and CTAs per SM); registers allocated per warp in units of 256; 1 KB shared memory reserved per CTA"
+)
+
+
+def occupancy(arch: int, num_warps: int, registers: int | None, shared_bytes: int | None) -> Occupancy | None:
+    """CTAs of this kernel that fit on one SM of ``arch``, and which resource limits it.
+
+    :param arch: compute capability as an int (86 for sm86); unknown archs give None.
+    :param num_warps: warps per CTA (``num_warps`` × ``num_ctas`` is not modelled; clusters are ignored).
+    :param registers: registers per thread from ptxas; shared_bytes: dynamic shared memory per CTA (bytes).
+    :returns: :class:`Occupancy` with ``limits`` = CTAs allowed by ``registers``, ``shared memory``, ``warps`` and
+        ``CTA slots``; ``limiter`` is the smallest (ties named in that order).
+    """
+    lim = ARCH_LIMITS.get(arch)
+    if lim is None or num_warps <= 0:
+        return None
+    limits: dict[str, int] = {}
+    if registers:
+        per_warp = math.ceil(registers * 32 / 256) * 256
+        limits["registers"] = (lim["regs"] // per_warp) // num_warps
+    if shared_bytes is not None:
+        per_cta = shared_bytes + lim["reserved_smem"]
+        limits["shared memory"] = lim["smem"] // per_cta if per_cta else lim["ctas"]
+    limits["warps"] = (lim["threads"] // 32) // num_warps
+    limits["CTA slots"] = lim["ctas"]
+    limiter = min(limits, key=lambda k: limits[k])
+    ctas = limits[limiter]
+    return Occupancy(ctas, limiter, limits, ctas * num_warps, OCCUPANCY_SOURCE)
+
+
+def arch_of(target: str, metadata: dict[str, Any]) -> int:
+    """``sm86`` / ``sm_90a`` / metadata ``arch`` → 86 / 90 (0 when unknown)."""
+    for s in (target, str(metadata.get("arch", ""))):
+        m = re.search(r"(\d+)", s or "")
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- extraction
+
+
+def _first_lines(stage: str, text: str) -> dict[str, Ref]:
+    """For each count key of a stage, the first raw line that contributes to it."""
+    out: dict[str, Ref] = {}
+    if stage == "ptx":
+        for no, op, full in ptx_instructions(text):
+            for k in ptx_key(op, full):
+                out.setdefault(k, Ref("ptx", no, full))
+    elif stage == "sass":
+        for no, op, full in sass_instructions(text):
+            for k in sass_key(op):
+                out.setdefault(k, Ref("sass", no, full))
+    elif stage in ("ttir", "ttgir"):
+        for no, raw in enumerate(text.splitlines(), 1):
+            s = strip_loc(raw).strip()
+            m = _OP_RE.match(s)
+            if m:
+                out.setdefault(m.group(2), Ref(stage, no, s))
+    return out
+
+
+def _name_loads(ttir_ops: list[_Op]) -> dict[tuple[str, tuple[int, ...], str], list[tuple[str, str]]]:
+    """``(kind, shape, elem)`` → ``[(value name, pointer name)]`` for TTIR ``tt.load``/``tt.store`` ops, in order."""
+    out: dict[tuple[str, tuple[int, ...], str], list[tuple[str, str]]] = {}
+    for op in ttir_ops:
+        if op.op not in ("tt.load", "tt.store"):
+            continue
+        pt = _ptr_tensor(op.text)
+        if pt is None:
+            continue
+        operands = re.findall(r"%[\w.#-]+", op.text.split("=", 1)[1] if op.results else op.text)
+        ptr = _stem(operands[0]) if operands else ""
+        if op.op == "tt.load":
+            name = _stem(op.results[0]) if op.results else ""
+        else:
+            name = _stem(operands[1]) if len(operands) > 1 else ""
+        out.setdefault((op.op.split(".")[1], tuple(pt[0]), pt[1]), []).append((name or ptr, ptr))
+    return out
+
+
+def extract_facts(v: VariantResult) -> VariantFacts:
+    """Read every fact of one variant from its saved texts (missing stages give empty facts, never errors)."""
+    ttir = v.text("ttir")
+    ttgir = v.text("ttgir")
+    log = v.text("llvm_debug")
+    python_text = v.text("python")
+    source_path = str(v.metadata.get("source_path", ""))
+    arch = arch_of(v.target, v.metadata)
+
+    ttir_ops, loops_ttir = _walk_mlir(ttir, "ttir")
+    ttgir_ops, loops_ttgir = _walk_mlir(ttgir, "ttgir")
+    names = _name_loads(ttir_ops)
+
+    # stage 0
+    sig = _func_signature_args(ttir)
+    args = [
+        ArgFact(
+            a.name,
+            a.index,
+            a.type,
+            a.divisibility,
+            a.constexpr,
+            a.reason,
+            a.annotation,
+            a.value,
+            a.do_not_specialize,
+            a.do_not_specialize_on_alignment,
+            sig.get(a.name),
+        )
+        for a in v.specialization
+    ]
+
+    # coalescing
+    accesses: list[Access] = []
+    used: dict[tuple[str, tuple[int, ...], str], int] = {}
+    for blk in _coalesce_accesses(log):
+        pt = _ptr_tensor(blk["op"])
+        if pt is None or "contiguity" not in blk or "per_thread" not in blk:
+            continue
+        shape, elem = pt
+        bits = elem_bits(elem)
+        key = (blk["kind"], tuple(shape), elem)
+        cands = names.get(key, [])
+        i = used.get(key, 0)
+        used[key] = i + 1
+        name, pointer = cands[i] if i < len(cands) else ("", "")
+        order = blk.get("order", [])
+        fast = order[0] if order else len(shape) - 1
+        contig = blk["contiguity"][fast] if fast < len(blk["contiguity"]) else 1
+        divs = blk.get("divisibility", [])
+        align = max(1, (divs[fast] if fast < len(divs) else bits // 8) * 8 // bits)
+        vec = max(1, min(blk["per_thread"], contig, align))
+        accesses.append(
+            Access(
+                blk["kind"],
+                shape,
+                elem,
+                bits,
+                blk["contiguity"],
+                blk.get("divisibility", []),
+                blk.get("order", []),
+                blk["per_thread"],
+                min(vec * bits, 128),
+                name,
+                pointer,
+                blk["ref"],
+                blk["axis_ref"],
+                blk["per_thread_ref"],
+            )
+        )
+
+    # pipeliner
+    pipeline: list[PipelineLoad] = []
+    used = {}
+    for d in _pipeliner_loads(log):
+        pt = _ptr_tensor(d["op"])
+        shape, elem = pt if pt else ([], "")
+        key = ("load", tuple(shape), elem)
+        cands = names.get(key, [])
+        i = used.get(key, 0)
+        used[key] = i + 1
+        name = cands[i][0] if i < len(cands) else ""
+        pipeline.append(PipelineLoad(shape, elem, d["width"], bool(d["pipelined"]), d["reason"], name, d["refs"]))
+
+    # TTGIR structure
+    buffers: list[Buffer] = []
+    pro: list[Ref] = []
+    inloop: list[Ref] = []
+    sync_loads: list[Ref] = []
+    tma: list[Ref] = []
+    waits: list[WaitFact] = []
+    for op in ttgir_ops:
+        ref = Ref("ttgir", op.line, op.text)
+        if op.op == "ttg.local_alloc":
+            m = re.search(r"memdesc<((?:\d+x)+)(\w+)", op.text)
+            if m:
+                dims = [int(x) for x in m.group(1).rstrip("x").split("x")]
+                e = m.group(2)
+                if e == "i64" and dims[-1] == 1:
+                    continue  # mbarriers of TMA/wgmma pipelines, not data buffers
+                nbytes = math.prod(dims) * elem_bits(e) // 8
+                has_init = bool(re.search(r"local_alloc\s+%", op.text))
+                ring = not has_init and len(dims) >= 2 and "mutable" in op.text
+                depth = dims[0] if ring else 1
+                tile = dims[1:] if ring else dims
+                buffers.append(Buffer(depth, tile, e, nbytes, ref))
+        elif op.op in ("ttg.async_copy_global_to_local",):
+            # "in the loop" = in an innermost loop (the steady state); copies in an outer loop's body, before its
+            # inner loop, are that inner loop's prologue
+            (inloop if op.loop is not None and not op.loop.has_inner else pro).append(ref)
+        elif op.op in ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_gather"):
+            tma.append(ref)
+            (inloop if op.loop is not None and not op.loop.has_inner else pro).append(ref)
+        elif op.op == "tt.load" and op.loop_depth and _ptr_tensor(op.text):
+            sync_loads.append(ref)
+        elif op.op == "ttg.async_wait":
+            m = re.search(r"num = (\d+)", op.text)
+            waits.append(WaitFact(op.op, int(m.group(1)) if m else -1, op.loop_depth > 0, ref))
+        elif op.op == "ttng.warp_group_dot_wait":
+            m = re.search(r"pendings = (\d+)", op.text)
+            waits.append(WaitFact(op.op, int(m.group(1)) if m else -1, op.loop_depth > 0, ref))
+
+    blocked: list[dict[str, Any]] = []
+    mma: list[dict[str, Any]] = []
+    for no, raw in enumerate(ttgir.splitlines(), 1):
+        m = re.match(r"^(#\w+) = #ttg\.blocked<\{(.*)\}>", raw)
+        if m:
+            body = m.group(2)
+            lay: dict[str, Any] = {"alias": m.group(1), "ref": asdict(Ref("ttgir", no, raw.strip()))}
+            for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"):
+                km = re.search(k + r" = \[([^\]]*)\]", body)
+                lay[k] = _ints(km.group(1)) if km else []
+            blocked.append(lay)
+            continue
+        m = re.match(r"^(#\w+) = #ttg\.nvidia_mma<\{(.*)\}>", raw)
+        if m:
+            body = m.group(2)
+            vm = re.search(r"versionMajor = (\d+)", body)
+            im = re.search(r"instrShape = \[([^\]]*)\]", body)
+            wm = re.search(r"warpsPerCTA = \[([^\]]*)\]", body)
+            mma.append(
+                {
+                    "alias": m.group(1),
+                    "version": int(vm.group(1)) if vm else None,
+                    "instrShape": _ints(im.group(1)) if im else [],
+                    "warpsPerCTA": _ints(wm.group(1)) if wm else [],
+                    "ref": asdict(Ref("ttgir", no, raw.strip())),
+                }
+            )
+
+    # integer width (TTIR)
+    i64_ops = 0
+    i64_first: Ref | None = None
+    i64_first_line = 0
+    divrem: list[Ref] = []
+    for op in ttir_ops:
+        if op.op.startswith(("tt.func", "tt.return", "scf.")) or not op.results:
+            continue
+        rtype = op.text.rsplit(":", 1)[-1].strip() if ":" in op.text else ""
+        if op.op == "arith.constant":
+            continue
+        if re.search(r"(?:^|\s|to\s+|x)i64>?$", rtype) or rtype == "i64" or re.search(r"\bto i64\b", op.text):
+            i64_ops += 1
+            if i64_first is None:
+                i64_first = Ref("ttir", op.line, op.text)
+                i64_first_line = op.line
+            if op.op in (
+                "arith.divsi",
+                "arith.remsi",
+                "arith.divui",
+                "arith.remui",
+                "arith.floordivsi",
+                "arith.ceildivsi",
+            ):
+                divrem.append(Ref("ttir", op.line, op.text))
+    i64_py: Ref | None = None
+    if i64_first is not None:
+        raw_line = ttir.splitlines()[i64_first_line - 1]
+        i64_py = python_ref(raw_line, _loc_table(ttir), source_path, python_text)
+
+    # counts
+    counts: dict[str, dict[str, int]] = {}
+    first: dict[str, dict[str, Ref]] = {}
+    for st in ("ttir", "ttgir", "llir", "ptx", "sass"):
+        t = v.text(st)
+        if t:
+            counts[st] = count_ops(st, t)
+            first[st] = _first_lines(st, t)
+
+    # resources
+    r = v.resources
+    shared = r.shared_bytes if r.shared_bytes is not None else v.metadata.get("shared")
+    resources: dict[str, Any] = {
+        "registers": r.registers,
+        "spill_store_bytes": r.spill_store_bytes,
+        "spill_load_bytes": r.spill_load_bytes,
+        "stack_bytes": r.stack_bytes,
+        "shared_bytes": shared if isinstance(shared, int) else None,
+        "static_shared_bytes": r.static_shared_bytes,
+        "ptxas_version": r.ptxas_version,
+    }
+    rrefs: dict[str, Ref] = {}
+    for no, raw in enumerate(v.text("ptxas").splitlines(), 1):
+        if "registers" in raw and "Used" in raw:
+            rrefs["registers"] = Ref("ptxas", no, raw.strip())
+        if "spill stores" in raw:
+            rrefs["spills"] = Ref("ptxas", no, raw.strip())
+            rrefs["stack"] = Ref("ptxas", no, raw.strip())
+    for no, raw in enumerate(ttgir.splitlines(), 1):
+        if '"ttg.shared"' in raw or "ttg.shared =" in raw:
+            m = re.search(r'"?ttg\.shared"? = (\d+)', raw)
+            if m:
+                rrefs["shared"] = Ref("ttgir", no, f"ttg.shared = {m.group(1)} : i32")
+            break
+    num_warps = int(v.options.get("num_warps") or v.metadata.get("num_warps") or 4)
+    occ = occupancy(arch, num_warps, r.registers, resources["shared_bytes"])
+
+    options = dict(v.options)
+    for k in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+        if k not in options and k in v.metadata:
+            options[k] = v.metadata[k]
+
+    return VariantFacts(
+        name=v.name,
+        kernel=v.kernel,
+        target=v.target,
+        arch=arch,
+        options=options,
+        config=dict(v.config),
+        args=args,
+        accesses=accesses,
+        pipeline=pipeline,
+        buffers=buffers,
+        async_copies_prologue=pro,
+        async_copies_loop=inloop,
+        sync_loads_loop=sync_loads,
+        tma_copies=tma,
+        waits=waits,
+        loops_ttir=loops_ttir,
+        loops_ttgir=loops_ttgir,
+        blocked=blocked,
+        mma=mma,
+        i64_ops=i64_ops,
+        i64_first=i64_first,
+        i64_first_python=i64_py,
+        divrem64_ttir=divrem,
+        counts=counts,
+        first_lines=first,
+        resources=resources,
+        resource_refs=rrefs,
+        occupancy=occ,
+        llvm_debug_present=bool(log.strip()),
+        triton_version=str(v.metadata.get("triton_version", "")),
+    )

@@ -1,0 +1,1457 @@
+"""Rules: compare the facts of two variants and turn each difference into a :class:`Finding` that names its mechanism.
+
+Each rule looks at one kind of fact (specialization, integer width, coalescing, pipelining, loops, PTX/SASS ops,
+resources) and returns findings with a stable id (:data:`RULE_IDS`), evidence lines from both variants, and a
+plain explanation. ``a`` is the inspected variant (``--variant``), ``b`` the baseline (``--against``); explanations
+name both. :data:`CAUSES` lists, per finding id, which findings can cause it; ``irdiff.diagnose`` uses it to link the
+chain.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from irdiff.diagnose.facts import Access, ArgFact, PipelineLoad, Ref, VariantFacts, strip_loc
+from irdiff.diagnose.model import Evidence, Finding
+
+__all__ = ["CAUSES", "RULES", "RULE_IDS", "Context", "run_rules"]
+
+
+@dataclass
+class Context:
+    """The two variants being compared and their facts; ``texts`` gives raw stage texts for tracing (by variant)."""
+
+    a: str
+    b: str
+    fa: VariantFacts
+    fb: VariantFacts
+    ttgir: dict[str, str]
+    python: dict[str, str]
+
+    def facts(self, which: str) -> VariantFacts:
+        return self.fa if which == self.a else self.fb
+
+
+def _ev(variant: str, ref: Ref | None, text: str | None = None) -> Evidence:
+    if ref is None:
+        return Evidence(variant, "spec", None, text or "")
+    return Evidence(variant, ref.stage, ref.line, text if text is not None else ref.text)
+
+
+def _names(items: list[str]) -> str:
+    quoted = [f"`{x}`" for x in items]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _kb(n: int | None) -> str:
+    if n is None:
+        return "?"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n // 1024} KB"
+    return f"{n / 1024:.1f} KB ({n} B)" if n >= 1024 else f"{n} B"
+
+
+def _param_line(python: str, kernel: str, name: str) -> Ref | None:
+    """The line of parameter ``name`` in ``def kernel(...)`` of the saved source."""
+    lines = python.splitlines()
+    start = next((i for i, ln in enumerate(lines) if re.match(rf"\s*def\s+{re.escape(kernel)}\s*\(", ln)), None)
+    if start is None:
+        return None
+    for i in range(start, min(start + 80, len(lines))):
+        if re.search(rf"(?:\(|,|^)\s*{re.escape(name)}\s*(?::|,|=|\))", lines[i]):
+            return Ref("python", i + 1, lines[i].strip())
+        if i > start and re.search(r"\)\s*(->[^:]*)?:\s*$", lines[i]):
+            break
+    return None
+
+
+def _decorator_line(python: str, kernel: str, word: str) -> Ref | None:
+    """A line mentioning ``word`` (``do_not_specialize``) in the decorator above ``def kernel``."""
+    lines = python.splitlines()
+    start = next((i for i, ln in enumerate(lines) if re.match(rf"\s*def\s+{re.escape(kernel)}\s*\(", ln)), None)
+    if start is None:
+        return None
+    for i in range(start - 1, max(start - 15, -1), -1):
+        if word in lines[i]:
+            return Ref("python", i + 1, lines[i].strip())
+        if lines[i].strip() == "" or lines[i].lstrip().startswith("def "):
+            break
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ stage 0
+
+
+def _spec_cause(arg: ArgFact) -> str:
+    """Why the JIT did not specialize ``arg`` (one clause)."""
+    if arg.do_not_specialize:
+        return f"`{arg.name}` is listed in `do_not_specialize`"
+    if arg.annotation and arg.annotation not in ("tl.constexpr", "constexpr"):
+        return f"`{arg.name}` is annotated `{arg.annotation}`"
+    if arg.do_not_specialize_on_alignment:
+        return f"`{arg.name}` is listed in `do_not_specialize_on_alignment`"
+    return arg.reason or f"`{arg.name}` was passed a different value"
+
+
+def rule_constexpr_one(ctx: Context) -> list[Finding]:
+    """``spec.constexpr-one-lost``: a parameter equal to 1 is a constant in one variant and a runtime value in the
+    other (``int`` annotation since Triton 3.4, or ``do_not_specialize``)."""
+    out: list[Finding] = []
+    for lost, kept in ((ctx.a, ctx.b), (ctx.b, ctx.a)):
+        fl, fk = ctx.facts(lost), ctx.facts(kept)
+        hits: list[tuple[ArgFact, ArgFact]] = []
+        for arg in fl.args:
+            other = fk.arg(arg.name)
+            if other and other.type == "constexpr" and other.constexpr == "1" and arg.type != "constexpr":
+                hits.append((arg, other))
+        if not hits:
+            continue
+        names = [h[0].name for h in hits]
+        annotated = [h[0] for h in hits if h[0].annotation and not h[0].do_not_specialize]
+        dns = [h[0] for h in hits if h[0].do_not_specialize]
+        causes = []
+        if annotated:
+            anns = sorted({a.annotation or "" for a in annotated})
+            causes.append(
+                f"{_names([a.name for a in annotated])} {'is' if len(annotated) == 1 else 'are'} annotated "
+                f"{_names(anns)}: the JIT types {'it' if len(annotated) == 1 else 'them'} "
+                f"`{annotated[0].type}` from the annotation and no longer turns the value 1 into a constant "
+                "(since Triton 3.4 the annotation replaces the specialized type in the generated binder, "
+                "`create_function_from_signature` in `triton/runtime/jit.py`)"
+            )
+        if dns:
+            causes.append(
+                f"{_names([a.name for a in dns])} {'is' if len(dns) == 1 else 'are'} listed in `do_not_specialize`: "
+                "the JIT passes the value as a runtime integer and never makes 1 a constant"
+            )
+        other_hits = [h[0] for h in hits if h[0] not in annotated and h[0] not in dns]
+        if other_hits:
+            causes.append("; ".join(f"`{a.name}`: {a.reason}" for a in other_hits))
+        unit_strides = all(n.lower().startswith("stride") for n in names)
+        expl = (
+            f"In `{lost}`, {_names(names)} {'is a' if len(names) == 1 else 'are'} runtime "
+            f"`{hits[0][0].type}` argument{'' if len(names) == 1 else 's'}, while in `{kept}` the JIT saw the value 1 and made "
+            f"{'it' if len(names) == 1 else 'them'} a compile-time constant. " + ". ".join(causes) + ". "
+        )
+        if unit_strides:
+            expl += (
+                "A unit stride that is a constant lets AxisInfo prove that `offs * stride` is contiguous; as a runtime "
+                "value the product has contiguity 1 along that dimension, so the coalescing pass cannot vectorize "
+                "the tile's loads and stores, and everything downstream (vector width, cp.async pipelining) follows."
+            )
+        ev: list[Evidence] = []
+        for arg, other in hits:
+            ev.append(Evidence(lost, "spec", None, f"{arg.name}: {arg.summary} — {arg.reason}"))
+            ev.append(Evidence(kept, "spec", None, f"{other.name}: {other.summary} — {other.reason}"))
+        for arg, _ in hits:
+            if arg.ttir:
+                ev.append(_ev(lost, arg.ttir))
+            pl = _param_line(ctx.python.get(lost, ""), fl.kernel, arg.name)
+            if pl and (arg.annotation or ""):
+                ev.append(_ev(lost, pl))
+        if dns:
+            dl = _decorator_line(ctx.python.get(lost, ""), fl.kernel, "do_not_specialize")
+            if dl:
+                ev.append(_ev(lost, dl))
+        remedy_parts = []
+        if annotated:
+            remedy_parts.append(
+                f"drop the `{annotated[0].annotation}` annotation on {_names([a.name for a in annotated])} "
+                "(or declare unit strides `tl.constexpr`)"
+            )
+        if dns:
+            remedy_parts.append(f"remove {_names([a.name for a in dns])} from `do_not_specialize`")
+        remedy_parts.append(
+            "or state the contiguity yourself: `tl.max_contiguous(tl.multiple_of(offs, BLOCK), BLOCK)` on the offsets"
+        )
+        out.append(
+            Finding(
+                id="spec.constexpr-one-lost",
+                severity="critical" if unit_strides else "major",
+                title=f"{_names(names)} lose{'s' if len(names) == 1 else ''} the constant-1 specialization in "
+                f"`{lost}`"
+                + (
+                    f" ({_names(sorted({a.annotation or '' for a in annotated}))} annotation)"
+                    if annotated
+                    else " (`do_not_specialize`)"
+                    if dns
+                    else ""
+                ),
+                explanation=expl,
+                evidence=ev,
+                remedy="; ".join(remedy_parts[:-1]) + ("; " if len(remedy_parts) > 1 else "") + remedy_parts[-1] + ".",
+                stage="spec",
+                predicts=lost,
+            )
+        )
+        break
+    return out
+
+
+def rule_divisibility(ctx: Context) -> list[Finding]:
+    """``spec.divisibility-lost``: ``tt.divisibility = 16`` on a pointer/integer in one variant only."""
+    for lost, kept in ((ctx.a, ctx.b), (ctx.b, ctx.a)):
+        fl, fk = ctx.facts(lost), ctx.facts(kept)
+        hits = []
+        for arg in fl.args:
+            other = fk.arg(arg.name)
+            if (
+                other
+                and arg.type != "constexpr"
+                and other.type != "constexpr"
+                and (other.divisibility or 0) > (arg.divisibility or 0)
+            ):
+                hits.append((arg, other))
+        if not hits:
+            continue
+        names = [h[0].name for h in hits]
+        ptrs = [h[0].name for h in hits if h[0].type.startswith("*")]
+        ints = [h[0].name for h in hits if not h[0].type.startswith("*")]
+        why = sorted({_spec_cause(h[0]) for h in hits})
+        expl = (
+            f"In `{kept}` the JIT marks {_names(names)} `tt.divisibility = 16` (pointers 16-byte aligned, integers "
+            f"multiples of 16); in `{lost}` {'it does' if len(names) == 1 else 'they do'} not: " + "; ".join(why) + ". "
+        )
+        if ptrs:
+            expl += (
+                f"Without it AxisInfo only knows that {_names(ptrs)} {'is' if len(ptrs) == 1 else 'are'} aligned to the "
+                "element size, so even a contiguous row cannot be read with 16-byte vector loads. "
+            )
+        if ints:
+            expl += (
+                f"Offsets built from {_names(ints)} (e.g. `row * stride`) lose their known divisibility, which caps the "
+                "alignment AxisInfo can prove for every pointer that uses them. "
+            )
+        ev: list[Evidence] = []
+        for arg, other in hits:
+            ev.append(Evidence(lost, "spec", None, f"{arg.name}: {arg.summary} — {arg.reason}"))
+            ev.append(Evidence(kept, "spec", None, f"{other.name}: {other.summary} — {other.reason}"))
+        for arg, other in hits[:6]:
+            if arg.ttir:
+                ev.append(_ev(lost, arg.ttir))
+            if other.ttir:
+                ev.append(_ev(kept, other.ttir))
+        for word in ("do_not_specialize_on_alignment", "do_not_specialize"):
+            if any(getattr(h[0], word) for h in hits):
+                dl = _decorator_line(ctx.python.get(lost, ""), fl.kernel, word)
+                if dl and all(e.line != dl.line for e in ev if e.stage == "python"):
+                    ev.append(_ev(lost, dl))
+        remedy = (
+            "remove these parameters from `do_not_specialize` / `do_not_specialize_on_alignment` (the cost is one "
+            "extra compile per alignment class), or assert alignment in the kernel with `tl.multiple_of(ptr, 16)` "
+            "/ `tl.multiple_of(stride, 16)` when callers guarantee it"
+        )
+        return [
+            Finding(
+                id="spec.divisibility-lost",
+                severity="major",
+                title=f"{_names(names)} lose{'s' if len(names) == 1 else ''} `tt.divisibility = 16` in `{lost}`",
+                explanation=expl,
+                evidence=ev,
+                remedy=remedy + ".",
+                stage="spec",
+                predicts=lost,
+            )
+        ]
+    return []
+
+
+def rule_type_changed(ctx: Context) -> list[Finding]:
+    """``spec.type-changed``: the same parameter gets a different runtime type (``i32`` vs ``i64``, ``*fp16`` vs
+    ``*fp32``)."""
+    hits = []
+    for arg in ctx.fa.args:
+        other = ctx.fb.arg(arg.name)
+        if other and "constexpr" not in (arg.type, other.type) and arg.type != other.type:
+            hits.append((arg, other))
+    if not hits:
+        return []
+    ev: list[Evidence] = []
+    parts = []
+    for arg, other in hits:
+        parts.append(f"`{arg.name}` is `{arg.type}` in `{ctx.a}` and `{other.type}` in `{ctx.b}` ({arg.reason})")
+        ev.append(Evidence(ctx.a, "spec", None, f"{arg.name}: {arg.summary} — {arg.reason}"))
+        ev.append(Evidence(ctx.b, "spec", None, f"{other.name}: {other.summary} — {other.reason}"))
+        if arg.ttir:
+            ev.append(_ev(ctx.a, arg.ttir))
+        if other.ttir:
+            ev.append(_ev(ctx.b, other.ttir))
+    wider = [h for h in hits if h[0].type == "i64" or h[1].type == "i64"]
+    expl = "; ".join(parts) + "."
+    if wider:
+        expl += " A 64-bit integer argument makes every index computed from it 64-bit."
+    return [
+        Finding(
+            id="spec.type-changed",
+            severity="major" if wider else "minor",
+            title=f"{_names([h[0].name for h in hits])} change{'s' if len(hits) == 1 else ''} type",
+            explanation=expl,
+            evidence=ev,
+            stage="spec",
+            predicts=next((ctx.a if h[0].type == "i64" else ctx.b for h in wider), None),
+        )
+    ]
+
+
+def rule_constexpr_changed(ctx: Context) -> list[Finding]:
+    """``spec.constexpr-changed``: a ``tl.constexpr`` parameter has different values (tile sizes, ``NUM_STAGES``)."""
+    hits = []
+    for arg in ctx.fa.args:
+        other = ctx.fb.arg(arg.name)
+        if other and arg.type == "constexpr" and other.type == "constexpr" and arg.constexpr != other.constexpr:
+            if arg.constexpr == "1" or other.constexpr == "1":
+                if not (arg.is_constexpr_param if hasattr(arg, "is_constexpr_param") else True):
+                    continue
+            hits.append((arg, other))
+    if not hits:
+        return []
+    ev: list[Evidence] = []
+    for arg, other in hits:
+        ev.append(Evidence(ctx.a, "spec", None, f"{arg.name}: constexpr = {arg.constexpr}"))
+        ev.append(Evidence(ctx.b, "spec", None, f"{other.name}: constexpr = {other.constexpr}"))
+    desc = ", ".join(f"`{h[0].name}` = {h[0].constexpr} in `{ctx.a}` vs {h[1].constexpr} in `{ctx.b}`" for h in hits)
+    stages = [h for h in hits if "STAGE" in h[0].name.upper()]
+    expl = f"Compile-time constants differ: {desc}. Each value is a separate compilation; code that depends on it "
+    expl += "(loop bounds, tile shapes, pipelining depth) is specialized for it."
+    if stages:
+        expl += (
+            f" `{stages[0][0].name}` feeds `tl.range(..., num_stages=...)`, which sets the loop's `tt.num_stages` "
+            "attribute: how many iterations ahead the software pipeliner may prefetch."
+        )
+    return [
+        Finding(
+            id="spec.constexpr-changed",
+            severity="major"
+            if stages or any(k in h[0].name.upper() for h in hits for k in ("FLATTEN", "STAGE"))
+            else "minor",
+            title=f"Constexpr {_names([h[0].name for h in hits])} differ{'s' if len(hits) == 1 else ''}: {desc}",
+            explanation=expl,
+            evidence=ev,
+            stage="spec",
+        )
+    ]
+
+
+def rule_options(ctx: Context) -> list[Finding]:
+    """``options.changed``: launch/compile options differ (``num_warps``, ``num_stages``, ``maxnreg`` …)."""
+    keys = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+    diffs = [(k, ctx.fa.options.get(k), ctx.fb.options.get(k)) for k in keys]
+    diffs = [d for d in diffs if d[1] != d[2] and not (d[1] is None or d[2] is None)]
+    if not diffs:
+        return []
+    desc = ", ".join(f"`{k}` = {x} in `{ctx.a}` vs {y} in `{ctx.b}`" for k, x, y in diffs)
+    expl = f"Compile options differ: {desc}."
+    if any(k == "num_stages" for k, _, _ in diffs):
+        expl += " `num_stages` is the default pipelining depth of every `scf.for` with loads (cp.async ring size)."
+    if any(k == "num_warps" for k, _, _ in diffs):
+        expl += " `num_warps` changes the layouts (warpsPerCTA), the work per thread, and the registers each may use."
+    ev = [Evidence(v, "options", None, f"{k} = {val}") for k, x, y in diffs for v, val in ((ctx.a, x), (ctx.b, y))]
+    return [Finding("options.changed", "major", f"Options differ: {desc}", expl, ev, stage="options")]
+
+
+# ------------------------------------------------------------------------------------------------ TTIR
+
+
+def rule_i64(ctx: Context) -> list[Finding]:
+    """``ttir.i64-index-math``: index arithmetic is 64-bit in one variant (counts TTIR ops with ``i64`` results)."""
+    fa, fb = ctx.fa, ctx.fb
+    if fa.i64_ops == fb.i64_ops or max(fa.i64_ops, fb.i64_ops) < 2:
+        return []
+    wide, narrow = (ctx.a, ctx.b) if fa.i64_ops > fb.i64_ops else (ctx.b, ctx.a)
+    fw, fn = ctx.facts(wide), ctx.facts(narrow)
+    first = fw.i64_first
+    ev: list[Evidence] = []
+    origin = ""
+    if first is not None:
+        ev.append(_ev(wide, first))
+        origin = f" The first 64-bit value is `{first.text.split(' loc(')[0]}`"
+        if fw.i64_first_python is not None:
+            ev.append(_ev(wide, fw.i64_first_python))
+            origin += f", from `{fw.i64_first_python.text}` (line {fw.i64_first_python.line})"
+        if "get_program_id" in first.text or "extsi" in first.text:
+            origin += "; everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit"
+        origin += "."
+    if fn.i64_first is not None:
+        ev.append(_ev(narrow, fn.i64_first))
+    expl = (
+        f"`{wide}` computes {fw.i64_ops} TTIR values as `i64` where `{narrow}` has {fn.i64_ops}.{origin} "
+        "64-bit integer multiply/add take two 32-bit instructions each, 64-bit division and remainder have no "
+        "hardware instruction (ptxas calls a software routine), and every index needs two registers."
+    )
+    return [
+        Finding(
+            "ttir.i64-index-math",
+            "major",
+            f"Index arithmetic is 64-bit in `{wide}` ({fw.i64_ops} i64 ops vs {fn.i64_ops})",
+            expl,
+            ev,
+            remedy=(
+                "keep the program id and offsets in int32 when every index fits below 2^31; widen only the final "
+                "offset (or the base pointer) to int64 if a tensor exceeds 2^31 elements"
+            ),
+            stage="ttir",
+            predicts=wide,
+        )
+    ]
+
+
+def rule_divrem64(ctx: Context) -> list[Finding]:
+    """``ttir.divrem-64``: 64-bit ``divsi``/``remsi`` in TTIR and ``div.s64``/``rem.s64`` in PTX in one variant."""
+    da = len(ctx.fa.divrem64_ttir) + _c(ctx.fa, "ptx", "div.s64") + _c(ctx.fa, "ptx", "rem.s64")
+    db = len(ctx.fb.divrem64_ttir) + _c(ctx.fb, "ptx", "div.s64") + _c(ctx.fb, "ptx", "rem.s64")
+    if da == db:
+        return []
+    wide = ctx.a if da > db else ctx.b
+    narrow = ctx.b if wide == ctx.a else ctx.a
+    fw, fn = ctx.facts(wide), ctx.facts(narrow)
+    ev = [_ev(wide, r) for r in fw.divrem64_ttir[:4]]
+    for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"):
+        r = fw.first_lines.get("ptx", {}).get(k)
+        if r:
+            ev.append(_ev(wide, r, f"{r.text}   ({_c(fw, 'ptx', k)}× {k})"))
+    for k in ("div.s32", "rem.s32"):
+        r = fn.first_lines.get("ptx", {}).get(k)
+        if r:
+            ev.append(_ev(narrow, r, f"{r.text}   ({_c(fn, 'ptx', k)}× {k})"))
+    n_ptx = sum(_c(fw, "ptx", k) for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"))
+    expl = (
+        f"`{wide}` divides 64-bit integers: {len(fw.divrem64_ttir)} `arith.divsi`/`arith.remsi` on `i64` in TTIR, "
+        f"{n_ptx} `div.s64`/`rem.s64` in PTX ({len(fn.divrem64_ttir)} and "
+        f"{sum(_c(fn, 'ptx', k) for k in ('div.s64', 'rem.s64', 'div.u64', 'rem.u64'))} in `{narrow}`). "
+        "GPUs have no 64-bit integer divider: ptxas expands each into a call to a division subroutine of dozens of "
+        "instructions, where a 32-bit division by a value is a short inline sequence."
+    )
+    return [
+        Finding(
+            "ttir.divrem-64",
+            "major",
+            f"64-bit division/remainder in `{wide}` ({n_ptx} `div.s64`/`rem.s64` in PTX)",
+            expl,
+            ev,
+            remedy="compute the index split (`//`, `%`) in int32, e.g. keep `tl.program_id` and `tl.arange` in int32",
+            stage="ttir",
+            predicts=wide,
+        )
+    ]
+
+
+def _c(f: VariantFacts, stage: str, key: str) -> int:
+    return f.counts.get(stage, {}).get(key, 0)
+
+
+def _ttir_loop_summary(f: VariantFacts) -> tuple[int, int, bool]:
+    depth = max((lp.depth for lp in f.loops_ttir), default=0)
+    gdepth = max((lp.depth for lp in f.loops_ttgir), default=0)
+    flat = any(lp.flatten for lp in f.loops_ttir)
+    return depth, gdepth, flat
+
+
+def rule_loops(ctx: Context) -> list[Finding]:
+    """``loop.flattened`` (a nest marked ``tt.flatten`` is fused into one loop in TTGIR) and ``loop.nest`` (the
+    ``scf.for`` structure differs otherwise), with the number of loop-carried values."""
+    out: list[Finding] = []
+    fused: dict[str, bool] = {}
+    for v in (ctx.a, ctx.b):
+        f = ctx.facts(v)
+        d, gd, flat = _ttir_loop_summary(f)
+        fused[v] = flat and d >= 2 and gd < d
+    if fused[ctx.a] != fused[ctx.b]:
+        fz = ctx.a if fused[ctx.a] else ctx.b
+        other = ctx.b if fz == ctx.a else ctx.a
+        ff, fo = ctx.facts(fz), ctx.facts(other)
+        outer = next(lp for lp in ff.loops_ttir if lp.flatten)
+        inner = next((lp for lp in ff.loops_ttir if lp.depth == 2), None)
+        main = max((lp for lp in ff.loops_ttgir), key=lambda lp: lp.iter_args, default=None)
+        omain = max((lp for lp in fo.loops_ttgir), key=lambda lp: lp.iter_args, default=None)
+        ev = [_ev(fz, outer.ref, outer.ref.text[:240]), Evidence(fz, "ttir", outer.end_line, "} {tt.flatten}")]
+        if inner:
+            ev.append(_ev(fz, inner.ref, inner.ref.text[:240]))
+        if main:
+            ev.append(_ev(fz, main.ref, main.ref.text[:240]))
+        for lp in fo.loops_ttgir[:2]:
+            ev.append(_ev(other, lp.ref, lp.ref.text[:240]))
+        n_for = len(ff.loops_ttgir)
+        expl = (
+            f"In `{fz}` the tile loop is written `tl.range(..., flatten=True)` (`tt.flatten` on the outer `scf.for`), "
+            "and the NVIDIA backend's `TritonGPUFuseNestedLoops` pass (run for compute capability 8.x and 9.x) fuses it "
+            "with the inner K loop into a single loop over tiles × K steps "
+            f"(TTIR: {len(ff.loops_ttir)} nested `scf.for`; TTGIR: {n_for} `scf.for`, the steady-state one carrying "
+            f"{main.iter_args if main else '?'} values)"
+            + (
+                f"; `{other}` keeps {len(fo.loops_ttgir)} loop(s) with {omain.iter_args} loop-carried values"
+                if omain
+                else ""
+            )
+            + ". The per-tile work (computing the tile's row/column offsets, the epilogue store) now happens inside "
+            "the fused loop under `scf.if`, and values that used to be recomputed per tile become loop-carried."
+        )
+        out.append(
+            Finding(
+                "loop.flattened",
+                "major",
+                f"Tile loop and K loop are fused into one loop in `{fz}` (`flatten=True`)",
+                expl,
+                ev,
+                remedy="`flatten=False` on the tile loop keeps the nest (both operands can then be pipelined)",
+                stage="ttir",
+                predicts=None,
+            )
+        )
+        return out
+    # other structural changes
+    sa = [(lp.depth, lp.iter_args) for lp in ctx.fa.loops_ttgir]
+    sb = [(lp.depth, lp.iter_args) for lp in ctx.fb.loops_ttgir]
+    ta = [lp.depth for lp in ctx.fa.loops_ttir]
+    tb = [lp.depth for lp in ctx.fb.loops_ttir]
+    if ta != tb or [d for d, _ in sa] != [d for d, _ in sb]:
+        ev = [_ev(ctx.a, lp.ref, lp.ref.text[:240]) for lp in ctx.fa.loops_ttgir[:3]]
+        ev += [_ev(ctx.b, lp.ref, lp.ref.text[:240]) for lp in ctx.fb.loops_ttgir[:3]]
+        expl = (
+            f"`{ctx.a}` has {len(ta)} `scf.for` in TTIR (max depth {max(ta, default=0)}) and {len(sa)} in TTGIR; "
+            f"`{ctx.b}` has {len(tb)} (max depth {max(tb, default=0)}) and {len(sb)}. "
+            f"Loop-carried values of the TTGIR loops: {[n for _, n in sa]} vs {[n for _, n in sb]}."
+        )
+        out.append(Finding("loop.nest", "minor", "Loop structure differs", expl, ev, stage="ttir"))
+    return out
+
+
+def rule_num_stages_attr(ctx: Context) -> list[Finding]:
+    """``loop.num-stages``: the ``tt.num_stages`` attribute of a TTIR loop differs."""
+
+    def stages(f: VariantFacts) -> list[tuple[int, Evidence]]:
+        out = []
+        for lp in f.loops_ttir:
+            m = re.search(r"tt\.num_stages = (\d+)", lp.attrs)
+            if m:
+                out.append((int(m.group(1)), Evidence(f.name, "ttir", lp.end_line, lp.attrs)))
+        return out
+
+    sa, sb = stages(ctx.fa), stages(ctx.fb)
+    if not (sa or sb):
+        return []
+
+    def values(st_: list[tuple[int, Evidence]], f: VariantFacts) -> list[int]:
+        if st_:
+            return [v for v, _ in st_]
+        opt = f.options.get("num_stages")
+        return [int(opt)] * max(1, len(f.loops_ttir)) if isinstance(opt, int) else []
+
+    xa, xb = values(sa, ctx.fa), values(sb, ctx.fb)
+    if sorted(set(xa)) == sorted(set(xb)):
+        return []
+    ev = [e for _, e in sa] + [e for _, e in sb]
+    va = ", ".join(str(s) for s, _ in sa) or f"default ({ctx.fa.options.get('num_stages')})"
+    vb = ", ".join(str(s) for s, _ in sb) or f"default ({ctx.fb.options.get('num_stages')})"
+    ma, mb = min(xa, default=0), min(xb, default=0)
+    low = ctx.a if ma < mb else ctx.b if mb < ma else None
+    expl = (
+        f"The loop's `tt.num_stages` is {va} in `{ctx.a}` and {vb} in `{ctx.b}`. The software pipeliner "
+        "(`triton-loop-pipeline`) prefetches loads `num_stages - 1` iterations ahead with `cp.async` into a ring of "
+        "shared-memory buffers; with `num_stages = 1` it leaves the loop alone, so each iteration waits for its own "
+        "global loads."
+    )
+    return [
+        Finding(
+            "loop.num-stages",
+            "major",
+            f"Loop pipelining depth `tt.num_stages`: {va} in `{ctx.a}` vs {vb} in `{ctx.b}`",
+            expl,
+            ev,
+            remedy="`num_stages >= 2` on the loop (`tl.range(..., num_stages=N)`) lets the row loads be prefetched",
+            stage="ttir",
+            predicts=low,
+        )
+    ]
+
+
+# ------------------------------------------------------------------------------------------------ coalescing
+
+
+def _same_warps(ctx: Context) -> bool:
+    """Per-thread counts (instructions, registers) compare only when both variants use the same ``num_warps``."""
+    return bool(ctx.fa.options.get("num_warps") == ctx.fb.options.get("num_warps"))
+
+
+def _pair_accesses(fa: VariantFacts, fb: VariantFacts) -> list[tuple[Access, Access]]:
+    """Pair ``tt.load``/``tt.store`` of two variants by (kind, shape, element type) and order."""
+    pairs = []
+    used: set[int] = set()
+    for x in fa.accesses:
+        for j, y in enumerate(fb.accesses):
+            if j in used:
+                continue
+            if (x.kind, x.shape, x.elem) == (y.kind, y.shape, y.elem) and (
+                not x.name or not y.name or x.name == y.name
+            ):
+                pairs.append((x, y))
+                used.add(j)
+                break
+    return pairs
+
+
+def _fast_dim(acc: Access) -> int:
+    return acc.order[0] if acc.order else len(acc.shape) - 1
+
+
+def rule_contiguity(ctx: Context) -> list[Finding]:
+    """``coalesce.contiguity``: AxisInfo's contiguity or divisibility of a global pointer differs."""
+    rows = []
+    orders = []
+    for x, y in _pair_accesses(ctx.fa, ctx.fb):
+        d = _fast_dim(x)
+        if x.contiguity and y.contiguity and len(x.contiguity) == len(y.contiguity):
+            # the dimension where either variant proves the most contiguity (orders may differ: with nothing
+            # contiguous the coalescing pass may pick another order, as Triton 3.6 does)
+            d = max(range(len(x.contiguity)), key=lambda i: (max(x.contiguity[i], y.contiguity[i]), i))
+        if x.order != y.order:
+            orders.append((x, y))
+        cx = x.contiguity[d] if d < len(x.contiguity) else None
+        cy = y.contiguity[d] if d < len(y.contiguity) else None
+        dx = x.divisibility[d] if d < len(x.divisibility) else None
+        dy = y.divisibility[d] if d < len(y.divisibility) else None
+        if cx != cy or dx != dy:
+            rows.append((x, y, d, cx, cy, dx, dy))
+    if not rows:
+        return []
+    ev: list[Evidence] = []
+    parts = []
+    for x, y, d, cx, cy, dx, dy in rows:
+        ev.append(_ev(ctx.a, x.ref, f"{x.label}: " + x.ref.text.split("Considering op:")[-1].strip()[:200]))
+        ev.append(_ev(ctx.a, x.axis_ref))
+        ev.append(_ev(ctx.b, y.axis_ref))
+        bits = []
+        if cx != cy:
+            bits.append(f"contiguity {cx} in `{ctx.a}` vs {cy} in `{ctx.b}`")
+        if dx != dy:
+            bits.append(f"divisibility {dx} vs {dy} bytes")
+        parts.append(f"{x.label} (dim {d}): " + ", ".join(bits))
+    worse = (
+        ctx.a
+        if sum(r[3] or 0 for r in rows) + sum(r[5] or 0 for r in rows)
+        < sum(r[4] or 0 for r in rows) + sum(r[6] or 0 for r in rows)
+        else ctx.b
+    )
+    expl = (
+        "The coalescing pass (`tritongpu-coalesce`) asks AxisInfo how many consecutive elements of each pointer "
+        "tensor are contiguous and how aligned (in bytes) the first one is; "
+        + "; ".join(parts)
+        + ". Contiguity along the fastest dimension and alignment bound how many elements one thread may load "
+        "with a single vector instruction."
+        + (
+            " With nothing contiguous the coalescing pass also changes the access order: "
+            + "; ".join(f"{x.label} order {x.order} in `{ctx.a}` vs {y.order} in `{ctx.b}`" for x, y in orders)
+            + "."
+            if orders
+            else ""
+        )
+    )
+    cont = any(r[3] != r[4] for r in rows)
+    what = (
+        "contiguity"
+        if cont and all(r[5] == r[6] for r in rows)
+        else "contiguity and alignment"
+        if cont
+        else "alignment"
+    )
+    r0 = rows[0]
+    title = (
+        f"Pointer {what} proven by AxisInfo: {r0[0].label} "
+        + (f"contiguity {r0[3]} vs {r0[4]}" if r0[3] != r0[4] else f"divisibility {r0[5]} vs {r0[6]} bytes")
+        + (f" (+{len(rows) - 1} more)" if len(rows) > 1 else "")
+    )
+    return [
+        Finding(
+            "coalesce.contiguity",
+            "critical" if any((r[3] or 0) == 1 or (r[4] or 0) == 1 for r in rows) else "major",
+            title,
+            expl,
+            ev,
+            stage="ttgir",
+            predicts=worse,
+        )
+    ]
+
+
+def rule_vector_width(ctx: Context) -> list[Finding]:
+    """``coalesce.vector-width``: elements per thread (``perThread``) × element width differs."""
+    rows = [(x, y) for x, y in _pair_accesses(ctx.fa, ctx.fb) if x.vector_bits != y.vector_bits]
+    if not rows:
+        return []
+    ev: list[Evidence] = []
+    parts = []
+    for x, y in rows:
+        ev.append(_ev(ctx.a, x.per_thread_ref, f"{x.label}: {x.per_thread_ref.text}"))
+        ev.append(_ev(ctx.b, y.per_thread_ref, f"{y.label}: {y.per_thread_ref.text}"))
+        parts.append(
+            f"{x.label}: {x.per_thread} × {x.elem_bits} bits = {x.vector_bits}-bit ({x.vector_bits // 8}-byte) accesses "
+            f"in `{ctx.a}` vs {y.per_thread} × {y.elem_bits} = {y.vector_bits}-bit ({y.vector_bits // 8}-byte) in `{ctx.b}`"
+        )
+    for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
+        for bl in f.blocked[:2]:
+            r = bl["ref"]
+            ev.append(Evidence(v, r["stage"], r["line"], r["text"]))
+    narrow = ctx.a if sum(x.vector_bits for x, _ in rows) < sum(y.vector_bits for _, y in rows) else ctx.b
+    expl = (
+        "The coalescing pass gives each thread `perThread` consecutive elements (the blocked layout's "
+        "`sizePerThread` along the fastest dimension), limited by the proven contiguity and alignment and by 128 bits: "
+        + "; ".join(parts)
+        + ". Narrower accesses mean proportionally more load/store instructions for the same bytes."
+    )
+    return [
+        Finding(
+            "coalesce.vector-width",
+            "critical" if any(min(x.vector_bits, y.vector_bits) < 32 for x, y in rows) else "major",
+            "Vector width of global accesses: "
+            + ", ".join(f"{x.label} {x.vector_bits} vs {y.vector_bits} bits" for x, y in rows[:3]),
+            expl,
+            ev,
+            stage="ttgir",
+            predicts=narrow,
+        )
+    ]
+
+
+def rule_mma(ctx: Context) -> list[Finding]:
+    """``layout.mma``: the MMA layout (version, instruction shape) differs."""
+    ma = [(m["version"], m["instrShape"], m["warpsPerCTA"]) for m in ctx.fa.mma]
+    mb = [(m["version"], m["instrShape"], m["warpsPerCTA"]) for m in ctx.fb.mma]
+    if ma == mb:
+        return []
+
+    def desc(ms: list[tuple[Any, Any, Any]]) -> str:
+        return "; ".join(f"v{v} instrShape {i} warpsPerCTA {w}" for v, i, w in ms) or "none"
+
+    ev = [
+        Evidence(v, m["ref"]["stage"], m["ref"]["line"], m["ref"]["text"])
+        for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb))
+        for m in f.mma
+    ]
+    expl = (
+        f"MMA layouts: {desc(ma)} in `{ctx.a}` vs {desc(mb)} in `{ctx.b}` (versionMajor 2 = `mma.sync`, "
+        "3 = Hopper `wgmma`, 5 = Blackwell `tcgen05`; instrShape is the per-instruction tile, warpsPerCTA how the "
+        "warps split the output tile)."
+    )
+    return [Finding("layout.mma", "minor", f"MMA layout: {desc(ma)} vs {desc(mb)}", expl, ev, stage="ttgir")]
+
+
+# ------------------------------------------------------------------------------------------------ pipelining
+
+
+def _trace_loop_carried(ttgir: str, shape: list[int]) -> list[Ref]:
+    """For a synchronous ``tt.load`` of ``shape`` inside a loop, follow its pointer's definitions back to loop-carried
+    integer tensors (``iter_args`` of an enclosing ``scf.for``); return the load, the iter_arg and its definitions."""
+    lines = ttgir.splitlines()
+    defs: dict[str, tuple[int, str]] = {}
+    iter_args: dict[str, tuple[int, str, str, str]] = {}  # name -> (for line, init, type, for text)
+    load_line: tuple[int, str] | None = None
+    want = "x".join(map(str, shape)) + "x!tt.ptr"
+    for no, raw in enumerate(lines, 1):
+        s = strip_loc(raw).strip()
+        m = re.match(r"^(%[\w.-]+)(?::\d+)?\s*=\s*(.*)$", s)
+        if m:
+            defs[m.group(1)] = (no, s)
+        if " scf.for " in f" {s}" and "iter_args(" in s:
+            ia = re.search(r"iter_args\((.*?)\)\s*->\s*\((.*)\)\s*(?::\s*\w+)?\s*\{$", s)
+            if ia:
+                pairs = re.findall(r"(%[\w.-]+)\s*=\s*(%[\w.#-]+)", ia.group(1))
+                types = _split_top(ia.group(2))
+                for i, (name, init) in enumerate(pairs):
+                    iter_args[name] = (no, init, types[i] if i < len(types) else "", s)
+        if re.search(r"=\s*tt\.load\s", s) and want in s and load_line is None:
+            # only loads inside a loop are interesting: require an enclosing for seen before
+            if iter_args:
+                load_line = (no, s)
+    if load_line is None:
+        return []
+    ptr = re.search(r"tt\.load\s+(%[\w.#-]+)", load_line[1])
+    if not ptr:
+        return []
+    seen: set[str] = set()
+    frontier = [ptr.group(1).split("#")[0]]
+    found: list[str] = []
+    for _ in range(14):
+        nxt: list[str] = []
+        for name in frontier:
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in iter_args:
+                _, _, typ, _ = iter_args[name]
+                if "tensor<" in typ and "!tt.ptr" not in typ and re.search(r"xi(32|64)", typ):
+                    found.append(name)
+                continue
+            d = defs.get(name)
+            if d is None:
+                continue
+            rhs = d[1].split("=", 1)[1]
+            rhs = rhs.split(" : ")[0]
+            nxt.extend(x.split("#")[0] for x in re.findall(r"%[\w.#-]+", rhs))
+        frontier = nxt
+        if not frontier:
+            break
+    if not found:
+        return []
+    out = [Ref("ttgir", load_line[0], load_line[1])]
+    for name in found[:2]:
+        fl, init, typ, ftext = iter_args[name]
+        out.append(Ref("ttgir", fl, f"scf.for … iter_args(… {name} = {init} …) : {typ}"))
+        d = defs.get(init.split("#")[0])
+        if d:
+            out.append(Ref("ttgir", d[0], d[1][:240]))
+    return out
+
+
+def _split_top(s: str) -> list[str]:
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in s:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if cur:
+        out.append("".join(cur).strip())
+    return out
+
+
+def _pair_pipeline(fa: VariantFacts, fb: VariantFacts) -> list[tuple[PipelineLoad | None, PipelineLoad | None]]:
+    pairs: list[tuple[PipelineLoad | None, PipelineLoad | None]] = []
+    used: set[int] = set()
+    for x in fa.pipeline:
+        match = None
+        for j, y in enumerate(fb.pipeline):
+            if j not in used and (x.shape, x.elem) == (y.shape, y.elem):
+                match = j
+                break
+        if match is not None:
+            used.add(match)
+            pairs.append((x, fb.pipeline[match]))
+        else:
+            pairs.append((x, None))
+    pairs.extend((None, y) for j, y in enumerate(fb.pipeline) if j not in used)
+    return pairs
+
+
+def _sync_load(f: VariantFacts, ld: PipelineLoad) -> bool:
+    """Does ``f`` load a tile of ``ld``'s shape synchronously (``tt.load``) inside a loop?"""
+    for r in f.sync_loads_loop:
+        m = re.search(r"tensor<((?:\d+x)+)!tt\.ptr<(\w+)>", r.text)
+        if m and [int(x) for x in m.group(1).rstrip("x").split("x")] == ld.shape and m.group(2) == ld.elem:
+            return True
+    return False
+
+
+def rule_pipelined(ctx: Context) -> list[Finding]:
+    """``pipeline.load-not-pipelined``: a loop load is pipelined (``cp.async``) in one variant and not in the other,
+    with the pipeliner's own reason quoted."""
+    lost: list[tuple[str, PipelineLoad, PipelineLoad | None]] = []  # (variant where not pipelined, its load, other)
+    for x, y in _pair_pipeline(ctx.fa, ctx.fb):
+        if x is not None and y is not None and x.pipelined != y.pipelined:
+            lost.append((ctx.a, x, y) if not x.pipelined else (ctx.b, y, x))
+        elif x is None and y is not None and y.pipelined and _sync_load(ctx.fa, y):
+            lost.append((ctx.a, PipelineLoad(y.shape, y.elem, None, False, "", y.name, []), y))
+        elif y is None and x is not None and x.pipelined and _sync_load(ctx.fb, x):
+            lost.append((ctx.b, PipelineLoad(x.shape, x.elem, None, False, "", x.name, []), x))
+    if not lost:
+        return []
+    variant = lost[0][0]
+    other = ctx.b if variant == ctx.a else ctx.a
+    fv, fo = ctx.facts(variant), ctx.facts(other)
+    ev: list[Evidence] = []
+    parts = []
+    loop_carried = False
+    small = False
+    for v, ld, oth in lost:
+        if v != variant:
+            continue
+        ev.extend(_ev(v, r) for r in ld.refs[:2])
+        if oth:
+            ev.extend(_ev(other, r) for r in oth.refs[:2])
+        if ld.refs and ld.width_bits is not None and ld.width_bits < 32:
+            # is the narrow width explained by coalescing, or does it appear only in the pipeliner (loop-carried)?
+            acc = next((a for a in fv.accesses if a.kind == "load" and a.shape == ld.shape), None)
+            if acc is not None and acc.vector_bits >= 32:
+                trace = _trace_loop_carried(ctx.ttgir.get(variant, ""), ld.shape)
+                loop_carried = True
+                ev.append(
+                    _ev(v, acc.axis_ref, f"(coalescing saw {acc.label} as {acc.vector_bits}-bit) {acc.axis_ref.text}")
+                )
+                ev.extend(_ev(v, r) for r in trace)
+                what = (
+                    f'{ld.label}: the pipeliner computes a width of {ld.width_bits} bits and rejects it ("{ld.reason}"), '
+                    f"although the coalescing pass, which ran before the loops were fused, saw {acc.vector_bits}-bit "
+                    "accesses. The pipeliner re-runs AxisInfo on the fused loop, where the pointer is built from "
+                    "loop-carried offsets"
+                )
+                if len(trace) > 1:
+                    m = re.search(r"iter_args\(… (%[\w.-]+) = (%[\w.#-]+)", trace[1].text)
+                    if m:
+                        stem = re.sub(r"_\d+$", "", m.group(2).lstrip("%").split("#")[0])
+                        what += (
+                            f" (`{stem}`: `iter_args` value `{m.group(1)}` of the fused `scf.for`, initialised from "
+                            f"`{m.group(2)}`)"
+                        )
+                what += (
+                    " that are redefined under `scf.if` when a new tile starts; AxisInfo joins the definitions and "
+                    "the contiguity along the fast dimension drops to 1"
+                )
+                parts.append(what)
+                continue
+            parts.append(f'{ld.label} has width {ld.width_bits} bits → "{ld.reason}"')
+            small = True
+        elif not ld.refs:
+            lp = next((lp for lp in fv.loops_ttir if "tt.num_stages = 1" in lp.attrs), None)
+            parts.append(
+                f"{ld.label} is not considered at all"
+                + (" (its loop has `tt.num_stages = 1`)" if lp else "")
+                + (f'; in `{other}` it is "{oth.reason}"' if oth else "")
+            )
+            if lp:
+                ev.append(Evidence(variant, "ttir", lp.end_line, lp.attrs))
+        else:
+            parts.append(f'{ld.label}: "{ld.reason}"')
+    pipelined_o = [p for p in fo.pipeline if p.pipelined]
+    kept = [p for p in fv.pipeline if p.pipelined]
+    names = [ld.label for v, ld, _ in lost if v == variant]
+    expl = (
+        f"In `{variant}` the software pipeliner (`triton-loop-pipeline`) does not make "
+        + ("these loads" if len(names) > 1 else "this load")
+        + " asynchronous: "
+        + "; ".join(parts)
+        + ". "
+        + (
+            "The pipeliner's `isSmallLoad` check rejects loads narrower than 32 bits per thread, because `cp.async` "
+            "copies 4, 8 or 16 bytes. "
+            if small
+            else ""
+        )
+        + (
+            f"Only {_names([p.name or 'x'.join(map(str, p.shape)) for p in kept])} "
+            f"{'is' if len(kept) == 1 else 'are'} still pipelined. "
+            if kept
+            else ""
+        )
+        + f"In `{other}` {len(pipelined_o)} load(s) are prefetched with `cp.async` into a ring of shared-memory buffers "
+        "while the previous tiles are being multiplied; the non-pipelined load is issued and waited for in every "
+        "iteration, staged through registers, and its latency is exposed."
+    )
+    remedy = None
+    if loop_carried:
+        remedy = (
+            "recompute the operand's offsets inside the K loop from `tl.arange` (with `tl.max_contiguous`/"
+            "`tl.multiple_of` hints), or use `flatten=False` on the tile loop"
+        )
+    return [
+        Finding(
+            "pipeline.load-not-pipelined",
+            "critical",
+            f"{', '.join(names)} not pipelined in `{variant}`"
+            + (" (loop-carried offsets lose contiguity)" if loop_carried else ""),
+            expl,
+            ev,
+            remedy=remedy,
+            stage="ttgir",
+            predicts=variant,
+        )
+    ]
+
+
+def rule_buffers(ctx: Context) -> list[Finding]:
+    """``pipeline.buffers``: shared-memory buffer rings (``ttg.local_alloc``) differ in number or depth."""
+    ra = sorted((b.depth, tuple(b.tile)) for b in ctx.fa.buffers if b.depth > 1)
+    rb = sorted((b.depth, tuple(b.tile)) for b in ctx.fb.buffers if b.depth > 1)
+    if ra == rb:
+        return []
+
+    def desc(f: VariantFacts) -> str:
+        rings = [b for b in f.buffers if b.depth > 1]
+        if not rings:
+            return "no multi-buffered ring"
+        return ", ".join(f"{b.depth}×{'x'.join(map(str, b.tile))}x{b.elem} ({_kb(b.bytes)})" for b in rings)
+
+    ev = [_ev(v, b.ref) for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)) for b in f.buffers[:4]]
+    fewer = ctx.a if sum(d for d, _ in ra) < sum(d for d, _ in rb) else ctx.b
+    expl = (
+        f"Shared-memory rings for pipelined loads: {desc(ctx.fa)} in `{ctx.a}`; {desc(ctx.fb)} in `{ctx.b}`. "
+        "Each ring slot holds one future iteration's tile; a load without a ring is staged through a single "
+        "buffer written from registers every iteration."
+    )
+    return [
+        Finding(
+            "pipeline.buffers",
+            "major",
+            f"Multi-buffered shared memory: `{ctx.a}` {desc(ctx.fa)}; `{ctx.b}` {desc(ctx.fb)}",
+            expl,
+            ev,
+            stage="ttgir",
+            predicts=fewer,
+        )
+    ]
+
+
+def rule_async_copies(ctx: Context) -> list[Finding]:
+    """``pipeline.async-copies``: ``ttg.async_copy_global_to_local`` before/inside loops, and synchronous loop loads."""
+    a = (len(ctx.fa.async_copies_prologue), len(ctx.fa.async_copies_loop), len(ctx.fa.sync_loads_loop))
+    b = (len(ctx.fb.async_copies_prologue), len(ctx.fb.async_copies_loop), len(ctx.fb.sync_loads_loop))
+    if a == b:
+        return []
+    ev: list[Evidence] = []
+    for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
+        ev.extend(_ev(v, r, r.text[:220]) for r in f.async_copies_prologue[:1])
+        ev.extend(_ev(v, r, r.text[:220]) for r in f.async_copies_loop[:2])
+        ev.extend(_ev(v, r, r.text[:220]) for r in f.sync_loads_loop[:2])
+    expl = (
+        f"TTGIR async copies (prologue / inside the loop) and synchronous loop loads: `{ctx.a}` {a[0]} / {a[1]} and "
+        f"{a[2]} `tt.load`; `{ctx.b}` {b[0]} / {b[1]} and {b[2]} `tt.load`. Prologue copies fill the ring before the "
+        "loop; copies inside the loop fetch iteration i+num_stages-1 while iteration i computes."
+    )
+    fewer = ctx.a if a[0] + a[1] < b[0] + b[1] else ctx.b if a[0] + a[1] > b[0] + b[1] else None
+    return [
+        Finding(
+            "pipeline.async-copies",
+            "major",
+            f"Async copies (prologue/loop): {a[0]}/{a[1]} in `{ctx.a}` vs {b[0]}/{b[1]} in `{ctx.b}`",
+            expl,
+            ev,
+            stage="ttgir",
+            predicts=fewer,
+        )
+    ]
+
+
+def rule_wgmma_wait(ctx: Context) -> list[Finding]:
+    """``pipeline.wgmma-wait``: ``ttng.warp_group_dot_wait {pendings = N}`` inside the loop differs (0 = the wgmma is
+    waited for in every iteration)."""
+
+    def inloop(f: VariantFacts) -> list[tuple[int, Ref]]:
+        return [(w.value, w.ref) for w in f.waits if w.op == "ttng.warp_group_dot_wait" and w.in_loop]
+
+    wa, wb = inloop(ctx.fa), inloop(ctx.fb)
+    if not (wa or wb) or sorted(v for v, _ in wa) == sorted(v for v, _ in wb):
+        return []
+    ev = [_ev(ctx.a, r, r.text[:200]) for _, r in wa[:2]] + [_ev(ctx.b, r, r.text[:200]) for _, r in wb[:2]]
+    serial = ctx.a if min((v for v, _ in wa), default=99) < min((v for v, _ in wb), default=99) else ctx.b
+    va = ", ".join(str(v) for v, _ in wa) or "none"
+    vb = ", ".join(str(v) for v, _ in wb) or "none"
+    expl = (
+        f"In the loop, `ttng.warp_group_dot_wait` has `pendings` = {va} in `{ctx.a}` and {vb} in `{ctx.b}`. "
+        f"`pendings = 0` in `{serial}` means each iteration waits for its own wgmma to finish before going on "
+        "(`wgmma.wait_group 0`), so the tensor cores are idle while the next operands are loaded; `pendings = 1` "
+        "keeps one wgmma in flight across iterations."
+    )
+    return [
+        Finding(
+            "pipeline.wgmma-wait",
+            "major",
+            f"wgmma is waited on at every iteration in `{serial}` (pendings {va} vs {vb})",
+            expl,
+            ev,
+            stage="ttgir",
+            predicts=serial,
+        )
+    ]
+
+
+def rule_tma(ctx: Context) -> list[Finding]:
+    """``ttgir.tma``: TMA copies present in one variant only."""
+    a, b = len(ctx.fa.tma_copies), len(ctx.fb.tma_copies)
+    if a == b:
+        return []
+    ev = [_ev(ctx.a, r, r.text[:200]) for r in ctx.fa.tma_copies[:2]] + [
+        _ev(ctx.b, r, r.text[:200]) for r in ctx.fb.tma_copies[:2]
+    ]
+    title = f"TMA copies (`ttng.async_tma_copy_global_to_local`): {a} in `{ctx.a}` vs {b} in `{ctx.b}`"
+    expl = (
+        title + ". A TMA copy moves a whole tile global→shared with one instruction per CTA (`cp.async.bulk.tensor`), "
+        "addressed through a tensor descriptor and completed on an mbarrier; without TMA every thread issues its "
+        "own `cp.async` or loads. Which is faster depends on the tile and the architecture; the counts below are "
+        "not comparable one to one."
+    )
+    return [Finding("ttgir.tma", "minor", title, expl, ev, stage="ttgir", predicts=None)]
+
+
+# ------------------------------------------------------------------------------------------------ PTX / SASS
+
+_PTX_MEM_PREFIX = ("ld.global", "st.global", "cp.async", "ld.shared", "st.shared", "ldmatrix", "stmatrix")
+
+
+def rule_ptx_memory(ctx: Context) -> list[Finding]:
+    """``ptx.memory-ops``: global/shared memory instructions in PTX by kind and width."""
+    ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
+    keys = sorted(
+        {k for k in (*ca, *cb) if k.startswith(_PTX_MEM_PREFIX) and ca.get(k, 0) != cb.get(k, 0)},
+        key=lambda k: (not k.startswith(("ld.global", "cp.async", "st.global")), k),
+    )
+    if not keys:
+        return []
+    ev: list[Evidence] = []
+    for k in keys[:8]:
+        for v, f, c in ((ctx.a, ctx.fa, ca), (ctx.b, ctx.fb, cb)):
+            r = f.first_lines.get("ptx", {}).get(k)
+            if r and c.get(k, 0):
+                ev.append(_ev(v, r, f"{r.text}   ({c[k]}× {k})"))
+    table = "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys[:10])
+
+    def gmem(c: dict[str, int]) -> int:
+        return sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global", "cp.async ")))
+
+    ga, gb = gmem(ca), gmem(cb)
+    expl = (
+        f"PTX memory instructions (`{ctx.a}` vs `{ctx.b}`): {table}. Global memory instructions in total: {ga} vs {gb}"
+        + (f" ({max(ga, gb) / max(1, min(ga, gb)):.1f}×)" if min(ga, gb) else "")
+        + ". `ld.global.b16` moves 2 bytes per thread, `ld.global.v4.b32` and `cp.async` 16B move 16; `cp.async` "
+        "copies global→shared without passing through registers."
+    )
+
+    def sync(c: dict[str, int]) -> int:
+        return sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global")))
+
+    def cpa(c: dict[str, int]) -> int:
+        return sum(n for k, n in c.items() if k.startswith("cp.async ") or k == "cp.async.bulk.tensor")
+
+    if not _same_warps(ctx):
+        predicts: str | None = None  # per-thread counts of different num_warps are not comparable
+    elif bool(ca.get("cp.async.bulk.tensor")) != bool(cb.get("cp.async.bulk.tensor")):
+        predicts = None  # TMA (one instruction per CTA) vs per-thread copies: counts not comparable
+    elif cpa(ca) != cpa(cb):  # fewer asynchronous copies: loads wait in the loop
+        predicts = ctx.a if cpa(ca) < cpa(cb) else ctx.b
+    elif abs(sync(ca) - sync(cb)) > 0.2 * max(sync(ca), sync(cb), 1):
+        predicts = ctx.a if sync(ca) > sync(cb) else ctx.b
+    else:
+        predicts = None
+    return [
+        Finding(
+            "ptx.memory-ops",
+            "major",
+            "PTX memory ops: " + ", ".join(f"{k} {ca.get(k, 0)}/{cb.get(k, 0)}" for k in keys[:4]),
+            expl,
+            ev,
+            stage="ptx",
+            predicts=predicts,
+        )
+    ]
+
+
+def rule_ptx_mma(ctx: Context) -> list[Finding]:
+    """``ptx.mma``: ``mma.sync``/``wgmma`` counts differ."""
+    ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
+    keys = [k for k in ("mma.sync", "wgmma") if ca.get(k, 0) != cb.get(k, 0)]
+    if not keys:
+        return []
+    ev = []
+    for k in keys:
+        for v, f, c in ((ctx.a, ctx.fa, ca), (ctx.b, ctx.fb, cb)):
+            r = f.first_lines.get("ptx", {}).get(k)
+            if r:
+                ev.append(_ev(v, r, f"{r.text}   ({c.get(k, 0)}× {k})"))
+    expl = "Matrix instructions: " + "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys) + "."
+    return [Finding("ptx.mma", "minor", expl, expl, ev, stage="ptx")]
+
+
+def rule_sass_calls(ctx: Context) -> list[Finding]:
+    """``sass.division-calls``: ``CALL`` instructions (ptxas' software routines, e.g. 64-bit division) differ."""
+    ca, cb = ctx.fa.counts.get("sass", {}), ctx.fb.counts.get("sass", {})
+    if ca.get("CALL", 0) == cb.get("CALL", 0):
+        return []
+    more = ctx.a if ca.get("CALL", 0) > cb.get("CALL", 0) else ctx.b
+    f = ctx.facts(more)
+    ev = []
+    r = f.first_lines.get("sass", {}).get("CALL")
+    if r:
+        ev.append(_ev(more, r, f"{r.text}   ({f.counts['sass'].get('CALL', 0)}× CALL)"))
+    for v, fx in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
+        ev.append(Evidence(v, "sass", None, f"{fx.counts.get('sass', {}).get('instructions', 0)} SASS instructions"))
+    divs = sum(_c(f, "ptx", k) for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"))
+    expl = f"SASS `CALL` instructions: {ca.get('CALL', 0)} in `{ctx.a}` vs {cb.get('CALL', 0)} in `{ctx.b}`. " + (
+        f"They call ptxas' 64-bit integer division routine ({divs} `div.s64`/`rem.s64` in PTX): each call is a "
+        "subroutine of tens of instructions with a return jump, on the path of every index computation."
+        if divs
+        else "ptxas emits calls for operations without a hardware instruction (64-bit division, some math)."
+    )
+    return [
+        Finding(
+            "sass.division-calls" if divs else "sass.calls",
+            "major" if divs else "info",
+            f"`{more}` calls a software routine in SASS ({max(ca.get('CALL', 0), cb.get('CALL', 0))} `CALL`)",
+            expl,
+            ev,
+            stage="sass",
+            predicts=more,
+        )
+    ]
+
+
+def rule_sass_instructions(ctx: Context) -> list[Finding]:
+    """``sass.instructions``: SASS instruction count differs by more than 10 %, with the memory ops that differ."""
+    ca, cb = ctx.fa.counts.get("sass", {}), ctx.fb.counts.get("sass", {})
+    na, nb = ca.get("instructions", 0), cb.get("instructions", 0)
+    if not na or not nb or abs(na - nb) <= 0.1 * max(na, nb):
+        return []
+    keys = [
+        k
+        for k in sorted({*ca, *cb})
+        if k.split(".")[0] in ("LDG", "STG", "LDGSTS", "LDS", "STS", "LDSM", "HMMA", "HGMMA", "UTMALDG")
+        and ca.get(k, 0) != cb.get(k, 0)
+        and k != "LDGSTS"
+    ]
+    ev = [Evidence(ctx.a, "sass", None, f"{na} instructions"), Evidence(ctx.b, "sass", None, f"{nb} instructions")]
+    for k in keys[:6]:
+        for v, f, c in ((ctx.a, ctx.fa, ca), (ctx.b, ctx.fb, cb)):
+            r = f.first_lines.get("sass", {}).get(k)
+            if r and c.get(k, 0):
+                ev.append(_ev(v, r, f"{r.text}   ({c[k]}× {k})"))
+    expl = f"SASS has {na} instructions in `{ctx.a}` and {nb} in `{ctx.b}` ({na / nb:.2f}×)." + (
+        " Memory/matrix ops that differ: "
+        + "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys[:8])
+        + "."
+        if keys
+        else ""
+    )
+    return [
+        Finding(
+            "sass.instructions",
+            "minor",
+            f"SASS instruction count {na} vs {nb} ({na / nb:.2f}×)",
+            expl,
+            ev,
+            stage="sass",
+            predicts=(ctx.a if na > nb else ctx.b) if _same_warps(ctx) else None,
+        )
+    ]
+
+
+# ------------------------------------------------------------------------------------------------ resources
+
+
+def _res_ev(v: str, f: VariantFacts, key: str, fallback: str) -> Evidence:
+    r = f.resource_refs.get(key)
+    return _ev(v, r) if r else Evidence(v, "resources", None, fallback)
+
+
+def rule_registers(ctx: Context) -> list[Finding]:
+    """``resources.registers``: registers per thread (ptxas) differ by at least 8 or one variant is at the cap."""
+    ra, rb = ctx.fa.resources.get("registers"), ctx.fb.resources.get("registers")
+    if ra is None or rb is None or ra == rb or (abs(ra - rb) < 8 and max(ra, rb) < 255):
+        return []
+    more = ctx.a if ra > rb else ctx.b
+    ev = [
+        _res_ev(ctx.a, ctx.fa, "registers", f"{ra} registers"),
+        _res_ev(ctx.b, ctx.fb, "registers", f"{rb} registers"),
+    ]
+    cap = max(ra, rb) >= 255
+    expl = (
+        f"ptxas allocates {ra} registers per thread in `{ctx.a}` and {rb} in `{ctx.b}`"
+        + (" (255 is the hardware limit: ptxas had to fit the kernel under the cap)" if cap else "")
+        + ". More registers per thread mean fewer warps can be resident per SM."
+    )
+    return [
+        Finding(
+            "resources.registers",
+            "major" if cap or abs(ra - rb) >= 32 or max(ra, rb) >= 1.5 * min(ra, rb) else "minor",
+            f"Registers per thread: {ra} in `{ctx.a}` vs {rb} in `{ctx.b}`",
+            expl,
+            ev,
+            stage="resources",
+            predicts=more,
+        )
+    ]
+
+
+def rule_spills(ctx: Context) -> list[Finding]:
+    """``resources.spills``: spill stores/loads (ptxas ``-v``) differ."""
+
+    def sp(f: VariantFacts) -> tuple[int, int]:
+        return (f.resources.get("spill_store_bytes") or 0, f.resources.get("spill_load_bytes") or 0)
+
+    sa, sb = sp(ctx.fa), sp(ctx.fb)
+    if sa == sb:
+        return []
+    more = ctx.a if sum(sa) > sum(sb) else ctx.b
+    ev = [
+        _res_ev(ctx.a, ctx.fa, "spills", f"{sa[0]} B spill stores, {sa[1]} B spill loads"),
+        _res_ev(ctx.b, ctx.fb, "spills", f"{sb[0]} B spill stores, {sb[1]} B spill loads"),
+    ]
+    expl = (
+        f"Register spills: {sa[0]} B stored / {sa[1]} B loaded in `{ctx.a}`, {sb[0]} B / {sb[1]} B in `{ctx.b}`. "
+        "Spilled values live in local memory (cached in L1, backed by DRAM) and cost a memory round trip on each use."
+    )
+    return [
+        Finding(
+            "resources.spills",
+            "major" if max(sum(sa), sum(sb)) >= 64 else "minor",
+            f"Register spills: {sa[0]}/{sa[1]} B in `{ctx.a}` vs {sb[0]}/{sb[1]} B in `{ctx.b}`",
+            expl,
+            ev,
+            stage="resources",
+            predicts=more,
+        )
+    ]
+
+
+def rule_shared(ctx: Context) -> list[Finding]:
+    """``resources.shared``: dynamic shared memory per CTA (Triton metadata ``shared``) differs."""
+    sa, sb = ctx.fa.resources.get("shared_bytes"), ctx.fb.resources.get("shared_bytes")
+    if sa is None or sb is None or sa == sb:
+        return []
+    ev = [
+        _res_ev(ctx.a, ctx.fa, "shared", f"shared = {sa} B (metadata)"),
+        _res_ev(ctx.b, ctx.fb, "shared", f"shared = {sb} B (metadata)"),
+    ]
+    expl = (
+        f"Shared memory per CTA: {_kb(sa)} in `{ctx.a}` vs {_kb(sb)} in `{ctx.b}` (Triton's `metadata.shared`, "
+        "the dynamic shared memory the launcher requests). Explicit TTGIR buffers (`ttg.local_alloc`): "
+        + "; ".join(
+            f"`{v}`: "
+            + (", ".join(f"{b.depth}×{'x'.join(map(str, b.tile))} = {_kb(b.bytes)}" for b in f.buffers) or "none")
+            + f" (total {_kb(sum(b.bytes for b in f.buffers))})"
+            for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb))
+        )
+        + "; the rest is scratch the compiler reserves for layout conversions and reductions, reusing freed buffers."
+    )
+    return [
+        Finding(
+            "resources.shared",
+            "minor",
+            f"Shared memory: {_kb(sa)} in `{ctx.a}` vs {_kb(sb)} in `{ctx.b}`",
+            expl,
+            ev,
+            stage="resources",
+        )
+    ]
+
+
+def rule_occupancy(ctx: Context) -> list[Finding]:
+    """``resources.occupancy``: CTAs per SM allowed by registers/shared memory/warps/CTA slots differ."""
+    oa, ob = ctx.fa.occupancy, ctx.fb.occupancy
+    if oa is None or ob is None or (oa.ctas_per_sm == ob.ctas_per_sm and oa.warps_per_sm == ob.warps_per_sm):
+        return []
+    ev = []
+    for v, o in ((ctx.a, oa), (ctx.b, ob)):
+        lim = ", ".join(f"{k} {n}" for k, n in o.limits.items())
+        ev.append(
+            Evidence(
+                v,
+                "resources",
+                None,
+                f"{o.ctas_per_sm} CTAs/SM ({o.warps_per_sm} warps), limited by {o.limiter} [{lim}]",
+            )
+        )
+    wa, wb = oa.warps_per_sm, ob.warps_per_sm
+    lower = ctx.a if wa < wb else ctx.b if wb < wa else None
+    expl = (
+        f"On {ctx.fa.target} one SM holds {oa.ctas_per_sm} CTA(s) of `{ctx.a}` ({wa} warps; limited by {oa.limiter}) "
+        f"and {ob.ctas_per_sm} of `{ctx.b}` ({wb} warps; limited by {ob.limiter}). Fewer resident warps leave less "
+        f"parallelism to hide memory latency. Limits used: {oa.source}."
+    )
+    big = min(wa, wb) == 0 or max(wa, wb) >= 2 * min(wa, wb)
+    return [
+        Finding(
+            "resources.occupancy",
+            "major" if big else "minor",
+            f"Occupancy: {oa.ctas_per_sm} CTAs ({wa} warps) vs {ob.ctas_per_sm} CTAs ({wb} warps) per SM "
+            f"({oa.limiter} / {ob.limiter})",
+            expl,
+            ev,
+            stage="resources",
+            predicts=lower,
+        )
+    ]
+
+
+RuleFn = Callable[[Context], list[Finding]]
+
+# Rules in chain order (earliest stage first); ids each may emit.
+RULES: list[tuple[RuleFn, tuple[str, ...]]] = [
+    (rule_constexpr_one, ("spec.constexpr-one-lost",)),
+    (rule_divisibility, ("spec.divisibility-lost",)),
+    (rule_type_changed, ("spec.type-changed",)),
+    (rule_constexpr_changed, ("spec.constexpr-changed",)),
+    (rule_options, ("options.changed",)),
+    (rule_i64, ("ttir.i64-index-math",)),
+    (rule_divrem64, ("ttir.divrem-64",)),
+    (rule_loops, ("loop.flattened", "loop.nest")),
+    (rule_num_stages_attr, ("loop.num-stages",)),
+    (rule_contiguity, ("coalesce.contiguity",)),
+    (rule_vector_width, ("coalesce.vector-width",)),
+    (rule_mma, ("layout.mma",)),
+    (rule_pipelined, ("pipeline.load-not-pipelined",)),
+    (rule_buffers, ("pipeline.buffers",)),
+    (rule_async_copies, ("pipeline.async-copies",)),
+    (rule_wgmma_wait, ("pipeline.wgmma-wait",)),
+    (rule_tma, ("ttgir.tma",)),
+    (rule_ptx_memory, ("ptx.memory-ops",)),
+    (rule_ptx_mma, ("ptx.mma",)),
+    (rule_sass_calls, ("sass.division-calls", "sass.calls")),
+    (rule_sass_instructions, ("sass.instructions",)),
+    (rule_registers, ("resources.registers",)),
+    (rule_spills, ("resources.spills",)),
+    (rule_shared, ("resources.shared",)),
+    (rule_occupancy, ("resources.occupancy",)),
+]
+RULE_IDS: tuple[str, ...] = tuple(i for _, ids in RULES for i in ids) + ("time.measured",)
+
+# Which findings can cause which (candidates in priority order); used to link the chain.
+_SPEC = ["spec.constexpr-one-lost", "spec.divisibility-lost", "spec.type-changed"]
+CAUSES: dict[str, list[str]] = {
+    "ttir.i64-index-math": ["spec.type-changed"],
+    "ttir.divrem-64": ["ttir.i64-index-math"],
+    "loop.flattened": ["spec.constexpr-changed"],
+    "loop.nest": ["spec.constexpr-changed"],
+    "loop.num-stages": ["spec.constexpr-changed", "options.changed"],
+    "coalesce.contiguity": [*_SPEC, "ttir.i64-index-math"],
+    "coalesce.vector-width": ["coalesce.contiguity", *_SPEC, "options.changed"],
+    "layout.mma": ["options.changed", "spec.constexpr-changed"],
+    "pipeline.load-not-pipelined": ["coalesce.vector-width", "loop.flattened", "loop.num-stages", "options.changed"],
+    "pipeline.buffers": [
+        "pipeline.load-not-pipelined",
+        "loop.num-stages",
+        "loop.flattened",
+        "options.changed",
+        "spec.constexpr-changed",
+    ],
+    "pipeline.async-copies": ["pipeline.load-not-pipelined", "loop.num-stages", "loop.flattened", "options.changed"],
+    "pipeline.wgmma-wait": ["loop.flattened", "pipeline.load-not-pipelined"],
+    "ttgir.tma": [],
+    "ptx.memory-ops": [
+        "coalesce.vector-width",
+        "pipeline.async-copies",
+        "pipeline.load-not-pipelined",
+        "coalesce.contiguity",
+        "loop.flattened",
+        "ttgir.tma",
+        "options.changed",
+    ],
+    "ptx.mma": ["layout.mma"],
+    "sass.division-calls": ["ttir.divrem-64"],
+    "sass.calls": [],
+    "sass.instructions": ["ptx.memory-ops", "sass.division-calls", "ttir.i64-index-math"],
+    "resources.registers": [
+        "ptx.memory-ops",
+        "loop.flattened",
+        "ttir.i64-index-math",
+        "sass.division-calls",
+        "pipeline.buffers",
+    ],
+    "resources.spills": ["resources.registers", "ptx.memory-ops", "loop.flattened", "pipeline.buffers"],
+    "resources.shared": ["pipeline.buffers", "loop.num-stages", "loop.flattened", "options.changed"],
+    "resources.occupancy": ["resources.registers", "resources.shared", "options.changed"],
+}
+
+
+def run_rules(ctx: Context) -> list[Finding]:
+    """Run every rule; findings in rule order (the chain order before linking)."""
+    out: list[Finding] = []
+    for fn, _ in RULES:
+        out.extend(fn(ctx))
+    return out

@@ -1,0 +1,247 @@
+"""Diagnostics on the seed cases and the three extra pairs, compiled by the real Triton; the CLI's ``--json`` and
+``--explain``; the verdict against (given) timing records."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from irdiff.bundle import Bundle
+from irdiff.cli import cli
+from irdiff.diagnose import Diagnosis, Finding, diagnose, explain
+
+SUITES = Path(__file__).parent / "suites"
+
+
+def ids(d: Diagnosis) -> list[str]:
+    return [f.id for f in d.findings]
+
+
+def get(d: Diagnosis, fid: str) -> Finding:
+    f = d.finding(fid)
+    assert f is not None, f"{fid} missing; got {ids(d)}"
+    return f
+
+
+def texts(f: Finding, variant: str | None = None, stage: str | None = None) -> str:
+    return "\n".join(
+        e.text for e in f.evidence if (variant is None or e.variant == variant) and (stage is None or e.stage == stage)
+    )
+
+
+def before(d: Diagnosis, *chain: str) -> None:
+    """The ids appear in this order, each caused (directly or through others) by the previous one."""
+    order = ids(d)
+    pos = [order.index(c) for c in chain]
+    assert pos == sorted(pos), (chain, order)
+    by_id = {f.id: f for f in d.findings}
+
+    def ancestors(fid: str) -> set[str]:
+        out: set[str] = set()
+        todo = list(by_id[fid].causes)
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.add(c)
+                todo.extend(by_id[c].causes)
+        return out
+
+    for cause, effect in zip(chain, chain[1:]):
+        assert cause in ancestors(effect), (cause, effect, by_id[effect].causes)
+
+
+# ------------------------------------------------------------------------------------------------ seed 000
+
+
+@pytest.mark.parametrize("fixture", ["matmul_sm86", "matmul_sm90"])
+def test_seed_000_chain(fixture: str, request: pytest.FixtureRequest) -> None:
+    bundle: Bundle = request.getfixturevalue(fixture)
+    d = diagnose(bundle, "annotated", "unannotated")
+    first = d.findings[0]
+    assert first.id == "spec.constexpr-one-lost"
+    for name in ("stride_ak", "stride_bn", "stride_cn"):
+        assert f"`{name}`" in first.title
+        assert f"{name}: i32" in texts(first, "annotated", "spec")
+        assert f"{name}: constexpr = 1" in texts(first, "unannotated", "spec")
+        assert f"{name}: int" in texts(first, "annotated", "python")
+    assert "annotated `int`" in first.explanation
+    before(
+        d,
+        "spec.constexpr-one-lost",
+        "coalesce.contiguity",
+        "coalesce.vector-width",
+        "pipeline.load-not-pipelined",
+        "ptx.memory-ops",
+        "resources.registers",
+    )
+    c = get(d, "coalesce.contiguity")
+    assert "contiguity = [1, 1]" in texts(c, "annotated", "llvm_debug")
+    assert "contiguity = [1, 32]" in texts(c, "unannotated", "llvm_debug")
+    v = get(d, "coalesce.vector-width")
+    assert "`a` load 128x32xf16 16 vs 128 bits" in v.title
+    p = get(d, "pipeline.load-not-pipelined")
+    assert "is too small for pipelining" in texts(p, "annotated", "llvm_debug")
+    assert "has width 16" in texts(p, "annotated", "llvm_debug")
+    assert "considered for pipelining" in texts(p, "unannotated", "llvm_debug")
+    m = get(d, "ptx.memory-ops")
+    assert "ld.global.b16" in texts(m, "annotated", "ptx") and "st.global.b16" in texts(m, "annotated", "ptx")
+    assert "cp.async" in texts(m, "unannotated", "ptx") and "st.global.v4.b32" in texts(m, "unannotated", "ptx")
+    r = get(d, "resources.registers")
+    assert "Used 255 registers" in texts(r, "annotated", "ptxas")
+    assert all(f.predicts in (None, "annotated") for f in d.findings)
+    if bundle.target == "sm90":
+        w = get(d, "pipeline.wgmma-wait")
+        assert "pendings = 0" in texts(w, "annotated", "ttgir")
+
+
+# ------------------------------------------------------------------------------------------------ seed 001
+
+
+@pytest.mark.parametrize("target", ["sm80", "sm90"])
+def test_seed_001_persistent(compile_suite, target: str) -> None:  # type: ignore[no-untyped-def]
+    bundle = compile_suite("persistent-matmul", ["tiled", "persistent", "persistent-noflatten"], target)
+    d = diagnose(bundle, "persistent", "tiled")
+    assert d.findings[0].id == "loop.flattened"
+    assert "fused" in d.findings[0].title
+    before(d, "loop.flattened", "pipeline.load-not-pipelined", "pipeline.buffers", "resources.shared")
+    p = get(d, "pipeline.load-not-pipelined")
+    assert p.title.startswith("`b` load 64x256xf16 not pipelined in `persistent`")
+    assert "loop-carried" in p.title
+    assert "Only `a` is still pipelined" in p.explanation
+    assert "is too small for pipelining" in texts(p, "persistent", "llvm_debug")
+    assert "iter_args" in texts(p, "persistent", "ttgir")
+    assert "contiguity = [1, 256]" in texts(p, "persistent", "llvm_debug")  # coalescing still saw it contiguous
+    assert p.remedy and "flatten=False" in p.remedy
+    s = get(d, "resources.shared")
+    assert "pipeline.buffers" in s.causes
+    if target == "sm80":
+        assert "resources.spills" in ids(d) or "resources.registers" in ids(d)
+    else:
+        w = get(d, "pipeline.wgmma-wait")
+        assert "pendings = 0" in texts(w, "persistent", "ttgir")
+        assert "loop.flattened" in w.causes
+    # the control: flatten=False keeps both operands pipelined, FLATTEN is the first cause
+    d2 = diagnose(bundle, "persistent", "persistent-noflatten")
+    assert d2.findings[0].id == "spec.constexpr-changed" and "`FLATTEN`" in d2.findings[0].title
+    before(d2, "spec.constexpr-changed", "loop.flattened", "pipeline.load-not-pipelined")
+
+
+# ------------------------------------------------------------------------------------------------ extra pairs
+
+
+def test_rmsnorm_do_not_specialize(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    bundle = compile_suite("rmsnorm", ["specialized", "dns"], "sm86")
+    d = diagnose(bundle, "dns", "specialized")
+    first = d.findings[0]
+    assert first.id == "spec.divisibility-lost"
+    assert "`x_ptr`" in first.title and "`stride_x_row`" in first.title
+    assert "do_not_specialize" in first.explanation
+    before(d, "spec.divisibility-lost", "coalesce.contiguity", "coalesce.vector-width", "ptx.memory-ops")
+    v = get(d, "coalesce.vector-width")
+    assert "16-bit (2-byte)" in v.explanation and "128-bit (16-byte)" in v.explanation
+    m = get(d, "ptx.memory-ops")
+    assert "ld.global.b16" in texts(m, "dns", "ptx") and "ld.global.v4.b32" in texts(m, "specialized", "ptx")
+
+
+def test_permute_int64_program_id(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    bundle = compile_suite("permute", ["i32", "i64"], "sm86")
+    d = diagnose(bundle, "i64", "i32")
+    first = d.findings[0]
+    assert first.id == "ttir.i64-index-math"
+    assert "arith.extsi" in texts(first, "i64", "ttir")
+    assert "tl.program_id(0).to(tl.int64)" in texts(first, "i64", "python")
+    before(d, "ttir.i64-index-math", "ttir.divrem-64", "sass.division-calls", "sass.instructions")
+    assert "div.s64" in texts(get(d, "ttir.divrem-64"), "i64", "ptx")
+    assert "CALL" in texts(get(d, "sass.division-calls"), "i64", "sass")
+    assert "resources.registers" in ids(d)
+
+
+def test_softmax_num_stages(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    bundle = compile_suite("softmax", ["stages4", "stages1"], "sm86")
+    d = diagnose(bundle, "stages1", "stages4")
+    first = d.findings[0]
+    assert first.id == "spec.constexpr-changed" and "`NUM_STAGES` = 1 in `stages1` vs 4 in `stages4`" in first.title
+    before(d, "spec.constexpr-changed", "loop.num-stages", "pipeline.load-not-pipelined", "pipeline.buffers")
+    a = get(d, "pipeline.async-copies")
+    assert "ttg.async_copy_global_to_local" in texts(a, "stages4", "ttgir")
+    assert "cp.async" in texts(get(d, "ptx.memory-ops"), "stages4", "ptx")
+    sh = get(d, "resources.shared")
+    assert "stages4" in sh.title
+
+
+# ------------------------------------------------------------------------------------------------ verdict
+
+
+def _with_timing(bundle: Bundle, timing: object) -> Bundle:
+    """A copy of a real bundle with a runner record attached (timings are given here, not measured)."""
+    return dataclasses.replace(bundle, runs={"timing": timing})
+
+
+def test_verdict_agrees(matmul_sm86: Bundle) -> None:
+    rows = [{"shape": {"M": 1024}, "variants": {"annotated": {"median_ms": 0.8}, "unannotated": {"median_ms": 0.1}}}]
+    d = diagnose(_with_timing(matmul_sm86, {"rows": rows}), "annotated", "unannotated")
+    t = d.findings[-1]
+    assert t.id == "time.measured" and t.stage == "time" and t.predicts == "annotated"
+    assert t.severity == "critical" and "8× slower" in t.title
+    assert "predicts this direction" in t.explanation
+    assert "pipeline.load-not-pipelined" in t.causes
+    assert d.verdict == t.explanation
+
+
+def test_verdict_disagrees(matmul_sm86: Bundle) -> None:
+    vd = [{"a": "unannotated", "b": "annotated", "shape": {"M": 4096}, "ratio": 2.0, "sentence": "x"}]
+    d = diagnose(_with_timing(matmul_sm86, {"verdicts": vd}), "annotated", "unannotated")
+    t = d.findings[-1]
+    assert t.id == "time.measured" and "disagrees" in t.title and t.severity == "critical"
+    assert "Disagreement" in t.explanation
+
+
+@pytest.mark.parametrize("timing", ["garbage", {}, {"rows": [{"variants": {"annotated": {}}}]}, {"verdicts": [1]}])
+def test_verdict_tolerates_partial_records(matmul_sm86: Bundle, timing: object) -> None:
+    d = diagnose(_with_timing(matmul_sm86, timing), "annotated", "unannotated")
+    assert "time.measured" not in ids(d) and d.verdict is None
+
+
+# ------------------------------------------------------------------------------------------------ output / CLI
+
+
+def test_explain_text(matmul_sm86: Bundle) -> None:
+    d = diagnose(matmul_sm86, "annotated", "unannotated")
+    text = explain(d, "coalesce.vector-width")
+    assert "chain: spec.constexpr-one-lost → coalesce.contiguity → coalesce.vector-width" in text
+    for stage in ("── spec", "── python", "── ttir", "── llvm_debug", "── ttgir", "── ptx", "── sass"):
+        assert stage in text
+    with pytest.raises(KeyError, match="no finding"):
+        explain(d, "nope")
+
+
+def test_json_roundtrip(matmul_sm90: Bundle) -> None:
+    d = diagnose(matmul_sm90, "annotated", "unannotated")
+    data = json.loads(json.dumps(d.to_json()))
+    assert data["findings"][0]["id"] == "spec.constexpr-one-lost"
+    assert data["facts"]["annotated"]["resources"]["registers"] == 255
+    assert {"variant", "stage", "line", "text"} <= set(data["findings"][0]["evidence"][0])
+
+
+def test_cli_json_explain_identical() -> None:
+    runner = CliRunner()
+    suite = str(SUITES / "diag_copy.py")
+    r = runner.invoke(cli, [suite, "--variant", "annotated", "--against", "plain", "--target", "sm86", "--json",
+                            "--no-run"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["schema"] == "irdiff.diagnosis/1" and data["findings"][0]["id"] == "spec.constexpr-one-lost"
+    r = runner.invoke(cli, [suite, "--variant", "annotated", "--against", "plain", "--target", "sm86", "--explain",
+                            "coalesce.vector-width", "--no-run"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "perThread" in r.stdout and "── ttir" in r.stdout
+    r = runner.invoke(cli, [suite, "--variant", "annotated", "--against", "plain", "--target", "sm86", "--explain",
+                            "nope", "--no-run"])  # fmt: skip
+    assert r.exit_code == 2 and "error: no finding 'nope'" in r.stderr
+    r = runner.invoke(cli, [suite, "--variant", "plain_twin", "--against", "plain", "--target", "sm86", "--explain",
+                            "x", "--no-run"])  # fmt: skip
+    assert r.exit_code == 0 and r.stdout.strip().count("\n") == 0 and "identical" in r.stdout
