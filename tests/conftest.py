@@ -23,6 +23,21 @@ def has_gpu() -> bool:
         return False
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="Rewrite golden files under tests/golden/ from the current output instead of comparing.",
+    )
+
+
+@pytest.fixture(scope="session")
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    """True under ``pytest --update-goldens``: tests rewrite their golden files instead of comparing."""
+    return bool(request.config.getoption("--update-goldens"))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if has_gpu():
         return

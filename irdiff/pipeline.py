@@ -1,0 +1,190 @@
+"""From a bundle to a :class:`~irdiff.render.Comparison`: normalize and align every stage, then diagnose.
+
+This is the step between the compile driver and the renderers; it reads only the bundle (no Triton import), so a
+bundle made on another machine can be compared here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from irdiff.bundle import STAGES, Bundle, VariantResult, load_bundle, load_variant_dir
+from irdiff.render import Comparison
+
+__all__ = ["build_comparison", "load_pair", "parse_stages"]
+
+
+def parse_stages(text: str | Iterable[str] | None) -> list[str] | None:
+    """``"ttgir,ptx"`` (or a list of names) → stage names in pipeline order; None means every stage.
+
+    :raises ValueError: an unknown stage name (the message lists the valid ones).
+    """
+    if text is None:
+        return None
+    parts = text.split(",") if isinstance(text, str) else list(text)
+    names = [p.strip().lower() for p in parts if p.strip()]
+    unknown = [n for n in names if n not in STAGES]
+    if unknown:
+        raise ValueError(f"unknown stage {unknown[0]!r} (choose from {', '.join(STAGES)})")
+    if not names:
+        raise ValueError(f"--stage: no stage named (choose from {', '.join(STAGES)})")
+    return [s for s in STAGES if s in names]
+
+
+def _variant(bundle: Bundle, name: str) -> VariantResult:
+    v = bundle.variants.get(name)
+    if v is None:
+        have = ", ".join(bundle.variants) or "none"
+        raise ValueError(f"variant {name!r} is not in the bundle {bundle.directory or ''} (it has: {have})")
+    if v.error:
+        first = v.error.strip().splitlines()
+        raise ValueError(f"variant {name!r} failed to compile: {first[0] if first else v.error}")
+    return v
+
+
+def build_comparison(
+    bundle: Bundle,
+    a: str,
+    b: str,
+    stages: Iterable[str] | str | None = None,
+    raw: bool = False,
+    context: int = 3,
+) -> Comparison:
+    """Normalize and diff each stage present in both variants, in pipeline order, then diagnose.
+
+    :param a: the inspected variant (``--variant``; shown ``-``/left).
+    :param b: the baseline (``--against``; shown ``+``/right).
+    :param stages: stage names or ``"ttgir,ptx"``; None for all of ``irdiff.bundle.STAGES``.
+    :param raw: diff the raw texts (``--raw``: no normalization, kernel names kept).
+    :param context: lines of context around each hunk (≥ 0).
+    :raises ValueError: unknown variant or stage, a variant that failed to compile, negative context.
+    """
+    from irdiff.align import diff_stage
+    from irdiff.normalize import normalize
+
+    if context < 0:
+        raise ValueError(f"--context must be 0 or more, not {context}")
+    wanted = parse_stages(stages) or list(STAGES)
+    va, vb = _variant(bundle, a), _variant(bundle, b)
+    diffs = []
+    for stage in wanted:
+        ta, tb = va.text(stage), vb.text(stage)
+        if not ta or not tb:
+            continue
+        na = normalize(stage, ta, va.kernel or None, raw=raw)
+        nb = normalize(stage, tb, vb.kernel or None, raw=raw)
+        diffs.append(diff_stage(na, nb, context=context))
+
+    diagnosis, note = None, None
+    try:
+        from irdiff.diagnose import diagnose
+    except ImportError:
+        diagnose = None  # type: ignore[assignment]
+    if diagnose is not None:
+        try:
+            diagnosis = diagnose(bundle, a, b)
+        except Exception as e:  # the diffs stay useful when a diagnostic rule breaks on unusual input
+            note = f"diagnostics failed: {type(e).__name__}: {e}"
+    return Comparison(
+        bundle=bundle,
+        a=a,
+        b=b,
+        stage_diffs=diffs,
+        diagnosis=diagnosis,
+        raw=raw,
+        context=context,
+        diagnosis_error=note,
+    )
+
+
+def _is_bundle(p: Path) -> bool:
+    return (p / "manifest.json").is_file()
+
+
+def _is_variant_dir(p: Path) -> bool:
+    return (p / "variant.json").is_file()
+
+
+def _pick(bundle: Bundle, name: str | None, role: str) -> str:
+    if name:
+        if name not in bundle.variants:
+            have = ", ".join(bundle.variants) or "none"
+            raise ValueError(f"{bundle.directory}: no variant {name!r} (it has: {have})")
+        return name
+    if len(bundle.variants) == 1:
+        return next(iter(bundle.variants))
+    raise ValueError(
+        f"{bundle.directory} holds {len(bundle.variants)} variants ({', '.join(bundle.variants)}): name the {role}"
+    )
+
+
+def load_pair(
+    path_a: str | os.PathLike[str],
+    path_b: str | os.PathLike[str] | None = None,
+    variant: str | None = None,
+    against: str | None = None,
+) -> tuple[Bundle, str, str]:
+    """Saved results → ``(bundle, a, b)`` for :func:`build_comparison` (``irdiff diff``).
+
+    Accepted forms:
+
+    * one bundle directory: ``variant``/``against`` name the pair (default: the bundle's recorded pair);
+    * two variant directories (``DIR/<variant>`` with ``variant.json``);
+    * two bundle directories (e.g. the same suite compiled by two Triton versions): ``variant`` is taken from the
+      first and ``against`` (default: the same name) from the second; a variant directory may stand for either.
+
+    When both sides have the same variant name, they are told apart by their directory (``bundle36/annotated``).
+
+    :raises ValueError: a path that is neither a bundle nor a variant directory, or variants that cannot be chosen.
+    :raises irdiff.bundle.BundleError: an unreadable bundle or variant record.
+    """
+    pa = Path(path_a)
+    if path_b is None:
+        if not _is_bundle(pa):
+            raise ValueError(f"{pa} is not an irdiff bundle (no manifest.json); give two variant directories instead")
+        bundle = load_bundle(pa)
+        pair = bundle.pair if len(bundle.pair) == 2 else [None, None]
+        a = _pick(bundle, variant or pair[0], "--variant")
+        b = _pick(bundle, against or pair[1], "--against")
+        if a == b:
+            raise ValueError(f"--variant and --against are both {a!r}: nothing to compare")
+        return bundle, a, b
+
+    pb = Path(path_b)
+    sides: list[tuple[VariantResult, Bundle | None]] = []
+    for p, name in ((pa, variant), (pb, against or variant)):
+        if _is_bundle(p):
+            bnd = load_bundle(p)
+            sides.append((bnd.variants[_pick(bnd, name, "variant")], bnd))
+        elif _is_variant_dir(p):
+            parent = load_bundle(p.parent) if _is_bundle(p.parent) else None
+            sides.append((load_variant_dir(p), parent))
+        else:
+            raise ValueError(f"{p} is neither an irdiff bundle (manifest.json) nor a variant directory (variant.json)")
+    (va, ba), (vb, bb) = sides
+    name_a, name_b = va.name, vb.name
+    if name_a == name_b:  # tell them apart by the bundle directory they come from
+        da = (pa if _is_bundle(pa) else pa.parent).resolve()
+        db = (pb if _is_bundle(pb) else pb.parent).resolve()
+        name_a, name_b = f"{da.name}/{name_a}", f"{db.name}/{name_b}"
+        if name_a == name_b:
+            name_a, name_b = f"{name_a} (1)", f"{name_b} (2)"
+    va, vb = replace(va, name=name_a), replace(vb, name=name_b)
+
+    def both(get: Callable[[Bundle | None, VariantResult], str]) -> str:
+        x, y = get(ba, va), get(bb, vb)
+        return x if x == y or not y else (y if not x else f"{x} | {y}")
+
+    bundle = Bundle(
+        suite=both(lambda b, v: b.suite if b else ""),
+        target=both(lambda b, v: v.target or (b.target if b else "")),
+        triton_version=both(lambda b, v: b.triton_version if b else str(v.metadata.get("triton_version", ""))),
+        ptxas_version=both(lambda b, v: v.resources.ptxas_version or (b.ptxas_version if b else "")),
+        variants={name_a: va, name_b: vb},
+        pair=[name_a, name_b],
+        directory="",
+    )
+    return bundle, name_a, name_b

@@ -1,0 +1,136 @@
+"""Renderers (terminal, HTML, Markdown, JSON) and the one object they all receive: :class:`Comparison`.
+
+Renderers never import Triton and never re-run a pipeline step: everything they show is in the Comparison
+(built by :func:`irdiff.pipeline.build_comparison`). The helpers here compute the views every renderer shares:
+the stage-0 specialization table (:func:`spec_rows`) and the per-stage summary (:func:`stage_summaries`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from irdiff.bundle import ArgSpec, Bundle
+
+if TYPE_CHECKING:
+    from irdiff.align import StageDiff
+    from irdiff.diagnose import Diagnosis
+
+__all__ = ["Comparison", "SpecRow", "StageSummary", "spec_rows", "stage_summaries", "resource_rows"]
+
+
+@dataclass
+class Comparison:
+    """Everything a renderer shows for one pair of variants.
+
+    :ivar bundle: the bundle both variants were read from (metadata, specialization, resources, raw stage texts).
+    :ivar a: the inspected variant (``--variant``); shown as ``-``/left.
+    :ivar b: the baseline (``--against``); shown as ``+``/right.
+    :ivar stage_diffs: one :class:`~irdiff.align.StageDiff` per stage present in both variants, in pipeline order
+        (``python``, ``ttir``, ``ttgir``, ``llir``, ``ptx``, ``sass``), restricted to the stages asked for.
+    :ivar diagnosis: findings from :func:`irdiff.diagnose.diagnose`, or None when diagnostics were not run.
+    :ivar timing: the runner's measurements, or None when nothing was measured (no GPU).
+    :ivar raw: True when the stages were diffed without normalization (``--raw``).
+    :ivar context: context lines around each hunk.
+    :ivar diagnosis_error: one line when :func:`irdiff.diagnose.diagnose` raised (the diffs are still shown).
+    """
+
+    bundle: Bundle
+    a: str
+    b: str
+    stage_diffs: list[StageDiff]
+    diagnosis: Diagnosis | None = None
+    timing: Any | None = None
+    raw: bool = False
+    context: int = 3
+    diagnosis_error: str | None = None
+
+    @property
+    def identical(self) -> bool:
+        """True when every compared stage is identical after normalization (the stage-0 table may still differ)."""
+        return all(d.identical for d in self.stage_diffs)
+
+
+@dataclass
+class SpecRow:
+    """One kernel parameter in the stage-0 table, both variants side by side (None where a variant lacks it).
+
+    :ivar differs: the JIT specialized it differently (type, divisibility or constexpr value), or only one variant
+        has the parameter.
+    """
+
+    name: str
+    a: ArgSpec | None
+    b: ArgSpec | None
+
+    @property
+    def differs(self) -> bool:
+        if self.a is None or self.b is None:
+            return True
+        return (self.a.type, self.a.divisibility, self.a.constexpr) != (
+            self.b.type,
+            self.b.divisibility,
+            self.b.constexpr,
+        )
+
+
+def spec_rows(c: Comparison) -> list[SpecRow]:
+    """Stage 0: the specialization of both variants matched by parameter name, in ``a``'s parameter order
+    (parameters only ``b`` has come last). Source: :attr:`irdiff.bundle.VariantResult.specialization`, recorded
+    from the installed Triton's own binder."""
+    a_specs = c.bundle.variants[c.a].specialization
+    b_specs = {s.name: s for s in c.bundle.variants[c.b].specialization}
+    rows = [SpecRow(s.name, s, b_specs.pop(s.name, None)) for s in a_specs]
+    rows += [SpecRow(name, None, s) for name, s in b_specs.items()]
+    return rows
+
+
+@dataclass
+class StageSummary:
+    """One stage's line in the one-screen summary.
+
+    :ivar removed: normalized lines only in ``a`` (shown ``-``); :ivar added: lines only in ``b`` (``+``).
+    :ivar counts: ``[(key, count in a, count in b)]`` for the stage's ``KEY_COUNTS`` keys where either count is
+        non-zero, in ``KEY_COUNTS`` order (counts from :func:`irdiff.diagnose.counts.count_ops` on the raw text).
+    """
+
+    stage: str
+    removed: int
+    added: int
+    identical: bool
+    counts: list[tuple[str, int, int]]
+
+
+def stage_summaries(c: Comparison) -> list[StageSummary]:
+    """Per compared stage: lines changed and the key operation counts of both variants."""
+    from irdiff.diagnose.counts import KEY_COUNTS, count_ops
+
+    out = []
+    for d in c.stage_diffs:
+        counts: list[tuple[str, int, int]] = []
+        keys = KEY_COUNTS.get(d.stage, [])
+        if keys:
+            ca = count_ops(d.stage, d.a.raw)
+            cb = count_ops(d.stage, d.b.raw)
+            counts = [(k, ca.get(k, 0), cb.get(k, 0)) for k in keys if ca.get(k, 0) or cb.get(k, 0)]
+        out.append(StageSummary(d.stage, d.removed, d.added, d.identical, counts))
+    return out
+
+
+def resource_rows(c: Comparison) -> list[tuple[str, str, str]]:
+    """``[(label, a value, b value)]`` for registers, spills, shared memory (bytes) and barriers, from ptxas' ``-v``
+    report and Triton's metadata (:class:`irdiff.bundle.Resources`); rows where both are unknown are left out."""
+    ra = c.bundle.variants[c.a].resources
+    rb = c.bundle.variants[c.b].resources
+
+    def fmt(v: int | None, unit: str = "") -> str:
+        return "?" if v is None else f"{v}{unit}"
+
+    rows = [
+        ("registers", fmt(ra.registers), fmt(rb.registers)),
+        ("spill stores", fmt(ra.spill_store_bytes, " B"), fmt(rb.spill_store_bytes, " B")),
+        ("spill loads", fmt(ra.spill_load_bytes, " B"), fmt(rb.spill_load_bytes, " B")),
+        ("shared memory", fmt(ra.shared_bytes, " B"), fmt(rb.shared_bytes, " B")),
+        ("barriers", fmt(ra.barriers), fmt(rb.barriers)),
+    ]
+    return [r for r in rows if r[1] != "?" or r[2] != "?"]

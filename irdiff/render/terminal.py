@@ -1,0 +1,971 @@
+"""Terminal rendering of a :class:`~irdiff.render.Comparison`: summary, findings, stage 0, then every stage's hunks.
+
+Layout, top to bottom (what fits on one screen comes first):
+
+1. **Summary**: suite, target, Triton/ptxas versions, which variant is ``-`` and which ``+``; per stage the lines
+   removed/added after normalization and the key operation counts of both variants
+   (``irdiff.diagnose.counts.KEY_COUNTS``, shown ``a|b``, differing counts emphasised); registers/spills/shared
+   memory from ptxas.
+2. **Findings** (when a diagnosis is present): one line each (severity, id, title), the explanation below it.
+3. **Stage 0**: the JIT's specialization of each argument (type, divisibility, constexpr value, reason), both
+   variants side by side, rows that differ marked ``*``.
+4. **Hunks** of each stage in pipeline order, unified (``-`` = ``a`` = ``--variant``, ``+`` = ``b`` =
+   ``--against``) or side by side (width-aware: long lines wrap onto at most :attr:`TerminalOptions.max_wrap`
+   rows, then are cut with ``…``). Gutters show raw line numbers (the line in the stage file of the bundle); SASS
+   control codes are shown as a column in the unified view.
+
+Styling is data until the last step (delta's approach): each line becomes a list of ``(text, Style)`` segments in
+which pygments' token colours (foreground, :mod:`irdiff.lexers`) and the aligner's changed-token spans (background)
+are superimposed; ANSI escapes (256-colour SGR only, so ``less -R`` passes them) are emitted at the very end. With
+colour off, nothing is lexed and the output is plain text.
+
+Terminal behaviour: :func:`color_enabled` (``--color auto|always|never``, ``NO_COLOR``, ``FORCE_COLOR``,
+``TERM=dumb``) and :func:`emit` (``--paging auto|always|never``, ``IRDIFF_PAGER``/``PAGER``/``less`` with
+``LESS=FRX``, a quiet broken pipe), as git and delta do.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
+
+from pygments.token import Comment, Error, Keyword, Name, Number, String, _TokenType
+
+from irdiff.lexers import lexer_for_stage
+from irdiff.render import Comparison, SpecRow, resource_rows, spec_rows, stage_summaries
+
+if TYPE_CHECKING:
+    from irdiff.align import DiffLine, Hunk, Span, StageDiff
+    from irdiff.normalize import NormalizedStage
+
+__all__ = [
+    "TerminalOptions",
+    "render",
+    "render_stage_text",
+    "color_enabled",
+    "terminal_width",
+    "emit",
+]
+
+# --------------------------------------------------------------------------------------------------------------
+# Styles
+# --------------------------------------------------------------------------------------------------------------
+
+
+class Style(NamedTuple):
+    """One segment's look: 256-colour foreground/background indices (None = terminal default), bold, dim."""
+
+    fg: int | None = None
+    bg: int | None = None
+    bold: bool = False
+    dim: bool = False
+
+
+PLAIN = Style()
+RESET = "\x1b[0m"
+
+# Syntax foregrounds (xterm-256 indices), looked up along the token's parents (Keyword.Type → Keyword → ...).
+TOKEN_FG: dict[_TokenType, Style] = {
+    Comment: Style(fg=244),
+    Keyword: Style(fg=75),
+    Keyword.Type: Style(fg=80),
+    Keyword.Constant: Style(fg=141),
+    Keyword.Reserved: Style(fg=110),
+    Name.Function: Style(fg=214, bold=True),
+    Name.Label: Style(fg=214),
+    Name.Constant: Style(fg=176),
+    Name.Builtin: Style(fg=141),
+    Name.Attribute: Style(fg=152),
+    Name.Decorator: Style(fg=205),
+    Number: Style(fg=179),
+    String: Style(fg=114),
+    Error: PLAIN,
+}
+
+# Diff backgrounds (delta's dark defaults in 256 colours): whole changed line, and its changed tokens.
+MINUS_BG, MINUS_EMPH_BG = 52, 88
+PLUS_BG, PLUS_EMPH_BG = 22, 28
+S_MINUS_SIGN = Style(fg=203, bold=True)
+S_PLUS_SIGN = Style(fg=77, bold=True)
+S_GUTTER = Style(fg=242)
+S_CTRL = Style(fg=244)
+S_HUNK = Style(fg=73)
+S_HUNK_HEADER = Style(bold=True)
+S_STAGE = Style(fg=75, bold=True)
+S_TITLE = Style(bold=True)
+S_DIM = Style(fg=245)
+S_DIFFERS = Style(fg=220, bold=True)
+S_MINUS_NAME = Style(fg=203)
+S_PLUS_NAME = Style(fg=77)
+SEVERITY_STYLE = {
+    "critical": Style(fg=196, bold=True),
+    "major": Style(fg=208, bold=True),
+    "minor": Style(fg=178),
+    "info": Style(fg=75),
+}
+
+
+def _sgr(st: Style) -> str:
+    if st == PLAIN:
+        return RESET
+    codes = ["0"]
+    if st.bold:
+        codes.append("1")
+    if st.dim:
+        codes.append("2")
+    if st.fg is not None:
+        codes.append(f"38;5;{st.fg}")
+    if st.bg is not None:
+        codes.append(f"48;5;{st.bg}")
+    return "\x1b[" + ";".join(codes) + "m"
+
+
+Seg = tuple[str, Style]
+
+
+def _paint(segs: Iterable[Seg], color: bool) -> str:
+    """Segments → text; with colour, one SGR per style change and a reset at the end."""
+    if not color:
+        return "".join(t for t, _ in segs)
+    out: list[str] = []
+    cur = PLAIN
+    for text, st in segs:
+        if not text:
+            continue
+        if st != cur:
+            out.append(_sgr(st))
+            cur = st
+        out.append(text)
+    if cur != PLAIN:
+        out.append(RESET)
+    return "".join(out)
+
+
+def _line(segs: list[Seg], color: bool) -> str:
+    """Paint one output line without trailing blanks (blanks on a background stay: they are visible)."""
+    segs = list(segs)
+    while segs:
+        text, st = segs[-1]
+        if st.bg is not None:
+            break
+        stripped = text.rstrip()
+        if stripped:
+            segs[-1] = (stripped, st)
+            break
+        segs.pop()
+    return _paint(segs, color)
+
+
+def _s(text: str, st: Style = PLAIN) -> Seg:
+    return (text, st)
+
+
+# Control characters other than tab would move the cursor or inject escapes: shown as U+FFFD, one column each.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f\x9b]")
+
+
+def _clean(text: str) -> str:
+    return _CONTROL.sub("\ufffd", text)
+
+
+def _char_width(ch: str) -> int:
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def _width(text: str) -> int:
+    return len(text) if text.isascii() else sum(_char_width(c) for c in text)
+
+
+def _seg_width(segs: Sequence[Seg]) -> int:
+    return sum(_width(t) for t, _ in segs)
+
+
+def _expand_tabs(segs: list[Seg], tabsize: int) -> list[Seg]:
+    if not any("\t" in t for t, _ in segs):
+        return segs
+    out: list[Seg] = []
+    col = 0
+    for text, st in segs:
+        buf: list[str] = []
+        for ch in text:
+            if ch == "\t":
+                n = tabsize - col % tabsize
+                buf.append(" " * n)
+                col += n
+            else:
+                buf.append(ch)
+                col += _char_width(ch)
+        out.append(("".join(buf), st))
+    return out
+
+
+def _split_chars(segs: Sequence[Seg], n: int) -> tuple[list[Seg], list[Seg]]:
+    """Split segments after ``n`` characters: (head, rest)."""
+    head: list[Seg] = []
+    for i, (text, st) in enumerate(segs):
+        if n >= len(text):
+            head.append((text, st))
+            n -= len(text)
+            continue
+        if n:
+            head.append((text[:n], st))
+        rest = [(text[n:], st), *segs[i + 1 :]]
+        return head, [x for x in rest if x[0]]
+    return head, []
+
+
+def _fitting_chars(text: str, width: int) -> int:
+    """How many leading characters of ``text`` fit in ``width`` columns."""
+    used = 0
+    for i, ch in enumerate(text):
+        used += _char_width(ch)
+        if used > width:
+            return i
+    return len(text)
+
+
+def _split_at(segs: Sequence[Seg], width: int, soft: bool = True) -> tuple[list[Seg], list[Seg]]:
+    """Split segments to fit ``width`` columns: (head, rest). With ``soft``, break after the last space or comma
+    in the last 40% of the row rather than inside a word."""
+    text = "".join(t for t, _ in segs)
+    n = _fitting_chars(text, width)
+    if soft and n < len(text):
+        cut = max(text.rfind(" ", 0, n), text.rfind(",", 0, n)) + 1
+        if cut >= max(1, int(n * 0.6)):
+            head, rest = _split_chars(segs, cut)
+            if rest and rest[0][0].startswith(" "):  # the space at the break is not carried to the next row
+                rest = [(rest[0][0][1:], rest[0][1]), *rest[1:]] if len(rest[0][0]) > 1 else rest[1:]
+            return head, rest
+    return _split_chars(segs, max(1, n) if width > 0 else 0)
+
+
+def _fit(segs: list[Seg], width: int, max_rows: int) -> list[list[Seg]]:
+    """Wrap segments into rows of at most ``width`` columns; past ``max_rows`` the last row ends with ``…``."""
+    if width <= 1:
+        return [[]]
+    rows: list[list[Seg]] = []
+    rest = segs
+    while True:
+        if _seg_width(rest) <= width:
+            rows.append(rest)
+            return rows
+        if len(rows) >= max_rows - 1:
+            head, _ = _split_at(rest, width - 1, soft=False)
+            rows.append([*head, ("…", S_DIM)])
+            return rows
+        head, rest = _split_at(rest, width)
+        rows.append(head)
+
+
+def _pad(segs: list[Seg], width: int) -> list[Seg]:
+    n = width - _seg_width(segs)
+    return [*segs, (" " * n, PLAIN)] if n > 0 else segs
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Syntax + diff emphasis → segments
+# --------------------------------------------------------------------------------------------------------------
+
+
+_STYLE_CACHE: dict[_TokenType, Style] = {}
+
+
+def _token_style(ttype: _TokenType) -> Style:
+    st = _STYLE_CACHE.get(ttype)
+    if st is None:
+        t: _TokenType | None = ttype
+        st = PLAIN
+        while t is not None:
+            found = TOKEN_FG.get(t)
+            if found is not None:
+                st = found
+                break
+            t = t.parent
+        _STYLE_CACHE[ttype] = st
+    return st
+
+
+LineTokens = list[tuple[int, int, Style]]
+
+
+def _runs_of(indices: Iterable[int]) -> list[tuple[int, int]]:
+    """Sorted indices → ``[(first, last + 1)]`` runs of consecutive indices."""
+    out: list[tuple[int, int]] = []
+    for i in sorted(set(indices)):
+        if out and out[-1][1] == i:
+            out[-1] = (out[-1][0], i + 1)
+        else:
+            out.append((i, i + 1))
+    return out
+
+
+def _lex_lines(stage: str, lines: Sequence[str], only: Iterable[int] | None = None) -> list[LineTokens]:
+    """Lex the (normalized) lines of one side; return per line ``[(start, end, style)]``.
+
+    :param only: indices of the lines that will be shown; each run of consecutive shown lines is lexed as one text
+        (so constructs spanning lines keep their state), the rest is skipped. None lexes everything.
+    """
+    lexer = lexer_for_stage(stage)
+    out: list[LineTokens] = [[] for _ in lines]
+    if lexer is None or not lines:
+        return out
+    for first, stop in _runs_of(range(len(lines)) if only is None else only):
+        chunk = lines[first:stop]
+        starts = [0]
+        for ln in chunk[:-1]:
+            starts.append(starts[-1] + len(ln) + 1)
+        li = 0
+        for pos, ttype, value in lexer.get_tokens_unprocessed("\n".join(chunk)):
+            st = _token_style(ttype)
+            end = pos + len(value)
+            while pos < end:
+                while li + 1 < len(starts) and starts[li + 1] <= pos:
+                    li += 1
+                line_end = starts[li] + len(chunk[li])
+                stop_at = min(end, line_end)
+                if stop_at > pos and st != PLAIN:
+                    out[first + li].append((pos - starts[li], stop_at - starts[li], st))
+                pos = stop_at if stop_at > pos else pos + 1  # skip the newline between lines
+    return out
+
+
+def _line_segments(
+    text: str, toks: LineTokens | None, bg: int | None, emph_bg: int | None, spans: Sequence[Span]
+) -> list[Seg]:
+    """Superimpose syntax foregrounds and diff backgrounds over one line."""
+    text = _clean(text)
+    if toks is None:  # colour off
+        return [(text, PLAIN)]
+    n = len(text)
+    fg: list[Style] = [PLAIN] * n
+    for s, e, st in toks:
+        for i in range(max(0, s), min(n, e)):
+            fg[i] = st
+    em = [False] * n
+    for sp in spans:
+        for i in range(max(0, sp.start), min(n, sp.end)):
+            em[i] = True
+    segs: list[Seg] = []
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and fg[j] == fg[i] and em[j] == em[i]:
+            j += 1
+        base = fg[i]
+        st = Style(base.fg, emph_bg if em[i] else bg, base.bold, base.dim)
+        segs.append((text[i:j], st))
+        i = j
+    return segs
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Options and the whole rendering
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TerminalOptions:
+    """How to render.
+
+    :ivar color: emit ANSI colours (decide with :func:`color_enabled`).
+    :ivar width: terminal width in columns (side-by-side layout, wrapping of the summary and findings).
+    :ivar side_by_side: two columns (``a`` left, ``b`` right) instead of a unified diff.
+    :ivar tabsize: tab stops for tabs inside IR lines (PTX, SASS).
+    :ivar max_wrap: side-by-side: rows one long line may take before it is cut with ``…``.
+    :ivar show_spec: print the stage-0 specialization table.
+    """
+
+    color: bool = False
+    width: int = 120
+    side_by_side: bool = False
+    tabsize: int = 4
+    max_wrap: int = 4
+    show_spec: bool = True
+
+
+def render(c: Comparison, opts: TerminalOptions | None = None) -> str:
+    """The whole terminal report for a comparison (a string ending in a newline; ANSI only if ``opts.color``).
+
+    When every compared stage is identical after normalization the report is a single line saying so.
+    """
+    opts = opts or TerminalOptions()
+    if c.stage_diffs and c.identical and not _spec_differs(c):
+        return _paint([_s(_identical_line(c), S_TITLE)], opts.color) + "\n"
+    out: list[str] = []
+    out += _summary(c, opts)
+    out += _findings(c, opts)
+    if opts.show_spec:
+        out += _spec_table(c, opts)
+    for d in c.stage_diffs:
+        out += _stage(d, c, opts)
+    return "\n".join(out) + "\n"
+
+
+def _spec_differs(c: Comparison) -> bool:
+    return any(r.differs for r in spec_rows(c))
+
+
+def _identical_line(c: Comparison) -> str:
+    stages = ", ".join(d.stage for d in c.stage_diffs)
+    how = "without normalization" if c.raw else "after normalization"
+    return f"{c.a} and {c.b} are identical {how} ({stages}; {c.bundle.target})"
+
+
+def _rule(title: list[Seg], width: int, color: bool, ch: str = "─") -> str:
+    used = _seg_width(title)
+    return _paint([_s(ch * 2 + " ", S_STAGE), *title, _s(" " + ch * max(2, width - used - 4), S_STAGE)], color)
+
+
+def _wrap_items(prefix: list[Seg], items: list[list[Seg]], width: int, indent: int, sep: str = "  ") -> list[list[Seg]]:
+    """Lay out items left to right, wrapping to ``width`` with a hanging indent (items are never split)."""
+    rows: list[list[Seg]] = []
+    cur = list(prefix)
+    col = _seg_width(cur)
+    first = True
+    for it in items:
+        w = _seg_width(it)
+        if not first and col + len(sep) + w > width:
+            rows.append(cur)
+            cur, col, first = [_s(" " * indent)], indent, True
+        if not first:
+            cur.append(_s(sep))
+            col += len(sep)
+        cur += it
+        col += w
+        first = False
+    rows.append(cur)
+    return rows
+
+
+def _summary(c: Comparison, opts: TerminalOptions) -> list[str]:
+    b = c.bundle
+    va, vb = b.variants[c.a], b.variants[c.b]
+    color, width = opts.color, opts.width
+    versions = " · ".join(
+        x for x in (b.target, f"Triton {b.triton_version}" if b.triton_version else "", b.ptxas_version) if x
+    )
+    lines = [
+        _paint([_s(f"irdiff {b.suite}", S_TITLE), _s(f"  {c.a} vs {c.b}  ·  {versions}", S_DIM)], color),
+        _line(
+            [_s("  - ", S_MINUS_SIGN), _s(f"{c.a:<14}", S_MINUS_NAME), _s(f" {va.kernel}  (--variant)", S_DIM)], color
+        ),
+        _line([_s("  + ", S_PLUS_SIGN), _s(f"{c.b:<14}", S_PLUS_NAME), _s(f" {vb.kernel}  (--against)", S_DIM)], color),
+    ]
+    if b.directory:
+        lines.append(_paint([_s(f"    bundle {b.directory}", S_DIM)], color))
+    lines.append("")
+    sums = stage_summaries(c)
+    how = "raw lines" if c.raw else "normalized lines"
+    lines.append(_paint([_s(f"  {'stage':<7} {'-/+ ' + how:<24} key counts ({c.a}|{c.b})", S_DIM)], color))
+    col0 = 2 + 7 + 1
+    for s in sums:
+        changes = "identical" if s.identical else f"-{s.removed} +{s.added}"
+        prefix = [_s("  "), _s(f"{s.stage:<7} ", S_TITLE), _s(f"{changes:<24} ", S_DIM if s.identical else PLAIN)]
+        items = [_count_item(k, x, y) for k, x, y in s.counts]
+        for row in _wrap_items(prefix, items, width, col0 + 25):
+            lines.append(_line(row, color))
+    res = resource_rows(c)
+    if res:
+        items = [_count_item(k, x, y) for k, x, y in res]
+        prefix = [_s("  "), _s(f"{'ptxas':<7} ", S_TITLE), _s(" " * 25)]
+        for row in _wrap_items(prefix, items, width, col0 + 25):
+            lines.append(_line(row, color))
+    lines.append("")
+    return lines
+
+
+def _count_item(key: str, x: object, y: object) -> list[Seg]:
+    st = S_DIFFERS if x != y else PLAIN
+    return [_s(f"{key} ", S_DIM), _s(f"{x}|{y}", st)]
+
+
+def _findings(c: Comparison, opts: TerminalOptions) -> list[str]:
+    d = c.diagnosis
+    if d is None:
+        if c.diagnosis_error:
+            return [_line([_s("findings unavailable: ", S_DIFFERS), _s(_clean(c.diagnosis_error))], opts.color), ""]
+        return []
+    color, width = opts.color, opts.width
+    findings = list(getattr(d, "findings", []) or [])
+    lines = [_rule([_s(f"findings ({len(findings)}, cause → effect)", S_TITLE)], width, color)]
+    if not findings:
+        lines.append("  no findings: the diagnostics found no known cause for the differences")
+    id_w = max((len(f.id) for f in findings), default=0)
+    for f in findings:
+        sev = str(f.severity)
+        title_x = 2 + 8 + 1 + id_w + 2
+        titles = textwrap.wrap(_clean(f.title), max(30, width - title_x)) or [""]
+        lines.append(
+            _line(
+                [
+                    _s("  "),
+                    _s(f"{sev:<8}", SEVERITY_STYLE.get(sev, PLAIN)),
+                    _s(f" {f.id:<{id_w}}  ", S_DIM),
+                    _s(titles[0], S_TITLE),
+                ],
+                color,
+            )
+        )
+        lines += [_paint([_s(" " * title_x), _s(t, S_TITLE)], color) for t in titles[1:]]
+        body = _clean(" ".join(str(f.explanation).split()))
+        wrap = max(40, width - 6)
+        lines += ["      " + ln for ln in textwrap.wrap(body, wrap)]
+        if f.causes:
+            lines.append(_paint([_s("      caused by: ", S_DIM), _s(", ".join(f.causes))], color))
+        if f.remedy:
+            rem = textwrap.wrap(_clean(" ".join(str(f.remedy).split())), wrap - 8)
+            lines += [
+                _paint([_s("      remedy: " if i == 0 else "              ", S_DIM), _s(r)], color)
+                for i, r in enumerate(rem)
+            ]
+    for note in getattr(d, "notes", None) or []:
+        for i, ln in enumerate(textwrap.wrap(_clean(str(note)), max(40, width - 8))):
+            lines.append(_line([_s("  note: " if i == 0 else "        ", S_DIM), _s(ln, S_DIM)], color))
+    verdict = getattr(d, "verdict", None)
+    if verdict:
+        lines += ["  " + ln for ln in textwrap.wrap(_clean(str(verdict)), max(40, width - 2))]
+    lines.append("")
+    return lines
+
+
+def _spec_cells(s: Any) -> tuple[str, str, str]:
+    if s is None:
+        return ("—", "", "")
+    return (s.type, str(s.divisibility) if s.divisibility else "", s.constexpr if s.constexpr is not None else "")
+
+
+def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
+    rows = spec_rows(c)
+    if not rows:
+        return []
+    color, width = opts.color, opts.width
+    cells = [(_spec_cells(r.a), _spec_cells(r.b)) for r in rows]
+    name_w = max(8, *(len(r.name) for r in rows))
+    tw = max(4, *(len(x[0]) for pair in cells for x in pair))
+    dw = 3
+    cw = max(9, *(len(x[2]) for pair in cells for x in pair))
+    side_w = tw + 1 + dw + 1 + cw
+    left = 4 + name_w + 1
+    reason_x = left + side_w + 3 + side_w + 2
+    reason_w = width - reason_x
+    below = reason_w < 30
+    out = [
+        _rule(
+            [_s("stage 0 · specialization", S_TITLE), _s(" (the JIT's binder: type, divisibility, constexpr)", S_DIM)],
+            width,
+            color,
+        )
+    ]
+    out.append(
+        _line(
+            [
+                _s(" " * left),
+                _s(f"{c.a:<{side_w}}", S_MINUS_NAME),
+                _s(" │ ", S_GUTTER),
+                _s(f"{c.b:<{side_w}}", S_PLUS_NAME),
+            ],
+            color,
+        )
+    )
+    head = f"{'type':<{tw}} {'div':<{dw}} {'constexpr':<{cw}}"
+    out.append(
+        _line(
+            [
+                _s(f"    {'argument':<{name_w}} "),
+                _s(head),
+                _s(" │ ", S_GUTTER),
+                _s(head),
+                _s("  reason" if not below else ""),
+            ],
+            color,
+        )
+    )
+    for r, (ca, cb) in zip(rows, cells):
+        differs = r.differs
+        st = S_DIFFERS if differs else PLAIN
+        mark = "  * " if differs else "    "
+        side_a = f"{ca[0]:<{tw}} {ca[1]:<{dw}} {ca[2]:<{cw}}"
+        side_b = f"{cb[0]:<{tw}} {cb[1]:<{dw}} {cb[2]:<{cw}}"
+        reasons = _spec_reasons(c, r)
+        if below:
+            out.append(
+                _line(
+                    [_s(mark, st), _s(f"{r.name:<{name_w}} ", st), _s(side_a, st), _s(" │ ", S_GUTTER), _s(side_b, st)],
+                    color,
+                )
+            )
+            for txt in reasons:
+                for ln in textwrap.wrap(txt, max(20, width - 8)):
+                    out.append(_paint([_s("        "), _s(ln, S_DIM if not differs else PLAIN)], color))
+            continue
+        wrapped = [w for txt in reasons for w in (textwrap.wrap(txt, reason_w) or [""])]
+        first = wrapped[0] if wrapped else ""
+        out.append(
+            _line(
+                [
+                    _s(mark, st),
+                    _s(f"{r.name:<{name_w}} ", st),
+                    _s(side_a, st),
+                    _s(" │ ", S_GUTTER),
+                    _s(side_b, st),
+                    _s("  "),
+                    _s(first, S_DIM if not differs else PLAIN),
+                ],
+                color,
+            )
+        )
+        for ln in wrapped[1:]:
+            out.append(_paint([_s(" " * reason_x), _s(ln, S_DIM if not differs else PLAIN)], color))
+    out.append("")
+    return out
+
+
+def _spec_reasons(c: Comparison, r: SpecRow) -> list[str]:
+    ra = _clean(r.a.reason) if r.a and r.a.reason else ""
+    rb = _clean(r.b.reason) if r.b and r.b.reason else ""
+    if not r.differs or ra == rb:
+        return [ra or rb]
+    return [f"{c.a}: {ra or '(not a parameter)'}", f"{c.b}: {rb or '(not a parameter)'}"]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Stage hunks
+# --------------------------------------------------------------------------------------------------------------
+
+
+class _Side:
+    """Per-side lookups for one stage: raw line numbers, control codes, lexed tokens (when colour is on)."""
+
+    def __init__(self, stage: str, ns: NormalizedStage, color: bool, shown: Iterable[int] = ()) -> None:
+        self.ns = ns
+        self.toks: list[LineTokens] | None = _lex_lines(stage, ns.lines, shown) if color else None
+        self.columns = ns.columns
+
+    def raw(self, i: int | None) -> str:
+        if i is None or i >= len(self.ns.raw_line):
+            return ""
+        return str(self.ns.raw_line[i])
+
+    def ctrl(self, i: int | None) -> str:
+        if self.columns is None or i is None or i >= len(self.columns):
+            return ""
+        return self.columns[i]
+
+    def segs(
+        self, i: int, text: str, bg: int | None, emph: int | None, spans: Sequence[Span], tabsize: int
+    ) -> list[Seg]:
+        toks = self.toks[i] if self.toks is not None and i < len(self.toks) else (None if self.toks is None else [])
+        return _expand_tabs(_line_segments(text, toks, bg, emph, spans), tabsize)
+
+
+def _stage(d: StageDiff, c: Comparison, opts: TerminalOptions) -> list[str]:
+    color, width = opts.color, opts.width
+    fallback = getattr(d.a, "fallback", False) or getattr(d.b, "fallback", False)
+    counts = [_s(f"{d.stage}", S_STAGE)]
+    if d.identical:
+        counts.append(_s("  identical", S_DIM))
+    else:
+        counts += [_s("  "), _s(f"-{d.removed}", S_MINUS_SIGN), _s(" "), _s(f"+{d.added}", S_PLUS_SIGN)]
+    counts.append(_s(f"  ({len(d.a.lines)} | {len(d.b.lines)} {'raw' if c.raw else 'normalized'} lines)", S_DIM))
+    if fallback:
+        counts.append(_s("  normalizer fell back to raw lines", S_DIFFERS))
+    out = [_rule(counts, width, color, "━")]
+    if d.identical:
+        out.append("")
+        return out
+    shown_a = [ln.a for h in d.hunks for ln in h.lines if ln.a is not None]
+    shown_b = [ln.b for h in d.hunks for ln in h.lines if ln.b is not None]
+    sa, sb = _Side(d.stage, d.a, color, shown_a), _Side(d.stage, d.b, color, shown_b)
+    num_w = max(3, len(str(max(d.a.raw_line[-1] if d.a.raw_line else 0, d.b.raw_line[-1] if d.b.raw_line else 0))))
+    for h in d.hunks:
+        out.append(_paint(_hunk_header(h, sa, sb), color))
+        if opts.side_by_side:
+            out += _hunk_side_by_side(h, sa, sb, num_w, opts)
+        else:
+            out += _hunk_unified(h, sa, sb, num_w, opts)
+    out.append("")
+    return out
+
+
+def _hunk_header(h: Hunk, sa: _Side, sb: _Side) -> list[Seg]:
+    def start(side: _Side, i: int, n: int) -> str:
+        rl = side.ns.raw_line
+        if not rl:
+            return "0"
+        if n == 0:  # git: the line before the insertion point
+            return str(rl[min(i, len(rl)) - 1]) if i > 0 else "0"
+        return str(rl[min(i, len(rl) - 1)])
+
+    meta = f"@@ -{start(sa, h.a_start, h.a_len)},{h.a_len} +{start(sb, h.b_start, h.b_len)},{h.b_len} @@"
+    segs = [_s(meta, S_HUNK)]
+    if h.header:
+        segs += [_s(" "), _s(_clean(h.header), S_HUNK_HEADER)]
+    return segs
+
+
+def _runs(lines: Sequence[DiffLine]) -> Iterable[tuple[bool, list[DiffLine]]]:
+    """Consecutive equal lines / consecutive changed lines."""
+    run: list[DiffLine] = []
+    eq = True
+    for ln in lines:
+        is_eq = ln.tag == "equal"
+        if run and is_eq != eq:
+            yield eq, run
+            run = []
+        eq = is_eq
+        run.append(ln)
+    if run:
+        yield eq, run
+
+
+def _hunk_unified(h: Hunk, sa: _Side, sb: _Side, num_w: int, opts: TerminalOptions) -> list[str]:
+    color = opts.color
+    ctrl_w = max((len(sa.ctrl(ln.a)) for ln in h.lines), default=0)
+    ctrl_w = max(ctrl_w, max((len(sb.ctrl(ln.b)) for ln in h.lines), default=0))
+    out: list[str] = []
+
+    def row(sign: str, ai: int | None, bi: int | None, segs: list[Seg]) -> str:
+        sign_st = S_MINUS_SIGN if sign == "-" else S_PLUS_SIGN if sign == "+" else PLAIN
+        gutter = [_s(f"{sa.raw(ai):>{num_w}} {sb.raw(bi):>{num_w}} ", S_GUTTER), _s("│", S_GUTTER)]
+        ctrl: list[Seg] = []
+        if ctrl_w:
+            side, idx = (sa, ai) if ai is not None else (sb, bi)
+            ctrl = [_s(f" {side.ctrl(idx):<{ctrl_w}}", S_CTRL)]
+        return _paint([*gutter, *ctrl, _s(f" {sign} ", sign_st), *segs], color)
+
+    for eq, run in _runs(h.lines):
+        if eq:
+            for ln in run:
+                assert ln.a is not None
+                out.append(row(" ", ln.a, ln.b, sa.segs(ln.a, ln.a_text or "", None, None, (), opts.tabsize)))
+            continue
+        for ln in run:
+            if ln.tag in ("delete", "replace") and ln.a is not None:
+                segs = sa.segs(ln.a, ln.a_text or "", MINUS_BG, MINUS_EMPH_BG, ln.a_spans, opts.tabsize)
+                out.append(row("-", ln.a, None, segs))
+        for ln in run:
+            if ln.tag in ("insert", "replace") and ln.b is not None:
+                segs = sb.segs(ln.b, ln.b_text or "", PLUS_BG, PLUS_EMPH_BG, ln.b_spans, opts.tabsize)
+                out.append(row("+", None, ln.b, segs))
+    return out
+
+
+def _sbs_rows(run: list[DiffLine]) -> list[tuple[DiffLine | None, DiffLine | None]]:
+    """Changed lines → (left, right) rows: a replacement is one row; deletions and insertions between
+    replacements are paired top to bottom (delta's subhunk pairing)."""
+    rows: list[tuple[DiffLine | None, DiffLine | None]] = []
+    dels: list[DiffLine] = []
+    ins: list[DiffLine] = []
+
+    def flush() -> None:
+        for i in range(max(len(dels), len(ins))):
+            rows.append((dels[i] if i < len(dels) else None, ins[i] if i < len(ins) else None))
+        dels.clear()
+        ins.clear()
+
+    for ln in run:
+        if ln.tag == "replace":
+            flush()
+            rows.append((ln, ln))
+        elif ln.tag == "delete":
+            if ins:
+                flush()
+            dels.append(ln)
+        else:
+            ins.append(ln)
+    flush()
+    return rows
+
+
+def _hunk_side_by_side(h: Hunk, sa: _Side, sb: _Side, num_w: int, opts: TerminalOptions) -> list[str]:
+    color = opts.color
+    col_w = max(10, (opts.width - 3 - 2 * (num_w + 3)) // 2)
+    out: list[str] = []
+
+    def cell(
+        side: _Side, i: int | None, text: str | None, sign: str, bg: int | None, emph: int | None, spans: Sequence[Span]
+    ) -> list[list[Seg]]:
+        sign_st = S_MINUS_SIGN if sign == "-" else S_PLUS_SIGN if sign == "+" else PLAIN
+        if i is None or text is None:
+            return [[_s(" " * (num_w + 3 + col_w))]]
+        body = _fit(side.segs(i, text, bg, emph, spans, opts.tabsize), col_w, opts.max_wrap)
+        rows = []
+        for k, part in enumerate(body):
+            gutter = _s(f"{side.raw(i) if k == 0 else '':>{num_w}} ", S_GUTTER)
+            mark = _s(f"{sign} " if k == 0 else "↪ ", sign_st if k == 0 else S_DIM)
+            rows.append([gutter, mark, *_pad(part, col_w)])
+        return rows
+
+    def emit_row(left: list[list[Seg]], right: list[list[Seg]]) -> None:
+        blank_l = [_s(" " * (num_w + 3 + col_w))]
+        for k in range(max(len(left), len(right))):
+            lseg = left[k] if k < len(left) else blank_l
+            rseg = right[k] if k < len(right) else []
+            out.append(_line([*lseg, _s(" │ ", S_GUTTER), *rseg], color))
+
+    for eq, run in _runs(h.lines):
+        if eq:
+            for ln in run:
+                emit_row(
+                    cell(sa, ln.a, ln.a_text, " ", None, None, ()),
+                    cell(sb, ln.b, ln.b_text, " ", None, None, ()),
+                )
+            continue
+        for lft, rgt in _sbs_rows(run):
+            left = (
+                cell(sa, lft.a, lft.a_text, "-", MINUS_BG, MINUS_EMPH_BG, lft.a_spans)
+                if lft
+                else cell(sa, None, None, "", None, None, ())
+            )
+            right = cell(sb, rgt.b, rgt.b_text, "+", PLUS_BG, PLUS_EMPH_BG, rgt.b_spans) if rgt else []
+            emit_row(left, right)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------
+# One stage, colored (irdiff show)
+# --------------------------------------------------------------------------------------------------------------
+
+
+def render_stage_text(stage: str, text: str, *, color: bool, tabsize: int = 8, line_numbers: bool = False) -> str:
+    """One stage text with syntax colours (``irdiff show``); plain text when ``color`` is False."""
+    lines = text.splitlines()
+    toks = _lex_lines(stage, lines) if color else None
+    num_w = len(str(len(lines)))
+    out = []
+    for i, ln in enumerate(lines):
+        segs = _expand_tabs(_line_segments(ln, toks[i] if toks is not None else None, None, None, ()), tabsize)
+        if line_numbers:
+            segs = [_s(f"{i + 1:>{num_w}} ", S_GUTTER), *segs]
+        out.append(_paint(segs, color))
+    return "\n".join(out) + ("\n" if out else "")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Terminal behaviour: colour, width, pager
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _isatty(stream: IO[str] | Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def color_enabled(choice: str = "auto", stream: IO[str] | Any = None, env: Mapping[str, str] | None = None) -> bool:
+    """Decide colour: ``always``/``never`` win; ``auto`` is off under a non-empty ``NO_COLOR`` or ``TERM=dumb``,
+    on under a non-empty ``FORCE_COLOR``, else on only when ``stream`` (stdout) is a terminal.
+
+    :raises ValueError: ``choice`` is not ``auto``, ``always`` or ``never``.
+    """
+    env = os.environ if env is None else env
+    choice = choice.lower()
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    if choice != "auto":
+        raise ValueError(f"--color {choice!r}: expected auto, always or never")
+    if env.get("NO_COLOR", ""):
+        return False
+    if env.get("FORCE_COLOR", ""):
+        return True
+    if env.get("TERM", "") == "dumb":
+        return False
+    return _isatty(sys.stdout if stream is None else stream)
+
+
+def terminal_width(explicit: int | None = None, default: int = 120) -> int:
+    """Columns to lay out for: ``explicit`` (``--width``), else ``COLUMNS``/the terminal's size, else ``default``;
+    never below 60."""
+    if explicit:
+        return max(60, explicit)
+    return max(60, shutil.get_terminal_size((default, 24)).columns)
+
+
+def _pager_command(env: Mapping[str, str]) -> str | None:
+    for key in ("IRDIFF_PAGER", "PAGER"):
+        if key in env:
+            cmd = env[key].strip()
+            return cmd if cmd and cmd != "cat" else None
+    return "less"
+
+
+def _should_page(paging: str, text: str, stream: Any, env: Mapping[str, str]) -> bool:
+    paging = paging.lower()
+    if paging not in ("auto", "always", "never"):
+        raise ValueError(f"--paging {paging!r}: expected auto, always or never")
+    if paging == "never":
+        return False
+    if paging == "always":
+        return True
+    if not _isatty(stream) or not _isatty(sys.stdin) or env.get("TERM", "") == "dumb":
+        return False
+    rows = shutil.get_terminal_size((120, 24)).lines
+    return text.count("\n") >= rows
+
+
+def _run_pager(cmd: str, text: str, env: Mapping[str, str]) -> bool:
+    """Pipe ``text`` into the pager; False if it could not be started (the caller prints to stdout instead)."""
+    try:
+        argv0 = shlex.split(cmd)[0]
+    except (ValueError, IndexError):
+        return False
+    if shutil.which(argv0) is None:
+        return False
+    penv = dict(env)
+    penv.setdefault("LESS", "FRX")  # quit if one screen, raw colour escapes, keep the screen (git's default)
+    penv.setdefault("LV", "-c")
+    try:
+        proc = subprocess.Popen(cmd, shell=True, stdin=subprocess.PIPE, env=penv)
+    except OSError:
+        return False
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the pager; don't orphan it
+    try:
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(text.encode("utf-8", "replace"))
+            proc.stdin.close()
+        except (BrokenPipeError, OSError):  # the user quit the pager early
+            pass
+        proc.wait()
+    finally:
+        signal.signal(signal.SIGINT, old)
+    return True
+
+
+def emit(
+    text: str, *, paging: str = "auto", stream: IO[str] | Any = None, env: Mapping[str, str] | None = None
+) -> None:
+    """Write rendered output: through a pager (``--paging``; ``IRDIFF_PAGER``, then ``PAGER``, then ``less`` with
+    ``LESS=FRX``) or straight to ``stream``; a closed pipe (``irdiff … | head``) ends quietly.
+
+    :raises ValueError: ``paging`` is not ``auto``, ``always`` or ``never``.
+    """
+    stream = sys.stdout if stream is None else stream
+    env = os.environ if env is None else env
+    if _should_page(paging, text, stream, env):
+        cmd = _pager_command(env)
+        if cmd and _run_pager(cmd, text, env):
+            return
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        # Python would complain again when flushing stdout at exit: point it at /dev/null.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+        except (OSError, AttributeError, ValueError):
+            pass

@@ -1,0 +1,520 @@
+"""Terminal rendering on the real matmul sm86 pair: goldens, the seed-000 acceptance facts, layout, CLI behaviour.
+
+Goldens (``tests/golden/terminal/``) are whole rendered reports at a fixed width, plain and coloured (``cat`` the
+``.ansi`` files to see the colours); rewrite them with ``pytest tests/test_terminal.py --update-goldens`` and review
+the diff. They are recorded with Triton 3.9 and skipped under another version; every other test here asserts
+version-independent facts on ANSI-stripped text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irdiff.bundle import Bundle
+from irdiff.cli import cli
+from irdiff.diagnose import Diagnosis, Finding
+from irdiff.pipeline import build_comparison, load_pair, parse_stages
+from irdiff.render import Comparison
+from irdiff.render.terminal import (
+    PLAIN,
+    TerminalOptions,
+    _fit,
+    color_enabled,
+    emit,
+    render,
+    render_stage_text,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).parent / "golden" / "terminal"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+GOLDEN_TRITON = "3.9.0"
+
+
+def strip(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+def section(text: str, stage: str) -> str:
+    """The ``━━ STAGE`` section of a rendered report (ANSI-stripped)."""
+    plain = strip(text)
+    m = re.search(rf"^━━ {stage}\b.*?(?=^━━ |\Z)", plain, re.M | re.S)
+    assert m, f"no {stage} section in the output"
+    return m.group(0)
+
+
+def signed(text: str, sign: str) -> list[str]:
+    """Bodies of the unified lines with ``sign`` (``-``, ``+`` or `` `` for context): after the gutter ``│ X ``."""
+    out = []
+    for ln in text.splitlines():
+        m = re.match(r"^\s*\d*\s+\d*\s*│ ([-+ ]) (.*)$", ln)
+        if m and m.group(1) == sign:
+            out.append(m.group(2))
+    return out
+
+
+@pytest.fixture(scope="session")
+def pair(matmul_sm86: Bundle) -> Bundle:
+    """The fixture bundle with a fixed directory name, so goldens do not depend on pytest's tmp path."""
+    return dataclasses.replace(matmul_sm86, directory="<bundle>")
+
+
+@pytest.fixture(scope="session")
+def comparison(pair: Bundle) -> Comparison:
+    return build_comparison(pair, "annotated", "unannotated")
+
+
+@pytest.fixture(scope="session")
+def report(comparison: Comparison) -> str:
+    return render(comparison, TerminalOptions(color=False, width=120))
+
+
+@pytest.fixture(scope="session")
+def report_color(comparison: Comparison) -> str:
+    return render(comparison, TerminalOptions(color=True, width=120))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Seed-000 acceptance facts (Triton 3.6 and 3.9 alike)
+# --------------------------------------------------------------------------------------------------------------
+
+
+def test_summary_comes_first_and_fits_a_screen(report: str) -> None:
+    lines = report.splitlines()
+    assert lines[0].startswith("irdiff matmul")
+    assert "annotated vs unannotated" in lines[0]
+    findings_at = next(i for i, ln in enumerate(lines) if "findings" in ln and ln.startswith("──"))
+    assert findings_at <= 24, "the summary should fit on one screen"
+    summary = "\n".join(lines[:findings_at])
+    for stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+        assert re.search(rf"^  {stage}\s+-\d+ \+\d+", summary, re.M), f"no changed-lines entry for {stage}"
+    assert re.search(r"^  python\s+identical", summary, re.M)
+    assert "registers 255|" in summary
+
+
+def test_ptx_summary_counts(report: str) -> None:
+    """32 cp.async (16 B) in unannotated against 64 ld.global.b16 in annotated (a|b = annotated|unannotated)."""
+    ptx = next(ln for ln in report.splitlines() if ln.startswith("  ptx "))
+    cont = report.splitlines()[report.splitlines().index(ptx) + 1]
+    text = ptx + " " + cont
+    assert "cp.async 16B 0|32" in text
+    assert "ld.global.b16 64|0" in text
+    assert "st.global.v4.b32 0|16" in text
+
+
+def test_ttir_hunk_shows_runtime_strides(report: str) -> None:
+    ttir = section(report, "ttir")
+    minus = signed(ttir, "-")
+    for name in ("stride_ak", "stride_bn", "stride_cn"):
+        assert any(re.fullmatch(rf"\s*%{name}\.\d+: i32,?", ln) for ln in minus), f"no removed {name} argument"
+        assert not any(name in ln for ln in signed(ttir, "+")), f"{name} should not exist in unannotated"
+    # The offsets are multiplied by the runtime stride: splat %stride_ak → X; arith.muli ..., X.
+    splat = {m.group(1) for ln in minus for m in [re.search(r"(%\S+) = tt.splat %stride_ak\.\d+", ln)] if m}
+    assert splat, "no tt.splat of the runtime stride_ak"
+    muli = [ln for ln in minus if "arith.muli" in ln and any(re.search(rf"{re.escape(s)}\b", ln) for s in splat)]
+    assert muli, "no arith.muli by the runtime stride in the TTIR hunk"
+
+
+def test_ttgir_hunk_shows_layout_and_async_copies(report: str) -> None:
+    ttgir = section(report, "ttgir")
+    minus, plus = signed(ttgir, "-"), signed(ttgir, "+")
+    assert any("sizePerThread = [1, 1]" in ln for ln in minus)
+    assert any("sizePerThread = [1, 8]" in ln for ln in plus)
+    assert not any("sizePerThread = [1, 8]" in ln for ln in minus)
+    copies = [ln for ln in plus if "ttg.async_copy_global_to_local" in ln]
+    assert len(copies) == 8, "unannotated has 8 async copies (prologue and loop)"
+    assert not any("async_copy" in ln for ln in minus + signed(ttgir, " ")), "annotated has no async copies"
+
+
+def test_intra_line_emphasis_marks_the_changed_number(report_color: str) -> None:
+    """In ``sizePerThread = [1, 1]`` vs ``[1, 8]`` the changed element carries the emphasis background."""
+    line_a = next(ln for ln in report_color.splitlines() if "sizePerThread" in strip(ln) and "48;5;52m" in ln)
+    line_b = next(ln for ln in report_color.splitlines() if "sizePerThread" in strip(ln) and "48;5;22m" in ln)
+    assert re.search(r"48;5;88m1\x1b", line_a), "the changed `1` is not emphasised on the - line"
+    assert re.search(r"48;5;28m8\x1b", line_b), "the changed `8` is not emphasised on the + line"
+
+
+def test_color_has_syntax_and_resets(report_color: str, report: str) -> None:
+    assert re.search(r"\x1b\[0;38;5;75(;48;5;\d+)?mttg\.async_copy_global_to_local", report_color)
+    for ln in report_color.splitlines():
+        if "\x1b[" in ln:
+            assert ANSI.findall(ln)[-1] == "\x1b[0m", f"line does not end in the default colour: {ln[-40:]!r}"
+    assert strip(report_color) == report, "colour must not change the text"
+
+
+def test_findings_section(comparison: Comparison, report: str) -> None:
+    """Every finding of the real diagnosis is listed once, in the diagnosis' order, with its severity."""
+    assert comparison.diagnosis is not None and comparison.diagnosis.findings
+    plain = strip(report)
+    start = plain.index("── findings")
+    end = plain.index("── stage 0")
+    body = plain[start:end]
+    at = [body.index(f" {f.id} ") for f in comparison.diagnosis.findings]
+    assert at == sorted(at)
+    for f in comparison.diagnosis.findings:
+        assert re.search(rf"^  {f.severity}\s+{re.escape(f.id)} ", body, re.M)
+    assert "spec.constexpr-one-lost" in body
+
+
+def test_stage0_table_marks_differing_rows(report: str) -> None:
+    lines = report.splitlines()
+    rows = {m.group(1): ln for ln in lines for m in [re.match(r"^  [* ] (\w+)\s", ln)] if m}
+    for name in ("stride_ak", "stride_bn", "stride_cn"):
+        assert rows[name].startswith("  * "), f"{name} should be marked as differing"
+        assert re.search(r"i32\s.*│ constexpr\s+1\b", rows[name])
+    for name in ("a_ptr", "M", "stride_am", "BLOCK_SIZE_M"):
+        assert rows[name].startswith("    "), f"{name} is specialized alike"
+
+
+def test_order_of_sections(report: str) -> None:
+    plain = strip(report)
+    order = [
+        plain.index(x)
+        for x in (
+            "key counts",
+            "── findings",
+            "── stage 0",
+            "━━ python",
+            "━━ ttir",
+            "━━ ttgir",
+            "━━ llir",
+            "━━ ptx",
+            "━━ sass",
+        )
+    ]
+    assert order == sorted(order)
+
+
+def test_no_color_means_no_escapes(report: str) -> None:
+    assert "\x1b" not in report
+
+
+@pytest.mark.parametrize("width", [120, 200])
+@pytest.mark.parametrize("color", [False, True])
+def test_side_by_side_fits_width(comparison: Comparison, width: int, color: bool) -> None:
+    out = render(comparison, TerminalOptions(color=color, width=width, side_by_side=True))
+    body = strip(section(out, "ttgir")) + strip(section(out, "ptx")) + strip(section(out, "sass"))
+    widths = [len(ln) for ln in body.splitlines()]
+    assert max(widths) <= width
+    seps = {ln.index(" │ ") for ln in body.splitlines() if " │ " in ln and not ln.startswith("@@")}
+    assert len(seps) == 1, f"the column separator moves: {sorted(seps)[:5]}"
+    assert next(iter(seps)) >= width // 2 - 4
+
+
+def test_side_by_side_pairs_the_layout_change(comparison: Comparison) -> None:
+    out = strip(render(comparison, TerminalOptions(width=200, side_by_side=True)))
+    row = next(ln for ln in section(out, "ttgir").splitlines() if "sizePerThread = [1, 1]" in ln)
+    left, right = row.split(" │ ")
+    assert "sizePerThread = [1, 1]" in left and "sizePerThread = [1, 8]" in right
+
+
+def test_sass_shows_control_codes_in_unified_view(report: str) -> None:
+    sass = section(report, "sass")
+    assert re.search(r"│ [-0-9A-Za-z]{2}:[-\w]:[-\w]:[-\w]:[0-9a-f]+\s+[-+ ] ", sass)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Goldens
+# --------------------------------------------------------------------------------------------------------------
+
+# Only the first golden carries findings and the stage-0 table; its findings are a fixed Diagnosis, so the goldens
+# test the rendering and do not change with the diagnostics' wording (test_findings_section checks the real one).
+# Sizes are kept small by picking the stages (the PTX/SASS hunks are thousands of lines).
+FIXED_DIAGNOSIS = Diagnosis(
+    a="annotated",
+    b="unannotated",
+    findings=[
+        Finding(
+            id="spec.constexpr-one-lost",
+            severity="critical",
+            title="`stride_ak`, `stride_bn` and `stride_cn` lose the constant-1 specialization in `annotated`",
+            explanation="In `annotated` the unit strides are runtime `i32` arguments; in `unannotated` the JIT made "
+            "them the constant 1, so AxisInfo can prove contiguity along K and N.",
+            remedy="drop the `int` annotation on the stride parameters",
+            stage="spec",
+        ),
+        Finding(
+            id="pipeline.load-not-pipelined",
+            severity="major",
+            title="`a` and `b` loads are not pipelined in `annotated`",
+            explanation="16-bit loads are too small for cp.async.",
+            causes=["spec.constexpr-one-lost"],
+            stage="ttgir",
+        ),
+    ],
+    notes=["a fixed diagnosis for the golden file"],
+)
+GOLDENS: dict[str, dict[str, object]] = {
+    "matmul-sm86.unified.txt": dict(color=False, width=120, stages="ttir,ttgir", full=True),
+    "matmul-sm86.unified.ansi": dict(color=True, width=120, stages="ttir", full=False),
+    "matmul-sm86.side-by-side-120.txt": dict(color=False, width=120, stages="ttgir", side_by_side=True, full=False),
+    "matmul-sm86.side-by-side-200.txt": dict(color=False, width=200, stages="ttgir", side_by_side=True, full=False),
+    "matmul-sm86.side-by-side-200.ansi": dict(color=True, width=200, stages="ttir", side_by_side=True, full=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDENS))
+def test_golden_report(name: str, pair: Bundle, update_goldens: bool) -> None:
+    if pair.triton_version != GOLDEN_TRITON:
+        pytest.skip(f"goldens are recorded with Triton {GOLDEN_TRITON}, this is {pair.triton_version}")
+    spec = dict(GOLDENS[name])
+    full = bool(spec.pop("full"))
+    c = build_comparison(pair, "annotated", "unannotated", stages=str(spec.pop("stages")))
+    c = dataclasses.replace(c, diagnosis=FIXED_DIAGNOSIS if full else None)
+    got = render(c, TerminalOptions(show_spec=full, **spec))  # type: ignore[arg-type]
+    path = GOLDEN / name
+    if update_goldens:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(got)
+        return
+    assert path.exists(), f"missing {path}; run `.venv/bin/python -m pytest tests/test_terminal.py --update-goldens`"
+    expected = path.read_text()
+    assert got == expected, (
+        f"{path.relative_to(ROOT)} changed; if intended run "
+        f"`.venv/bin/python -m pytest tests/test_terminal.py --update-goldens` and review the diff"
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Identical variants, helpers
+# --------------------------------------------------------------------------------------------------------------
+
+
+def test_identical_is_one_line(pair: Bundle) -> None:
+    v = pair.variants["unannotated"]
+    b = dataclasses.replace(
+        pair, variants={"x": dataclasses.replace(v, name="x"), "y": dataclasses.replace(v, name="y")}
+    )
+    out = render(build_comparison(b, "x", "y"), TerminalOptions(color=True))
+    assert strip(out).count("\n") == 1
+    assert strip(out).startswith(
+        "x and y are identical after normalization (python, ttir, ttgir, llir, ptx, sass; sm86)"
+    )
+
+
+def test_unknown_stage_and_variant(pair: Bundle) -> None:
+    with pytest.raises(ValueError, match="unknown stage 'foo'"):
+        parse_stages("ttgir,foo")
+    assert parse_stages("ptx, TTGIR") == ["ttgir", "ptx"]
+    with pytest.raises(ValueError, match="variant 'nope' is not in the bundle"):
+        build_comparison(pair, "nope", "unannotated")
+
+
+def test_control_characters_are_neutralised() -> None:
+    out = render_stage_text("ttgir", 'tt.func @k() {\n  "\x1b[31mred\x07"\n}\n', color=True)
+    assert "\x1b[31m" not in out and "\x07" not in out
+    assert "\ufffd[31mred\ufffd" in strip(out)
+
+
+def test_render_stage_text_colours_tokens(pair: Bundle) -> None:
+    out = render_stage_text("ptx", pair.variants["unannotated"].text("ptx"), color=True)
+    assert "\x1b[0;38;5;75mcp.async.cg.shared.global" in out
+    assert strip(out) == render_stage_text("ptx", pair.variants["unannotated"].text("ptx"), color=False, tabsize=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from("ab ,x\t漢"), max_size=120), width=st.integers(5, 60), rows=st.integers(1, 5)
+)
+def test_fit_never_exceeds_width(text: str, width: int, rows: int) -> None:
+    from irdiff.render.terminal import _expand_tabs, _seg_width
+
+    segs = _expand_tabs([(text, PLAIN)], 4)
+    out = _fit(segs, width, rows)
+    assert 1 <= len(out) <= rows
+    assert all(_seg_width(r) <= width for r in out)
+    joined = "".join(t for r in out for t, _ in r)
+    if not joined.endswith("…"):
+        assert joined.replace(" ", "") == "".join(t for t, _ in segs).replace(" ", "")
+
+
+class _Tty:
+    def isatty(self) -> bool:
+        return True
+
+
+def test_color_enabled_rules() -> None:
+    tty = _Tty()
+    assert color_enabled("auto", tty, {}) is True
+    assert color_enabled("auto", tty, {"NO_COLOR": "1"}) is False
+    assert color_enabled("auto", tty, {"NO_COLOR": ""}) is True  # only a non-empty NO_COLOR counts
+    assert color_enabled("auto", tty, {"TERM": "dumb"}) is False
+    assert color_enabled("auto", object(), {}) is False
+    assert color_enabled("auto", object(), {"FORCE_COLOR": "1"}) is True
+    assert color_enabled("always", object(), {"NO_COLOR": "1"}) is True  # a command-line flag wins
+    assert color_enabled("never", tty, {"FORCE_COLOR": "1"}) is False
+    with pytest.raises(ValueError):
+        color_enabled("sometimes", tty, {})
+
+
+# --------------------------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------------------------
+
+
+def invoke(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    base = {"NO_COLOR": None, "FORCE_COLOR": None, "IRDIFF_COLOR": None, "PAGER": None, "COLUMNS": "120"}
+    r = CliRunner().invoke(cli, args, env={**base, **(env or {})}, catch_exceptions=False)  # type: ignore[dict-item]
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_cli_diff_bundle(matmul_sm86: Bundle) -> None:
+    code, out, err = invoke(
+        ["diff", matmul_sm86.directory, "--variant", "annotated", "--against", "unannotated", "--stage", "ttgir"]
+    )
+    assert code == 0, err
+    assert "\x1b" not in out  # CliRunner's stdout is not a terminal
+    assert "━━ ttgir" in out and "━━ ptx" not in out
+    assert "stage 0" not in out  # a --stage filter shows only the stages asked for
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "colored"),
+    [
+        ([], {"FORCE_COLOR": "1"}, True),
+        ([], {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+        (["--color", "always"], {"NO_COLOR": "1"}, True),
+        (["--color", "never"], {"FORCE_COLOR": "1"}, False),
+        ([], {"IRDIFF_COLOR": "always"}, True),
+    ],
+)
+def test_cli_color_switches(matmul_sm86: Bundle, args: list[str], env: dict[str, str], colored: bool) -> None:
+    code, out, err = invoke(
+        ["diff", matmul_sm86.directory, "--variant", "annotated", "--against", "unannotated", "--stage", "ttir", *args],
+        env,
+    )
+    assert code == 0, err
+    assert ("\x1b[" in out) is colored
+
+
+def test_cli_unknown_stage_is_one_line(matmul_sm86: Bundle) -> None:
+    code, out, err = invoke(["diff", matmul_sm86.directory, "--stage", "ttgir,tgir"])
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "error: unknown stage 'tgir' (choose from python, ttir, ttgir, llir, ptx, sass)"
+    ]
+    assert "Traceback" not in out + err
+
+
+def test_cli_compare_unknown_stage_fails_before_compiling() -> None:
+    code, out, err = invoke(["matmul", "--target", "sm86", "--stage", "nope"])
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "error: unknown stage 'nope' (choose from python, ttir, ttgir, llir, ptx, sass)"
+    ]
+    assert out == ""
+
+
+def test_cli_bad_color_value(matmul_sm86: Bundle) -> None:
+    code, _, err = invoke(["diff", matmul_sm86.directory, "--color", "sometimes"])
+    assert code == 2 and "'sometimes' is not one of 'auto', 'always', 'never'" in err
+
+
+def test_cli_diff_two_variant_dirs_and_identical(matmul_sm86: Bundle) -> None:
+    d = matmul_sm86.directory
+    code, out, err = invoke(["diff", f"{d}/annotated", f"{d}/unannotated", "--stage", "ptx"])
+    assert code == 0, err
+    assert "annotated vs unannotated" in out and "cp.async 16B 0|32" in out
+    code, out, err = invoke(["diff", f"{d}/unannotated", f"{d}/unannotated"])
+    assert code == 0, err
+    assert out.count("\n") == 1 and "are identical after normalization" in out
+
+
+def test_cli_diff_bad_path(tmp_path: Path) -> None:
+    code, _, err = invoke(["diff", str(tmp_path), str(tmp_path)])
+    assert code == 2
+    assert err.startswith("error: ") and "neither an irdiff bundle" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_show(matmul_sm86: Bundle) -> None:
+    code, out, err = invoke(
+        ["show", matmul_sm86.directory, "--variant", "unannotated", "--stage", "ptx", "--color", "always"]
+    )
+    assert code == 0, err
+    assert "\x1b[0;38;5;75mcp.async.cg.shared.global" in out
+    code, out, err = invoke(
+        ["show", matmul_sm86.directory, "--variant", "annotated", "--stage", "ttgir", "--normalized"]
+    )
+    assert code == 0, err
+    assert "@KERNEL" in out and "loc(" not in out
+    code, _, err = invoke(["show", matmul_sm86.directory, "--stage", "cubin"])
+    assert code == 2 and err.startswith("error: unknown stage 'cubin'")
+
+
+def test_cli_compare_renders(matmul_sm86: Bundle) -> None:
+    """The suite-first form compiles (cached) and renders: ``irdiff matmul --variant annotated --against unannotated``."""
+    code, out, err = invoke(
+        [
+            "matmul",
+            "--variant",
+            "annotated",
+            "--against",
+            "unannotated",
+            "--target",
+            "sm86",
+            "--stage",
+            "ttgir",
+            "--no-run",
+        ]
+    )
+    assert code == 0, err
+    assert "irdiff matmul" in out and "━━ ttgir" in out and "sizePerThread = [1, 8]" in out
+
+
+def test_load_pair_two_bundles(matmul_sm86: Bundle, matmul_sm90: Bundle) -> None:
+    b, x, y = load_pair(matmul_sm86.directory, matmul_sm90.directory, "annotated")
+    assert (x, y) != ("annotated", "annotated") and x.endswith("/annotated") and y.endswith("/annotated")
+    assert b.target == "sm86 | sm90"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Pager and broken pipe (real processes)
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _py(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    full.pop("LESS", None)
+    return subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=60)
+
+
+def test_pager_is_used_and_gets_less_r() -> None:
+    code = "from irdiff.render.terminal import emit; emit('one\\ntwo\\n', paging='always')"
+    r = _py(code, {"PAGER": "sed s/^/paged:/"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "paged:one\npaged:two\n"
+    r = _py(code, {"PAGER": "printenv LESS"})
+    assert r.stdout.strip() == "FRX"
+    r = _py(code, {"PAGER": "no-such-pager-xyz"})
+    assert r.stdout == "one\ntwo\n", "a pager that does not start falls back to stdout"
+    r = _py(code.replace("'always'", "'auto'"), {"PAGER": "sed s/^/paged:/"})
+    assert r.stdout == "one\ntwo\n", "auto never pages when stdout is not a terminal"
+
+
+def test_broken_pipe_is_quiet(matmul_sm86: Bundle) -> None:
+    cmd = f"{sys.executable} -m irdiff diff {matmul_sm86.directory} --variant annotated --against unannotated --color never | head -1"
+    r = subprocess.run(
+        ["bash", "-c", cmd], capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+    assert r.stdout.startswith("irdiff matmul")
+    assert r.stderr == "", r.stderr
+
+
+def test_emit_writes_to_stream_when_not_paging() -> None:
+    import io
+
+    buf = io.StringIO()
+    emit("x\n", paging="auto", stream=buf, env={})
+    assert buf.getvalue() == "x\n"
+    with pytest.raises(ValueError):
+        emit("x\n", paging="sometimes", stream=buf, env={})
