@@ -191,11 +191,150 @@ def compile_cmd(
         sys.exit(1)
 
 
+def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Runner options (irdiff/run): shapes, autotune, CUDA graphs, interpreter."""
+    opts = [
+        click.option(
+            "--shapes",
+            "shapes",
+            multiple=True,
+            metavar="SPEC",
+            help="Shapes to time: 256:4096:256, 512,1024 (bare values set every dimension), K=512,2048, "
+            "M=N=8192; repeat for a product.",
+        ),
+        click.option("--autotune", is_flag=True, help="Run Triton's autotuner per variant and shape; time winners."),
+        click.option("--graph", is_flag=True, help="Time CUDA-graph replays (for tiny kernels; L2 not flushed)."),
+        click.option("--interpret", is_flag=True, help="Check correctness on the CPU through Triton's interpreter."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _run_step(bundle: Any, suite: str, variants: list[str], shape: str | None, config: str | None,
+              shapes: tuple[str, ...], autotune: bool, graph: bool, interpret: bool, target: str | None,
+              save: str | None = None, standalone: bool = False) -> int:  # fmt: skip
+    """Call the runner (irdiff/run/command.py) and turn its failures into one-line errors."""
+    from irdiff.compile import parse_config_option
+    from irdiff.run.command import RunOptions, run_after_compile, run_standalone
+
+    opts = RunOptions(
+        suite=suite,
+        variants=variants,
+        shape=parse_shape(shape),
+        shapes=list(shapes),
+        config=parse_config_option(config),
+        autotune=autotune,
+        graph=graph,
+        interpret=interpret,
+        target=target,
+    )
+    try:
+        if standalone:
+            return run_standalone(opts, save, click.echo, ["irdiff", *sys.argv[1:]])
+        return run_after_compile(bundle, opts, click.echo)
+    except RuntimeError as e:
+        raise IrdiffError(str(e)) from None
+
+
+def _check_stages(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Reject unknown ``--stage`` names before anything is compiled (one-line error, exit 2)."""
+    from irdiff.pipeline import parse_stages
+
+    try:
+        parse_stages(value)
+    except ValueError as e:
+        raise IrdiffError(str(e)) from None
+    return value
+
+
+def output_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Terminal output options (irdiff/render/terminal.py): colour and pager."""
+    opts = [
+        click.option("--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto", envvar="IRDIFF_COLOR", show_default=True, help="Colour (auto: on a terminal, off under NO_COLOR)."),
+        click.option("--paging", "paging", type=click.Choice(["auto", "always", "never"]), default="auto", envvar="IRDIFF_PAGING", show_default=True, help="Page long output (IRDIFF_PAGER, PAGER, less)."),
+    ]  # fmt: skip
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def render_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Diff display options (irdiff/render/terminal.py), plus :func:`output_options`."""
+    opts: list[Callable[..., Any]] = [
+        click.option("--stage", "stage", default=None, metavar="LIST", callback=_check_stages, help="Stages to diff, e.g. ttgir,ptx (default: all)."),
+        click.option("--context", "context", default=3, type=click.IntRange(min=0), show_default=True, help="Context lines."),
+        click.option("--raw", is_flag=True, help="Diff the raw stage texts (no normalization)."),
+        click.option("--side-by-side", "-s", "side_by_side", is_flag=True, help="Two columns, fitted to the terminal width."),
+        click.option("--width", "width", default=None, type=click.IntRange(min=60), help="Columns to lay out for (default: terminal)."),
+        output_options,
+    ]  # fmt: skip
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
+                     width: int | None, color: str, paging: str) -> None:  # fmt: skip
+    """Normalize, align, diagnose and print the comparison (summary, findings, stage 0, hunks)."""
+    from irdiff.pipeline import build_comparison, parse_stages
+    from irdiff.render.terminal import TerminalOptions, color_enabled, emit, render, terminal_width
+
+    stages = parse_stages(stage)
+    comparison = build_comparison(bundle, a, b, stages=stages, raw=raw, context=context)
+    opts = TerminalOptions(
+        color=color_enabled(color), width=terminal_width(width), side_by_side=side_by_side, show_spec=stages is None
+    )
+    emit(render(comparison, opts), paging=paging)
+
+
+def report_file_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Report files (irdiff/render/html.py, markdown.py, json_report.py); ``-`` writes to stdout."""
+    opts = [
+        click.option("--html", "html_out", default=None, metavar="FILE", help="Write the self-contained HTML report."),
+        click.option("--md", "md_out", default=None, metavar="FILE", help="Write a GitHub Markdown summary (≤ 60,000 characters)."),
+        click.option("--json-report", "json_out", default=None, metavar="FILE", help="Write the whole comparison as JSON (schema irdiff.report/1)."),
+        click.option("--force", is_flag=True, help="Overwrite report files that irdiff did not write."),
+    ]  # fmt: skip
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _report_outputs(
+    html_out: str | None, md_out: str | None, json_out: str | None, force: bool
+) -> list[tuple[str, str]]:
+    """``[(format, path)]`` asked for; refuses (one-line error) paths that would overwrite a user's file."""
+    from irdiff.render.report import check_outputs
+
+    outputs = [(fmt, p) for fmt, p in (("html", html_out), ("md", md_out), ("json", json_out)) if p]
+    if sum(p == "-" for _, p in outputs) > 1:
+        raise ValueError("only one report can go to stdout ('-')")
+    check_outputs([p for _, p in outputs], force=force)
+    return outputs
+
+
+def _write_reports(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool,
+                   outputs: list[tuple[str, str]], force: bool) -> None:  # fmt: skip
+    from irdiff.pipeline import build_comparison, parse_stages
+    from irdiff.render.report import write_reports
+
+    comparison = build_comparison(bundle, a, b, stages=parse_stages(stage), raw=raw, context=context)
+    for path in write_reports(comparison, outputs, force=force):
+        click.echo(f"report: {path}", err=True)
+
+
 @cli.command("compare")
 @click.argument("suite")
 @click.option("--variant", "variant", default=None, help="Variant to inspect (default: the suite's pair).")
 @click.option("--against", "against", default=None, help="Variant to compare with.")
 @compile_options
+@run_options
+@click.option("--no-run", is_flag=True, help="Do not time the variants even where a GPU is present.")
+@click.option("--json", "as_json", is_flag=True, help="Print the diagnosis (findings, evidence, facts) as JSON.")
+@click.option("--explain", "explain_id", default=None, metavar="FINDING_ID", help="Show one finding's chain and evidence.")
+@render_options
+@report_file_options
 @user_errors
 def compare_cmd(
     suite: str,
@@ -209,11 +348,30 @@ def compare_cmd(
     save: str | None,
     no_cache: bool,
     jobs: int,
+    shapes: tuple[str, ...] = (),
+    autotune: bool = False,
+    graph: bool = False,
+    interpret: bool = False,
+    no_run: bool = False,
+    as_json: bool = False,
+    explain_id: str | None = None,
+    stage: str | None = None,
+    context: int = 3,
+    raw: bool = False,
+    side_by_side: bool = False,
+    width: int | None = None,
+    color: str = "auto",
+    paging: str = "auto",
+    html_out: str | None = None,
+    md_out: str | None = None,
+    json_out: str | None = None,
+    force: bool = False,
 ) -> None:
     """Compile two variants of SUITE and show what differs, stage by stage, and why."""
     from irdiff.compile import compile_bundle
     from irdiff.suite import load_suite
 
+    outputs = _report_outputs(html_out, md_out, json_out, force)
     s = load_suite(suite)
     a, b = s.pair(variant, against)
     req = _build_request(suite, [a, b], target, config, all_configs, shape, passes, no_cache, jobs)
@@ -221,11 +379,224 @@ def compare_cmd(
     bundle.pair = [a, b]
     bundle.save()
     _report_errors(bundle)
-    click.echo(f"bundle: {bundle.directory}")
+    if not no_run:
+        import contextlib
+
+        with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+            _run_step(bundle, suite, [a, b], shape, config, shapes, autotune, graph, interpret, bundle.target)
+    if outputs:
+        _write_reports(bundle, a, b, stage, context, raw, outputs, force)
+        if any(p == "-" for _, p in outputs):
+            return
+    if as_json or explain_id:
+        from irdiff.diagnose.output import diagnosis_output
+
+        click.echo(diagnosis_output(bundle, a, b, as_json=as_json, explain_id=explain_id))
+        return
+    if any(v.error for v in bundle.variants.values()):
+        sys.exit(1)
+    _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging)
+
+
+@cli.command("diff")
+@click.argument("path_a", metavar="BUNDLE_OR_VARIANT_DIR", type=click.Path())
+@click.argument("path_b", metavar="[BUNDLE_OR_VARIANT_DIR]", required=False, type=click.Path())
+@click.option("--variant", "variant", default=None, help="Variant to inspect (in a bundle).")
+@click.option("--against", "against", default=None, help="Variant to compare with (in the second bundle, or the same).")
+@click.option("--kernel", "kernel", default=None, metavar="REGEX", help="Two captures: only pairs whose kernel matches.")
+@click.option("--overview", "overview", is_flag=True, help="Two captures: print only the overview table.")
+@render_options
+@user_errors
+def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str | None, stage: str | None,
+             context: int, raw: bool, side_by_side: bool, width: int | None, color: str, paging: str,
+             kernel: str | None = None, overview: bool = False) -> None:  # fmt: skip
+    """Diff saved results: one bundle (--variant/--against), two variant directories, or two bundles.
+
+    Two kernel collections — `irdiff capture` directories, Triton cache entries or roots (~/.triton/cache),
+    TRITON_KERNEL_DUMP directories — are paired kernel by kernel: an overview table, then each pair that differs.
+
+    \b
+    irdiff diff BUNDLE --variant annotated --against unannotated
+    irdiff diff BUNDLE/annotated BUNDLE/unannotated
+    irdiff diff BUNDLE_TRITON36 BUNDLE_TRITON39 --variant annotated
+    irdiff diff CAPTURE_BEFORE CAPTURE_AFTER [--kernel REGEX] [--overview]
+    """
+    from irdiff.pipeline import load_pair
+
+    if path_b is not None and variant is None and against is None:
+        from irdiff.capture.compare import is_collection, show_collection_diff
+
+        if is_collection(path_a) or is_collection(path_b):
+            from irdiff.pipeline import parse_stages
+
+            show_collection_diff(path_a, path_b, kernel=kernel, overview_only=overview, stages=parse_stages(stage),
+                                 context=context, raw=raw, side_by_side=side_by_side, width=width, color=color,
+                                 paging=paging)  # fmt: skip
+            return
+
+    bundle, a, b = load_pair(path_a, path_b, variant, against)
+    _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging)
+
+
+@cli.command("show")
+@click.argument("suite")
+@click.option("--variant", "variant", default=None, help="Variant to show (default: the suite's first of its pair).")
+@click.option("--stage", "stage", default="ttgir", show_default=True, help="Stage or log (ptx, sass, ptxas, ...).")
+@click.option("--normalized", is_flag=True, help="Show the normalized form the differ compares.")
+@click.option("-n", "--line-numbers", "line_numbers", is_flag=True, help="Number the lines.")
+@compile_options
+@output_options
+@user_errors
+def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line_numbers: bool, target: str | None,
+             config: str | None, all_configs: bool, shape: str | None, passes: bool, save: str | None, no_cache: bool,
+             jobs: int, color: str, paging: str) -> None:  # fmt: skip
+    """Print one stage of one variant of SUITE, coloured (compiles it if needed; SUITE may be a bundle directory)."""
+    from pathlib import Path
+
+    from irdiff.bundle import LOG_FILES, STAGES, load_bundle
+    from irdiff.render.terminal import color_enabled, emit, render_stage_text
+
+    stage = stage.strip().lower()
+    if stage not in STAGES and stage not in LOG_FILES:
+        raise ValueError(f"unknown stage {stage!r} (choose from {', '.join([*STAGES, *LOG_FILES])})")
+    if (Path(suite) / "manifest.json").is_file():
+        bundle = load_bundle(suite)
+        name = variant or (bundle.pair[0] if bundle.pair else next(iter(bundle.variants), ""))
+    else:
+        from irdiff.compile import compile_bundle
+        from irdiff.suite import load_suite
+
+        s = load_suite(suite)
+        name = variant or s.pair(None, None)[0]
+        req = _build_request(suite, [name], target, config, all_configs, shape, passes, no_cache, jobs)
+        bundle = compile_bundle(req, save, command=["irdiff", *sys.argv[1:]])
+        if _report_errors(bundle):
+            sys.exit(1)
+    v = bundle.variants.get(name)
+    if v is None:
+        raise ValueError(f"no variant {name!r} (have: {', '.join(bundle.variants)})")
+    text = v.text(stage)
+    if not text:
+        raise ValueError(f"variant {name!r} has no {stage} output in {v.directory}")
+    if normalized:
+        from irdiff.normalize import normalize
+
+        text = "\n".join(normalize(stage, text, v.kernel or None).lines) + "\n"
+    emit(render_stage_text(stage, text, color=color_enabled(color), line_numbers=line_numbers), paging=paging)
+
+
+@cli.command("run")
+@click.argument("suite")
+@click.option("--variant", "variant", default=None, help="Variant to time (default: the suite's pair).")
+@click.option("--against", "against", default=None, help="Variant to time beside it.")
+@click.option("--shape", "shape", default=None, help="Base problem sizes, e.g. M=4096,N=4096,K=512.")
+@click.option("--config", "config", default=None, help="Autotune config: index or KEY=VALUE,...")
+@click.option("--target", default=None, metavar="SM", help="Target for per-target values under --interpret (sm90).")
+@click.option("--save", "save", default=None, type=click.Path(file_okay=False), help="Bundle to store the run in.")
+@run_options
+@user_errors
+def run_cmd(
+    suite: str,
+    variant: str | None,
+    against: str | None,
+    shape: str | None,
+    config: str | None,
+    target: str | None,
+    save: str | None,
+    shapes: tuple[str, ...],
+    autotune: bool,
+    graph: bool,
+    interpret: bool,
+) -> None:
+    """Check and time two variants of SUITE on the local GPU (or check them under --interpret), without a diff.
+
+    Exit status 1 when a variant's result is wrong or it fails to run (the timings are still printed).
+    """
+    from irdiff.suite import load_suite
+
+    a, b = load_suite(suite).pair(variant, against)
+    status = _run_step(None, suite, [a, b], shape, config, shapes, autotune, graph, interpret, target, save, True)
+    sys.exit(status)
+
+
+_PROGRAM_ENV: dict[str, str] | None = None  # os.environ as irdiff was started with (set by main)
+
+
+@cli.command("capture", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Capture directory.")
+@click.option("--filter", "filter_", default=None, metavar="REGEX", help="Record only kernels whose name matches.")
+@click.option("--target", default=None, metavar="SM", help="No GPU: compile for this target (sm80 … sm120) with a stand-in driver; kernels can be warmed up, not launched.")
+@click.option("--launches", default=8, show_default=True, type=click.IntRange(min=0), help="Launches sampled per kernel (grid, argument shapes); 0: no launch hook.")
+@click.option("--no-explain", is_flag=True, help="Skip recompiling each kernel afterwards for the compiler's reasoning log.")
+@click.option("--force", is_flag=True, help="Replace an earlier capture in the output directory.")
+@click.option("-j", "--jobs", default=0, type=int, help="Parallel processes for the after-run step (default: cores).")
+@click.argument("program", nargs=-1, required=True, type=click.UNPROCESSED)
+@user_errors
+def capture_cmd(output: str, filter_: str | None, target: str | None, launches: int, no_explain: bool, force: bool,
+                jobs: int, program: tuple[str, ...]) -> None:  # fmt: skip
+    """Run PROGRAM unchanged and record every Triton kernel it compiles into a bundle directory.
+
+    The program's output and exit status are its own; irdiff's summary goes to stderr.
+
+    \b
+    irdiff capture -o before -- python train.py --steps 10
+    irdiff capture -o after --filter 'rmsnorm|matmul' -- torchrun --nproc-per-node 2 train.py
+    irdiff capture --target sm90 -o warm -- python warmup_only.py
+    irdiff diff before after
+    """
+    from irdiff.capture import run_capture
+
+    r = run_capture(list(program), output, filter=filter_, target=target, launches=launches, force=force,
+                    explain=not no_explain, jobs=jobs, env=_PROGRAM_ENV)  # fmt: skip
+    skipped = f", {len(r.skipped)} left out by --filter" if r.skipped else ""
+    click.echo(
+        f"irdiff capture: {len(r.kernels)} kernels{skipped} in {r.directory} "
+        f"(program {r.program_seconds:.1f} s, exit status {r.exit_code}; after-run step {r.finalize_seconds:.1f} s)",
+        err=True,
+    )
+    for w in r.warnings:
+        click.echo(f"irdiff capture: warning: {w}", err=True)
+    sys.exit(r.exit_code)
+
+
+@cli.command("report")
+@click.argument("bundle_dir", metavar="BUNDLE", type=click.Path())
+@click.option(
+    "-o", "--output", "output", required=True, metavar="FILE", help="Report file (.html, .md, .json; - = stdout)."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["html", "md", "json"]), default=None, help="Default: from FILE's extension."
+)
+@click.option("--variant", "variant", default=None, help="Variant to inspect (default: the bundle's pair).")
+@click.option("--against", "against", default=None, help="Variant to compare with.")
+@click.option(
+    "--stage", "stage", default=None, metavar="LIST", callback=_check_stages, help="Stages to include (default: all)."
+)
+@click.option("--context", "context", default=3, type=click.IntRange(min=0), show_default=True, help="Context lines.")
+@click.option("--raw", is_flag=True, help="Diff the raw stage texts (no normalization).")
+@click.option("--force", is_flag=True, help="Overwrite FILE even if irdiff did not write it.")
+@user_errors
+def report_cmd(bundle_dir: str, output: str, fmt: str | None, variant: str | None, against: str | None,
+               stage: str | None, context: int, raw: bool, force: bool) -> None:  # fmt: skip
+    """Write a report (HTML, Markdown or JSON) for a saved bundle, without compiling anything.
+
+    \b
+    irdiff report BUNDLE -o report.html
+    irdiff report BUNDLE -o summary.md --variant annotated --against unannotated
+    """
+    from irdiff.pipeline import load_pair
+    from irdiff.render.report import check_outputs, format_for
+
+    outputs = [(format_for(output, fmt or ("html" if output == "-" else None)), output)]
+    check_outputs([output], force=force)
+    bundle, a, b = load_pair(bundle_dir, None, variant, against)
+    _write_reports(bundle, a, b, stage, context, raw, outputs, force)
 
 
 def main() -> None:
     """Console entry point."""
+    global _PROGRAM_ENV
+    _PROGRAM_ENV = dict(os.environ)  # `irdiff capture` runs the program in the environment it was given
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     cli(prog_name="irdiff")
 
