@@ -332,7 +332,9 @@ def _write_reports(bundle: Any, a: str, b: str, stage: str | None, context: int,
 @run_options
 @click.option("--no-run", is_flag=True, help="Do not time the variants even where a GPU is present.")
 @click.option("--json", "as_json", is_flag=True, help="Print the diagnosis (findings, evidence, facts) as JSON.")
-@click.option("--explain", "explain_id", default=None, metavar="FINDING_ID", help="Show one finding's chain and evidence.")
+@click.option(
+    "--explain", "explain_id", default=None, metavar="FINDING_ID", help="Show one finding's chain and evidence."
+)
 @render_options
 @report_file_options
 @user_errors
@@ -403,13 +405,26 @@ def compare_cmd(
 @click.argument("path_b", metavar="[BUNDLE_OR_VARIANT_DIR]", required=False, type=click.Path())
 @click.option("--variant", "variant", default=None, help="Variant to inspect (in a bundle).")
 @click.option("--against", "against", default=None, help="Variant to compare with (in the second bundle, or the same).")
-@click.option("--kernel", "kernel", default=None, metavar="REGEX", help="Two captures: only pairs whose kernel matches.")
+@click.option(
+    "--kernel", "kernel", default=None, metavar="REGEX", help="Two captures: only pairs whose kernel matches."
+)
 @click.option("--overview", "overview", is_flag=True, help="Two captures: print only the overview table.")
+@click.option(
+    "--reports",
+    "reports",
+    default=None,
+    metavar="DIR",
+    help="Two captures: write HTML/Markdown/JSON reports of each pair that differs, and index.md.",
+)
+@click.option(
+    "--force-reports", "force_reports", is_flag=True, help="Overwrite files in --reports DIR that irdiff did not write."
+)
 @render_options
 @user_errors
 def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str | None, stage: str | None,
              context: int, raw: bool, side_by_side: bool, width: int | None, color: str, paging: str,
-             kernel: str | None = None, overview: bool = False) -> None:  # fmt: skip
+             kernel: str | None = None, overview: bool = False, reports: str | None = None,
+             force_reports: bool = False) -> None:  # fmt: skip
     """Diff saved results: one bundle (--variant/--against), two variant directories, or two bundles.
 
     Two kernel collections — `irdiff capture` directories, Triton cache entries or roots (~/.triton/cache),
@@ -431,7 +446,7 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
 
             show_collection_diff(path_a, path_b, kernel=kernel, overview_only=overview, stages=parse_stages(stage),
                                  context=context, raw=raw, side_by_side=side_by_side, width=width, color=color,
-                                 paging=paging)  # fmt: skip
+                                 paging=paging, reports=reports, force=force_reports)  # fmt: skip
             return
 
     bundle, a, b = load_pair(path_a, path_b, variant, against)
@@ -525,9 +540,22 @@ _PROGRAM_ENV: dict[str, str] | None = None  # os.environ as irdiff was started w
 @cli.command("capture", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False), help="Capture directory.")
 @click.option("--filter", "filter_", default=None, metavar="REGEX", help="Record only kernels whose name matches.")
-@click.option("--target", default=None, metavar="SM", help="No GPU: compile for this target (sm80 … sm120) with a stand-in driver; kernels can be warmed up, not launched.")
-@click.option("--launches", default=8, show_default=True, type=click.IntRange(min=0), help="Launches sampled per kernel (grid, argument shapes); 0: no launch hook.")
-@click.option("--no-explain", is_flag=True, help="Skip recompiling each kernel afterwards for the compiler's reasoning log.")
+@click.option(
+    "--target",
+    default=None,
+    metavar="SM",
+    help="No GPU: compile for this target (sm80 … sm120) with a stand-in driver; kernels can be warmed up, not launched.",
+)
+@click.option(
+    "--launches",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Launches sampled per kernel (grid, argument shapes); 0: no launch hook.",
+)
+@click.option(
+    "--no-explain", is_flag=True, help="Skip recompiling each kernel afterwards for the compiler's reasoning log."
+)
 @click.option("--force", is_flag=True, help="Replace an earlier capture in the output directory.")
 @click.option("-j", "--jobs", default=0, type=int, help="Parallel processes for the after-run step (default: cores).")
 @click.argument("program", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -560,7 +588,8 @@ def capture_cmd(output: str, filter_: str | None, target: str | None, launches: 
 
 
 @cli.command("report")
-@click.argument("bundle_dir", metavar="BUNDLE", type=click.Path())
+@click.argument("bundle_dir", metavar="BUNDLE_OR_VARIANT_DIR", type=click.Path())
+@click.argument("other_dir", metavar="[BUNDLE_OR_VARIANT_DIR]", required=False, type=click.Path())
 @click.option(
     "-o", "--output", "output", required=True, metavar="FILE", help="Report file (.html, .md, .json; - = stdout)."
 )
@@ -576,20 +605,22 @@ def capture_cmd(output: str, filter_: str | None, target: str | None, launches: 
 @click.option("--raw", is_flag=True, help="Diff the raw stage texts (no normalization).")
 @click.option("--force", is_flag=True, help="Overwrite FILE even if irdiff did not write it.")
 @user_errors
-def report_cmd(bundle_dir: str, output: str, fmt: str | None, variant: str | None, against: str | None,
-               stage: str | None, context: int, raw: bool, force: bool) -> None:  # fmt: skip
-    """Write a report (HTML, Markdown or JSON) for a saved bundle, without compiling anything.
+def report_cmd(bundle_dir: str, other_dir: str | None, output: str, fmt: str | None, variant: str | None,
+               against: str | None, stage: str | None, context: int, raw: bool, force: bool) -> None:  # fmt: skip
+    """Write a report (HTML, Markdown or JSON) for saved results, without compiling anything; the saved results are
+    given as for irdiff diff (one bundle, two variant directories, or two bundles).
 
     \b
     irdiff report BUNDLE -o report.html
     irdiff report BUNDLE -o summary.md --variant annotated --against unannotated
+    irdiff report BUNDLE_TRITON36 BUNDLE_TRITON39 --variant annotated -o versions.html
     """
     from irdiff.pipeline import load_pair
     from irdiff.render.report import check_outputs, format_for
 
     outputs = [(format_for(output, fmt or ("html" if output == "-" else None)), output)]
     check_outputs([output], force=force)
-    bundle, a, b = load_pair(bundle_dir, None, variant, against)
+    bundle, a, b = load_pair(bundle_dir, other_dir, variant, against)
     _write_reports(bundle, a, b, stage, context, raw, outputs, force)
 
 

@@ -1,0 +1,1 @@
+"""The directory ``irdiff capture`` puts first on the captured program's ``PYTHONPATH`` (holds ``sitecustomize``)."""

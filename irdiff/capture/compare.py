@@ -1,0 +1,441 @@
+"""``irdiff diff A B`` for two kernel collections: captures, Triton cache directories, ``TRITON_KERNEL_DUMP`` dirs.
+
+Each side is opened as a bundle (:func:`open_collection`), the kernels are paired
+(:func:`irdiff.capture.pairing.pair_kernels`), and each pair goes through the same pipeline as a suite comparison
+(:func:`irdiff.pipeline.build_comparison`: normalize, align, diagnose), so every renderer can show it. The terminal
+output starts with an overview table — one row per pair: kernel, how it was paired, the stages that differ, the key
+operation counts that differ, registers — then lists the unpaired kernels, then the full comparison of each pair
+that differs.
+
+Direction: ``A`` is shown as ``-`` (left), ``B`` as ``+`` (right), as in every irdiff diff.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from irdiff.bundle import Bundle, BundleError, load_bundle
+from irdiff.capture.pairing import KernelPair, Pairing, pair_kernels
+
+if TYPE_CHECKING:
+    from irdiff.render import Comparison
+
+__all__ = [
+    "CollectionDiff",
+    "OverviewRow",
+    "PairResult",
+    "compare_collections",
+    "is_collection",
+    "open_collection",
+    "overview_rows",
+    "render_collection_diff",
+]
+
+# Count keys preferred in the overview's "key counts" column, by stage (first differing ones are shown).
+OVERVIEW_STAGES = ("ptx", "ttgir", "sass", "ttir")
+
+
+def is_collection(path: str | os.PathLike[str]) -> bool:
+    """True for inputs :func:`compare_collections` handles and a plain bundle diff does not: an ``irdiff capture``
+    directory, a Triton cache entry or root, a ``TRITON_KERNEL_DUMP`` directory."""
+    from irdiff.capture import is_capture
+    from irdiff.capture.artifacts import is_artifact_dir
+
+    p = Path(path)
+    return is_capture(p) or is_artifact_dir(p)
+
+
+def open_collection(path: str | os.PathLike[str]) -> Bundle:
+    """Open one side: any irdiff bundle (capture or suite) as is; Triton artifacts converted to a temporary bundle.
+
+    :raises BundleError: missing path, a bundle of another schema version, or a directory with no kernels.
+    """
+    from irdiff.capture.artifacts import is_artifact_dir, load_artifacts
+
+    p = Path(path)
+    if not p.exists():
+        raise BundleError(f"{p}: no such directory")
+    if (p / "manifest.json").is_file():
+        return load_bundle(p)
+    if is_artifact_dir(p):
+        bundle = load_artifacts(p)
+        return bundle
+    raise BundleError(
+        f"{p}: not an irdiff capture or bundle, nor a Triton cache or TRITON_KERNEL_DUMP directory (no kernels found)"
+    )
+
+
+@dataclass
+class PairResult:
+    """One pair and its comparison (None when it could not be built: ``error`` says why, in one line)."""
+
+    pair: KernelPair
+    comparison: Comparison | None = None
+    error: str | None = None
+
+
+@dataclass
+class CollectionDiff:
+    """Two kernel collections compared: the two bundles, their labels, the pairing and each pair's comparison."""
+
+    a: Bundle
+    b: Bundle
+    label_a: str
+    label_b: str
+    pairing: Pairing
+    results: list[PairResult] = field(default_factory=list)
+
+
+def _labels(a: Path, b: Path) -> tuple[str, str]:
+    la, lb = a.resolve().name or "A", b.resolve().name or "B"
+    if la == lb:
+        la, lb = f"{a.resolve().parent.name}/{la}", f"{b.resolve().parent.name}/{lb}"
+    if la == lb:
+        la, lb = "A", "B"
+    return la, lb
+
+
+def pair_bundle(cd_a: Bundle, cd_b: Bundle, pair: KernelPair, label_a: str, label_b: str) -> tuple[Bundle, str, str]:
+    """An in-memory bundle holding the two kernels of ``pair``, named ``<label>:<variant>`` (e.g.
+    ``before:scale_rows`` and ``after:scale_rows``); stage files stay where they are."""
+    va, vb = cd_a.variants[pair.a], cd_b.variants[pair.b]
+    na, nb = f"{label_a}:{pair.a}", f"{label_b}:{pair.b}"
+
+    def both(x: str, y: str) -> str:
+        return x if x == y or not y else (y if not x else f"{x} | {y}")
+
+    bundle = Bundle(
+        suite=both(cd_a.suite, cd_b.suite),
+        target=both(va.target or cd_a.target, vb.target or cd_b.target),
+        triton_version=both(
+            str(va.metadata.get("triton_version") or cd_a.triton_version),
+            str(vb.metadata.get("triton_version") or cd_b.triton_version),
+        ),
+        ptxas_version=both(va.resources.ptxas_version, vb.resources.ptxas_version),
+        variants={na: replace(va, name=na), nb: replace(vb, name=nb)},
+        pair=[na, nb],
+        directory="",
+    )
+    return bundle, na, nb
+
+
+def _finalize_artifacts(bundle: Bundle, names: list[str], explain: bool) -> None:
+    """Resources (ptxas report), SASS and the compiler log for artifact kernels, which have none of them yet."""
+    if bundle.suite not in ("triton-cache", "triton-dump", "triton-artifacts") or not names:
+        return
+    from irdiff.bundle import load_variant_dir
+    from irdiff.capture.finalize import finalize_directory
+    from irdiff.capture.hooks import STATE_DIR
+
+    root = Path(bundle.directory)
+    (root / STATE_DIR).mkdir(exist_ok=True)
+    if explain and bundle.triton_version:
+        # Recompiling another version's TTIR with this Triton would not reproduce the kernel (nor its reasoning).
+        from irdiff.compile.compat import triton_version
+
+        explain = bundle.triton_version == triton_version()
+    finalize_directory(root, explain=explain, variants=names)
+    for n in names:
+        bundle.variants[n] = load_variant_dir(root / n)
+
+
+def compare_collections(
+    path_a: str | os.PathLike[str],
+    path_b: str | os.PathLike[str],
+    *,
+    stages: list[str] | None = None,
+    raw: bool = False,
+    context: int = 3,
+    kernel: str | None = None,
+    explain: bool = True,
+) -> CollectionDiff:
+    """Pair the kernels of two collections and build a :class:`~irdiff.render.Comparison` for each pair.
+
+    :param stages: stage names to diff (None: all).
+    :param kernel: regular expression; only pairs where either kernel name matches are compared (the others are
+        left out of the result).
+    :param explain: for Triton artifacts, recompile paired kernels to record the compiler's reasoning log.
+    :raises BundleError: a side that cannot be opened (see :func:`open_collection`), e.g. an older bundle version.
+    :raises ValueError: a bad ``kernel`` pattern.
+    """
+    import re
+
+    from irdiff.pipeline import build_comparison
+
+    a, b = open_collection(path_a), open_collection(path_b)
+    if not a.variants:
+        raise BundleError(f"{path_a}: no kernels captured")
+    if not b.variants:
+        raise BundleError(f"{path_b}: no kernels captured")
+    la, lb = _labels(Path(path_a), Path(path_b))
+    pairing = pair_kernels(a, b)
+    if kernel:
+        try:
+            pat = re.compile(kernel)
+        except re.error as e:
+            raise ValueError(f"--kernel {kernel!r}: not a regular expression: {e}") from None
+        pairing = Pairing(
+            [p for p in pairing.pairs if pat.search(p.a) or pat.search(p.b)],
+            [n for n in pairing.only_a if pat.search(n)],
+            [n for n in pairing.only_b if pat.search(n)],
+        )
+    _finalize_artifacts(a, [p.a for p in pairing.pairs], explain)
+    _finalize_artifacts(b, [p.b for p in pairing.pairs], explain)
+    cd = CollectionDiff(a, b, la, lb, pairing)
+    for p in pairing.pairs:
+        pb, na, nb = pair_bundle(a, b, p, la, lb)
+        try:
+            cd.results.append(PairResult(p, build_comparison(pb, na, nb, stages=stages, raw=raw, context=context)))
+        except ValueError as e:
+            cd.results.append(PairResult(p, None, str(e)))
+    return cd
+
+
+@dataclass
+class OverviewRow:
+    """One line of the overview table.
+
+    :ivar kernel: variant name in A (``a → b`` when the names differ).
+    :ivar paired: how the pair was found (``name+signature``, ``name``, ``source 0.93``).
+    :ivar changed: stages that differ after normalization (``spec`` = the stage-0 specialization), or empty.
+    :ivar counts: ``[(key, count in A, count in B)]`` of key operation counts that differ (at most ``max_counts``).
+    :ivar registers: ``(A, B)`` registers per thread from ptxas; :ivar spills: spill stores in bytes ``(A, B)``.
+    :ivar launches: launches recorded ``(A, B)`` (None when not recorded).
+    """
+
+    kernel: str
+    paired: str
+    changed: list[str]
+    counts: list[tuple[str, int, int]]
+    registers: tuple[int | None, int | None]
+    spills: tuple[int | None, int | None]
+    launches: tuple[int | None, int | None] = (None, None)
+    error: str | None = None
+
+
+def overview_rows(cd: CollectionDiff, max_counts: int = 3) -> list[OverviewRow]:
+    """The overview table's rows, in the order of ``cd.results``."""
+    from irdiff.render import spec_rows, stage_summaries
+
+    rows = []
+    for r in cd.results:
+        p = r.pair
+        va, vb = cd.a.variants[p.a], cd.b.variants[p.b]
+        name = p.a if p.a == p.b else f"{p.a} → {p.b}"
+        how = p.how if p.score >= 1.0 or p.how == "name+signature" else f"{p.how} {p.score:.2f}"
+        changed: list[str] = []
+        counts: list[tuple[str, int, int]] = []
+        if r.comparison is not None:
+            if any(s.differs for s in spec_rows(r.comparison)):
+                changed.append("spec")
+            sums = {s.stage: s for s in stage_summaries(r.comparison)}
+            changed += [s for s in sums if not sums[s].identical]
+            for st in OVERVIEW_STAGES:
+                if st in sums:
+                    counts += [c for c in sums[st].counts if c[1] != c[2] and len(counts) < max_counts]
+        rows.append(
+            OverviewRow(
+                kernel=name,
+                paired=how,
+                changed=changed,
+                counts=counts[:max_counts],
+                registers=(va.resources.registers, vb.resources.registers),
+                spills=(va.resources.spill_store_bytes, vb.resources.spill_store_bytes),
+                launches=(_launch_count(va.metadata), _launch_count(vb.metadata)),
+                error=r.error,
+            )
+        )
+    return rows
+
+
+def _launch_count(meta: dict[str, Any]) -> int | None:
+    launches = meta.get("launches")
+    return int(launches.get("count", 0)) if isinstance(launches, dict) else None
+
+
+def _ab(x: object, y: object) -> str:
+    fx = "?" if x is None else str(x)
+    fy = "?" if y is None else str(y)
+    return fx if fx == fy else f"{fx}→{fy}"
+
+
+def _describe_side(label: str, b: Bundle, sign: str) -> str:
+    what = {"capture": "capture", "triton-cache": "Triton cache", "triton-dump": "TRITON_KERNEL_DUMP"}.get(
+        b.suite, f"bundle {b.suite}"
+    )
+    bits = [f"{len(b.variants)} kernels", what]
+    if b.target:
+        bits.append(b.target)
+    if b.triton_version:
+        bits.append(f"Triton {b.triton_version}")
+    if b.command:
+        bits.append("$ " + " ".join(b.command))
+    return f"  {sign} {label}: " + " · ".join(bits)
+
+
+def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120) -> str:
+    """The overview: both sides, one table row per pair, then the unpaired kernels (plain text, ANSI if ``color``)."""
+    import click
+
+    def st(text: str, **kw: Any) -> str:
+        return click.style(text, **kw) if color else text
+
+    rows = overview_rows(cd)
+    out = [st(f"irdiff diff  {cd.label_a} vs {cd.label_b}", bold=True)]
+    out.append(st(_describe_side(cd.label_a, cd.a, "-"), fg="red"))
+    out.append(st(_describe_side(cd.label_b, cd.b, "+"), fg="green"))
+    out.append("")
+    with_launches = any(x is not None for r in rows for x in r.launches)
+    head: tuple[str, ...] = ("kernel", "paired by", "differs in", "key counts (A→B)", "registers")
+    head += ("launches",) if with_launches else ()
+    cells = []
+    for r in rows:
+        changed = r.error or (" ".join(r.changed) if r.changed else "identical")
+        counts = ", ".join(f"{k} {x}→{y}" for k, x, y in r.counts)
+        regs = _ab(*r.registers)
+        if any(r.spills):
+            regs += f" (spills {_ab(*r.spills)} B)"
+        row: tuple[str, ...] = (r.kernel, r.paired, changed, counts, regs)
+        cells.append(row + ((_ab(*r.launches),) if with_launches else ()))
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
+    widths[0] = min(widths[0], 48)
+    widths[3] = min(widths[3], max(20, width - sum(widths) + widths[3] - 2 * len(widths)))
+
+    def fmt(row: tuple[str, ...]) -> str:
+        parts = []
+        for i, (text, w) in enumerate(zip(row, widths)):
+            text = text if len(text) <= w else text[: w - 1] + "…"
+            parts.append(text.ljust(w) if i < len(row) - 1 else text)
+        return "  " + "  ".join(parts).rstrip()
+
+    out.append(st(fmt(head), dim=True))
+    for r, c in zip(rows, cells):
+        line = fmt(c)
+        if r.error:
+            line = st(line, fg="red")
+        elif r.changed:
+            line = st(line, fg="yellow")
+        out.append(line)
+    if not rows:
+        out.append("  (no kernel of A pairs with a kernel of B)")
+    same = sum(1 for r in rows if not r.changed and not r.error)
+    out.append("")
+    out.append(f"  {len(rows)} pairs: {len(rows) - same} differ, {same} identical")
+    for label, names, b in ((cd.label_a, cd.pairing.only_a, cd.a), (cd.label_b, cd.pairing.only_b, cd.b)):
+        if names:
+            shown = ", ".join(f"{n} ({b.variants[n].kernel})" if b.variants[n].kernel != n else n for n in names)
+            out.append(f"  only in {label}: {shown}")
+    return "\n".join(out) + "\n"
+
+
+def render_collection_diff(cd: CollectionDiff, opts: Any, *, overview_only: bool = False) -> str:
+    """Overview, then the terminal report of every pair that differs (``opts``: ``TerminalOptions``)."""
+    from irdiff.render.terminal import render
+
+    parts = [render_overview(cd, color=opts.color, width=opts.width)]
+    if overview_only:
+        return "".join(parts)
+    for r in cd.results:
+        if r.comparison is None:
+            continue
+        c = r.comparison
+        spec_differs = any(s.differs for s in _spec_rows(c))
+        if c.identical and not spec_differs:
+            continue
+        title = f"{r.pair.a}" if r.pair.a == r.pair.b else f"{r.pair.a} → {r.pair.b}"
+        rule = f"━━ {title} ({r.pair.how}) " + "━" * max(4, opts.width - len(title) - len(r.pair.how) - 8)
+        parts.append("\n" + (_bold(rule) if opts.color else rule) + "\n")
+        parts.append(render(c, opts))
+    return "".join(parts)
+
+
+def _spec_rows(c: Comparison) -> list[Any]:
+    from irdiff.render import spec_rows
+
+    return spec_rows(c)
+
+
+def _bold(text: str) -> str:
+    import click
+
+    return click.style(text, bold=True)
+
+
+def show_collection_diff(
+    path_a: str,
+    path_b: str,
+    *,
+    kernel: str | None,
+    overview_only: bool,
+    stages: list[str] | None,
+    context: int,
+    raw: bool,
+    side_by_side: bool,
+    width: int | None,
+    color: str,
+    paging: str,
+    reports: str | None = None,
+    force: bool = False,
+) -> CollectionDiff:
+    """``irdiff diff`` for two collections: compare, render for the terminal, print (through the pager); with
+    ``reports``, also write the report files of every pair that differs (see :func:`write_pair_reports`)."""
+    from irdiff.render.terminal import TerminalOptions, color_enabled, emit, terminal_width
+
+    cd = compare_collections(path_a, path_b, stages=stages, raw=raw, context=context, kernel=kernel)
+    if reports:
+        for path in write_pair_reports(cd, reports, force=force):
+            print(f"report: {path}", file=sys.stderr)
+    opts = TerminalOptions(
+        color=color_enabled(color), width=terminal_width(width), side_by_side=side_by_side, show_spec=stages is None
+    )
+    emit(render_collection_diff(cd, opts, overview_only=overview_only), paging=paging)
+    return cd
+
+
+def write_pair_reports(cd: CollectionDiff, directory: str, *, force: bool = False) -> list[str]:
+    """Write, for every pair that differs, the HTML, Markdown and JSON reports the suite comparisons get
+    (:func:`irdiff.render.report.write_reports`), named after the kernel (``DIR/<kernel>.html`` …), and
+    ``DIR/index.md``: the overview table with links. Returns the paths written.
+
+    :raises ReportError: a file in ``directory`` exists and is not an irdiff report (without ``force``).
+    """
+    from irdiff.render.report import check_outputs, write_report, write_reports
+
+    root = Path(directory)
+    root.mkdir(parents=True, exist_ok=True)
+    jobs: list[tuple[PairResult, str, list[tuple[str, str]]]] = []
+    for r in cd.results:
+        if r.comparison is None or (r.comparison.identical and not any(x.differs for x in _spec_rows(r.comparison))):
+            continue
+        slug = re.sub(r"[^A-Za-z0-9_.-]", "_", r.pair.a if r.pair.a == r.pair.b else f"{r.pair.a}--{r.pair.b}")
+        jobs.append((r, slug, [(fmt, str(root / f"{slug}.{fmt}")) for fmt in ("html", "md", "json")]))
+    index = str(root / "index.md")
+    check_outputs([index] + [p for _, _, outs in jobs for _, p in outs], force=force)
+    written: list[str] = []
+    links = []
+    for r, slug, outs in jobs:
+        assert r.comparison is not None
+        written += write_reports(r.comparison, outs, force=force)
+        links.append(f"- `{slug}`: [HTML]({slug}.html) · [Markdown]({slug}.md) · [JSON]({slug}.json)")
+    text = "\n".join(
+        [
+            "<!-- irdiff-report: capture index -->",  # the Markdown report marker: a later run may overwrite it
+            f"# irdiff: {cd.label_a} vs {cd.label_b}",
+            "",
+            "```",
+            render_overview(cd, color=False).rstrip(),
+            "```",
+            "",
+            "## Pairs that differ",
+            "",
+            *(links or ["(none)"]),
+            "",
+        ]
+    )
+    written.append(write_report(index, text, force=force))
+    return written

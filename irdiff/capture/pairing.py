@@ -1,0 +1,192 @@
+"""Pair the kernels of two captures (or two Triton caches): which kernel of A corresponds to which kernel of B.
+
+Pure Python over bundles (no Triton import). Rounds, each on the kernels still unpaired, each greedy and
+deterministic (best score first, then capture order):
+
+1. **name + signature** — same kernel name, same stage-0 signature (every parameter's name, type, divisibility,
+   constexpr value) and same ``num_warps``/``num_stages``/``num_ctas``: the same kernel compiled the same way
+   (typical of before/after a code change elsewhere, or two Triton versions);
+2. **name** — same kernel name, signature or options differ (``dynamic=True``, an annotation, another autotune
+   config); among several candidates the one with the most parameters specialized alike and the same options wins;
+   then **fused ops** — TorchInductor names equal once the kind (``poi``/``per``/``red``) and counter are dropped
+   (a reduction that is persistent with static sizes and looped with dynamic ones);
+3. **source** — different names, similar ``@triton.jit`` source (``difflib`` ratio ≥ ``min_similarity`` on the
+   function text with its name and blank lines removed; the TTIR without locations when the source is unknown).
+
+Kernels left over are reported as unpaired (typically autotuning configs only one side compiled, or kernels only
+one program has). TritonParse's ``diff --trace`` pairs the same way (hash, name groups, source similarity ≥ 0.75,
+then within-group by ``num_stages``/``num_warps``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from irdiff.bundle import Bundle, VariantResult
+
+__all__ = ["KernelPair", "Pairing", "pair_kernels", "signature_key", "source_similarity"]
+
+OPTION_KEYS = ("num_warps", "num_stages", "num_ctas")
+
+
+@dataclass
+class KernelPair:
+    """One kernel of A matched to one of B.
+
+    :ivar a: variant name in bundle A; :ivar b: variant name in bundle B.
+    :ivar how: ``"name+signature"``, ``"name"``, ``"fused ops"``, ``"source"`` or ``"only kernels"`` (one kernel on
+        each side).
+    :ivar score: 1.0 for name+signature; the similarity in [0, 1] otherwise.
+    """
+
+    a: str
+    b: str
+    how: str
+    score: float = 1.0
+
+
+@dataclass
+class Pairing:
+    """Result of :func:`pair_kernels`: pairs in A's capture order, then the kernels each side has alone."""
+
+    pairs: list[KernelPair] = field(default_factory=list)
+    only_a: list[str] = field(default_factory=list)
+    only_b: list[str] = field(default_factory=list)
+
+
+def signature_key(v: VariantResult) -> tuple[object, ...]:
+    """What must be equal for round 1: parameters (name, type, divisibility, constexpr) and launch options."""
+    args = tuple((s.name, s.type, s.divisibility, s.constexpr) for s in v.specialization)
+    opts = tuple((k, v.options.get(k, v.metadata.get(k))) for k in OPTION_KEYS)
+    return (args, opts)
+
+
+def _spec_score(va: VariantResult, vb: VariantResult) -> float:
+    """Similarity of two specializations in [0, 1]: parameters specialized alike, and options alike."""
+    a = {s.name: (s.type, s.divisibility, s.constexpr) for s in va.specialization}
+    b = {s.name: (s.type, s.divisibility, s.constexpr) for s in vb.specialization}
+    names = set(a) | set(b)
+    same_args = sum(1 for n in names if a.get(n) == b.get(n)) / len(names) if names else 1.0
+    opts = sum(
+        1 for k in OPTION_KEYS if va.options.get(k, va.metadata.get(k)) == vb.options.get(k, vb.metadata.get(k))
+    ) / len(OPTION_KEYS)
+    return round(0.7 * same_args + 0.3 * opts, 4)
+
+
+_LOC = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
+
+
+def _source_text(v: VariantResult) -> str:
+    src = v.metadata.get("fn_source")
+    if isinstance(src, str) and src.strip():
+        text = re.sub(r"^(\s*def\s+)\w+", r"\1KERNEL", src, count=1, flags=re.M)
+    else:
+        ttir = v.text("ttir")
+        text = "\n".join(_LOC.sub("", ln) for ln in ttir.splitlines() if not ln.startswith("#loc"))
+        if v.kernel:
+            text = text.replace(v.kernel, "KERNEL")
+    return "\n".join(ln.rstrip() for ln in text.splitlines() if ln.strip())
+
+
+def source_similarity(va: VariantResult, vb: VariantResult) -> float:
+    """``difflib.SequenceMatcher`` ratio of the two kernels' source lines (function renamed to ``KERNEL``)."""
+    a, b = _source_text(va).splitlines(), _source_text(vb).splitlines()
+    if not a or not b:
+        return 0.0
+    return round(difflib.SequenceMatcher(None, a, b, autojunk=False).ratio(), 4)
+
+
+_INDUCTOR_NAME = re.compile(r"^triton_(?:poi|per|red|tem|for|spl|mm|bmm)_(.+?)(?:_\d+)?$")
+
+
+def inductor_stem(kernel: str) -> str | None:
+    """``triton_red_fused__to_copy_add_mean_0`` → ``fused__to_copy_add_mean`` (None for other names): the fused
+    operations TorchInductor names its kernels after, without the kernel kind and the per-graph counter."""
+    m = _INDUCTOR_NAME.match(kernel or "")
+    return m.group(1) if m else None
+
+
+def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairing:
+    """Pair the variants of two kernel collections (see the module docstring for the rounds).
+
+    :param a: the capture shown first / ``-`` (e.g. before a change); :param b: the other (``+``).
+    :param min_similarity: lowest source similarity accepted in round 3.
+    :returns: pairs ordered as the kernels of ``a`` were captured, and the unpaired names of each side.
+    """
+    left = [n for n, v in a.variants.items() if not v.error]
+    right = [n for n, v in b.variants.items() if not v.error]
+    va, vb = a.variants, b.variants
+    pairs: list[KernelPair] = []
+
+    def take(candidates: list[tuple[float, int, int, str]], left_now: list[str], right_now: list[str]) -> None:
+        # candidates: (score, index in left, index in right, how); best score first, then capture order.
+        used_a: set[str] = set()
+        used_b: set[str] = set()
+        for score, i, j, how in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+            x, y = left_now[i], right_now[j]
+            if x in used_a or y in used_b:
+                continue
+            used_a.add(x)
+            used_b.add(y)
+            pairs.append(KernelPair(x, y, how, score))
+        left[:] = [n for n in left if n not in used_a]
+        right[:] = [n for n in right if n not in used_b]
+
+    if len(left) == 1 and len(right) == 1:
+        x, y = left[0], right[0]
+        how = "name+signature" if signature_key(va[x]) == signature_key(vb[y]) and va[x].kernel == vb[y].kernel else ""
+        score = 1.0 if how else source_similarity(va[x], vb[y])
+        return Pairing([KernelPair(x, y, how or "only kernels", score)])
+
+    # Round 1: same name and signature.
+    left_now, right_now = list(left), list(right)
+    take(
+        [
+            (1.0, i, j, "name+signature")
+            for i, x in enumerate(left_now)
+            for j, y in enumerate(right_now)
+            if va[x].kernel == vb[y].kernel and signature_key(va[x]) == signature_key(vb[y])
+        ],
+        left_now,
+        right_now,
+    )
+    # Round 2: same name.
+    left_now, right_now = list(left), list(right)
+    take(
+        [
+            (_spec_score(va[x], vb[y]), i, j, "name")
+            for i, x in enumerate(left_now)
+            for j, y in enumerate(right_now)
+            if va[x].kernel and va[x].kernel == vb[y].kernel
+        ],
+        left_now,
+        right_now,
+    )
+    # Round 2b: same TorchInductor kernel name once the kind and counter are dropped
+    # (``triton_per_fused_add_mean_0`` and ``triton_red_fused_add_mean_1`` both compute ``fused_add_mean``).
+    left_now, right_now = list(left), list(right)
+    take(
+        [
+            (_spec_score(va[x], vb[y]), i, j, "fused ops")
+            for i, x in enumerate(left_now)
+            for j, y in enumerate(right_now)
+            if inductor_stem(va[x].kernel) and inductor_stem(va[x].kernel) == inductor_stem(vb[y].kernel)
+        ],
+        left_now,
+        right_now,
+    )
+    # Round 3: similar source.
+    left_now, right_now = list(left), list(right)
+    cands = []
+    for i, x in enumerate(left_now):
+        for j, y in enumerate(right_now):
+            s = source_similarity(va[x], vb[y])
+            if s >= min_similarity:
+                cands.append((s, i, j, "source"))
+    take(cands, left_now, right_now)
+
+    order = {n: k for k, n in enumerate(a.variants)}
+    pairs.sort(key=lambda p: order.get(p.a, 0))
+    return Pairing(pairs, list(left), list(right))
