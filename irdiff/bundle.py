@@ -167,6 +167,22 @@ class Bundle:
     schema: str = SCHEMA
     directory: str = ""
 
+    def compiled_variant(self, name: str) -> VariantResult:
+        """The variant called ``name``, compiled without error.
+
+        :raises BundleError: the bundle has no such variant (the message lists those it has), or it failed to
+            compile (the message quotes the compiler's first line).
+        """
+        v = self.variants.get(name)
+        if v is None:
+            have = ", ".join(self.variants) or "none"
+            where = f" {self.directory}" if self.directory else ""
+            raise BundleError(f"variant {name!r} is not in the bundle{where} (it has: {have})")
+        if v.error:
+            first = v.error.strip().splitlines()
+            raise BundleError(f"variant {name!r} failed to compile: {first[0] if first else v.error}")
+        return v
+
     def manifest(self) -> dict[str, Any]:
         return {
             "schema": self.schema,

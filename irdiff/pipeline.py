@@ -34,17 +34,6 @@ def parse_stages(text: str | Iterable[str] | None) -> list[str] | None:
     return [s for s in STAGES if s in names]
 
 
-def _variant(bundle: Bundle, name: str) -> VariantResult:
-    v = bundle.variants.get(name)
-    if v is None:
-        have = ", ".join(bundle.variants) or "none"
-        raise ValueError(f"variant {name!r} is not in the bundle {bundle.directory or ''} (it has: {have})")
-    if v.error:
-        first = v.error.strip().splitlines()
-        raise ValueError(f"variant {name!r} failed to compile: {first[0] if first else v.error}")
-    return v
-
-
 def build_comparison(
     bundle: Bundle,
     a: str,
@@ -68,7 +57,7 @@ def build_comparison(
     if context < 0:
         raise ValueError(f"--context must be 0 or more, not {context}")
     wanted = parse_stages(stages) or list(STAGES)
-    va, vb = _variant(bundle, a), _variant(bundle, b)
+    va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
     diffs = []
     for stage in wanted:
         ta, tb = va.text(stage), vb.text(stage)

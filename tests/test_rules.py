@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irdiff.bundle import Bundle
+from irdiff.bundle import Bundle, BundleError
 from irdiff.diagnose import KEY_COUNTS, Diagnosis, Finding, count_ops, diagnose
 from irdiff.diagnose.facts import occupancy, strip_loc
 from irdiff.diagnose.rules import CAUSES, RULE_IDS
@@ -250,7 +250,7 @@ def test_identical_variants(copy86: Bundle) -> None:
 
 
 def test_unknown_variant(copy86: Bundle) -> None:
-    with pytest.raises(ValueError, match="not in the bundle"):
+    with pytest.raises(BundleError, match="not in the bundle"):
         diagnose(copy86, "nope", "plain")
 
 

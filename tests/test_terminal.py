@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irdiff.bundle import Bundle
+from irdiff.bundle import Bundle, BundleError
 from irdiff.cli import cli
 from irdiff.diagnose import Diagnosis, Finding
 from irdiff.pipeline import build_comparison, load_pair, parse_stages
@@ -306,7 +306,7 @@ def test_unknown_stage_and_variant(pair: Bundle) -> None:
     with pytest.raises(ValueError, match="unknown stage 'foo'"):
         parse_stages("ttgir,foo")
     assert parse_stages("ptx, TTGIR") == ["ttgir", "ptx"]
-    with pytest.raises(ValueError, match="variant 'nope' is not in the bundle"):
+    with pytest.raises(BundleError, match="variant 'nope' is not in the bundle"):
         build_comparison(pair, "nope", "unannotated")
 
 

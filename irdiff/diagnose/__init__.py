@@ -42,17 +42,6 @@ _COMPARED_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
 _WEIGHT = {"info": 0, "minor": 1, "major": 2, "critical": 4}
 
 
-def _variant(bundle: Bundle, name: str) -> VariantResult:
-    v = bundle.variants.get(name)
-    if v is None:
-        have = ", ".join(bundle.variants) or "none"
-        raise ValueError(f"variant {name!r} is not in the bundle (it has: {have})")
-    if v.error:
-        first = v.error.strip().splitlines()
-        raise ValueError(f"variant {name!r} failed to compile: {first[0] if first else v.error}")
-    return v
-
-
 def identical_after_normalization(va: VariantResult, vb: VariantResult) -> bool:
     """True when TTIR, TTGIR, LLIR, PTX and SASS are equal after :func:`irdiff.normalize.normalize` (kernel names,
     locations, SSA/register numbering erased) and the specialization (types, divisibility, constants) is the same."""
@@ -247,7 +236,7 @@ def diagnose(bundle: Bundle, a: str, b: str) -> Diagnosis:
         True (and ``findings`` empty) when both compile to the same code after normalization.
     :raises ValueError: a variant is missing from the bundle or failed to compile (one-line message).
     """
-    va, vb = _variant(bundle, a), _variant(bundle, b)
+    va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
     fa, fb = extract_facts(va), extract_facts(vb)
     facts = {a: fa.to_json(), b: fb.to_json()} if a != b else {a: fa.to_json()}
     if a == b or identical_after_normalization(va, vb):
