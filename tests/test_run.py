@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 from pathlib import Path
 
@@ -299,13 +298,13 @@ def _synthetic_record() -> dict:
     }
 
 
-def test_format_timing_golden() -> None:
+def test_format_timing_golden(update_goldens: bool) -> None:
     text = format_timing(_synthetic_record())
     golden = GOLDEN / "run_timing.txt"
-    if os.environ.get("IRDIFF_UPDATE_GOLDEN") == "1":
+    if update_goldens:
         golden.parent.mkdir(exist_ok=True)
         golden.write_text(text + "\n")
-    assert text + "\n" == golden.read_text(), "rendering changed: rerun with IRDIFF_UPDATE_GOLDEN=1 if intended"
+    assert text + "\n" == golden.read_text(), "rendering changed: rerun pytest with --update-goldens if intended"
     assert "499.8 ✗" in text and "20.37x slower" in text and "25.0 ✗" not in text
 
 
