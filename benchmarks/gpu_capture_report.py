@@ -42,6 +42,11 @@ def describe_capture(path: Path) -> None:
         print(f"      options {v.options}")
         print(f"      resources: {r.registers} regs, spills {r.spill_store_bytes}/{r.spill_load_bytes} B, "
               f"shared {r.shared_bytes} B, {r.ptxas_version}")  # fmt: skip
+        print(
+            f"      ptxas at compile time: {v.metadata.get('ptxas_path')}; report by: {v.metadata.get('ptxas_rerun')}"
+        )
+        if v.metadata.get("resources_note"):
+            print(f"      resources note: {v.metadata['resources_note']}")
         print(f"      compiled by {v.metadata.get('compiled_by')} (pid {v.metadata.get('pid')})")
         if v.metadata.get("inductor"):
             print(f"      inductor: {v.metadata['inductor']}")
@@ -50,7 +55,9 @@ def describe_capture(path: Path) -> None:
             print(f"      arg {s.index:2d} {s.name:16s} {s.summary():22s} {s.reason}")
         launches = v.metadata.get("launches")
         if launches:
-            print(f"      launches: {launches.get('count')}")
+            print(
+                f"      launches: {launches.get('count')} ({launches.get('autotune', 0)} by an autotuner's benchmark)"
+            )
             for smp in launches.get("samples", [])[:4]:
                 print(f"        grid {smp.get('grid')} args {json.dumps(smp.get('args'))[:300]}")
         else:
@@ -59,6 +66,7 @@ def describe_capture(path: Path) -> None:
 
 def main(argv: list[str]) -> int:
     from irdiff.capture.compare import compare_collections, render_overview
+    from irdiff.capture.pairing import program_launches
     from irdiff.render import spec_rows
 
     a_path, b_path = Path(argv[0]), Path(argv[1])
@@ -118,16 +126,21 @@ def main(argv: list[str]) -> int:
         )
     )
 
-    def launched(b: Any, names: list[str]) -> list[str]:
-        return [n for n in names if (b.variants[n].metadata.get("launches") or {}).get("count")]
+    def ran(b: Any, names: list[str]) -> list[str]:
+        """Kernels the program itself launched (an autotuner's benchmark launches aside)."""
+        return [n for n in names if program_launches(b.variants[n]) > 0]
 
-    unpaired_launched = launched(cd.a, cd.pairing.only_a) + launched(cd.b, cd.pairing.only_b)
+    also_a = [n for alts in cd.pairing.also_a.values() for n in alts]
+    also_b = [n for alts in cd.pairing.also_b.values() for n in alts]
+    unpaired_ran = ran(cd.a, cd.pairing.only_a + also_a) + ran(cd.b, cd.pairing.only_b + also_b)
     checks.append(
         (
-            "the kernels pair up (every launched kernel is in a pair)",
-            bool(cd.results) and not unpaired_launched,
-            f"{len(cd.results)} pairs; unpaired: A {cd.pairing.only_a}, B {cd.pairing.only_b}; "
-            f"launched but unpaired: {unpaired_launched}",
+            "the kernels pair up (every kernel the program launched is in a pair; "
+            "configs only an autotuner launched may be listed as 'also compiled')",
+            bool(cd.results) and not unpaired_ran,
+            f"{len(cd.results)} pairs: {[(p.a, p.b, p.how) for p in cd.pairing.pairs]}; "
+            f"unpaired: A {cd.pairing.only_a}, B {cd.pairing.only_b}; also compiled: A {also_a}, B {also_b}; "
+            f"launched by the program but not paired: {unpaired_ran}",
         )
     )
     checks.append(

@@ -265,8 +265,19 @@ def load_bundle(path: str | os.PathLike[str]) -> Bundle:
 
 
 def copy_variant(src: VariantResult, dest_dir: Path) -> VariantResult:
-    """Copy a saved variant directory into ``dest_dir`` (used to assemble bundles from cached results)."""
-    if dest_dir.exists():
-        shutil.rmtree(dest_dir)
-    shutil.copytree(src.directory, dest_dir)
+    """Copy a saved variant directory into ``dest_dir`` (used to assemble bundles from cached results).
+
+    The copy is made beside ``dest_dir`` and renamed into place, so a concurrent reader or writer of the same
+    bundle never sees a half-copied variant.
+    """
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{dest_dir.name}-", dir=dest_dir.parent))
+    shutil.copytree(src.directory, tmp, dirs_exist_ok=True)
+    for _ in range(3):
+        try:
+            os.replace(tmp, dest_dir)
+            break
+        except OSError:  # dest_dir exists (an older copy, or another process just wrote it)
+            shutil.rmtree(dest_dir, ignore_errors=True)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
     return load_variant_dir(dest_dir)

@@ -129,14 +129,22 @@ def _build_request(
 
 
 def _report_errors(bundle: Any) -> int:
-    """Print one line per variant that failed to compile; return how many failed."""
+    """Print the compiler's message for each variant that failed to compile; return how many failed.
+
+    Triton's ``CompilationError`` puts the source excerpt and caret first and the actual error last, so the whole
+    message is shown (up to 40 lines, keeping the last ones).
+    """
     failed = 0
     for v in bundle.variants.values():
         if v.error:
             failed += 1
-            first = v.error.strip().splitlines()
-            click.echo(f"error: variant {v.name!r} failed to compile: {first[0] if first else v.error}", err=True)
-            for line in first[1:6]:
+            lines = v.error.strip().splitlines() or [v.error]
+            click.echo(f"error: variant {v.name!r} failed to compile: {lines[0]}", err=True)
+            rest = lines[1:]
+            if len(rest) > 40:
+                click.echo(f"  … ({len(rest) - 39} lines omitted; the whole message is in {v.directory}/variant.json)")
+                rest = rest[-39:]
+            for line in rest:
                 click.echo(f"  {line}", err=True)
     return failed
 

@@ -324,6 +324,8 @@ def _load_file(path: Path) -> Any:
 def load_suite(ref: str) -> Suite:
     """Load a suite by built-in name (``matmul``) or ``path/to/file.py[::name]``.
 
+    ``name`` is the suite's ``Suite.name`` or the module-level variable that holds it (``file.py::suite``).
+
     :raises SuiteError: unknown built-in (with the closest names), missing file, syntax or import error in the
         file, or a file holding several suites when none was named.
     """
@@ -341,9 +343,15 @@ def load_suite(ref: str) -> Suite:
         if not suites:
             raise SuiteError(f"{path_part} defines no irdiff.suite.Suite object")
         if name:
-            if name not in suites:
-                raise SuiteError(f"{path_part} has no suite {name!r}{did_you_mean(name, suites)}")
-            return suites[name]
+            if name in suites:
+                return suites[name]
+            by_variable = {k: v for k, v in vars(module).items() if isinstance(v, Suite)}
+            if name in by_variable:
+                return by_variable[name]
+            raise SuiteError(
+                f"{path_part} has no suite {name!r}{did_you_mean(name, [*suites, *by_variable])}"
+                f" (suites: {', '.join(suites)})"
+            )
         if len(suites) > 1:
             raise SuiteError(f"{path_part} defines several suites ({', '.join(suites)}); name one: {path_part}::NAME")
         return next(iter(suites.values()))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -220,6 +221,7 @@ def test_direct_triton_compile_as_inductor_does(tmp_path: Path) -> None:
     again = load_bundle(tmp_path / "again").variants["triton_red_fused_add_mean_0"]
     assert (v.cache_hit, again.cache_hit) == (False, True)
     assert again.text("ptx") == v.text("ptx") and again.resources.registers == v.resources.registers
+    assert v.resources.registers and v.resources.registers > 0 and v.resources.spill_store_bytes == 0
     assert v.metadata["compiled_by"] == "__main__._precompile_config"
     assert v.metadata["inductor"]["size_hints"] == {"x": 8192, "r0_": 4096}
     assert v.metadata["inductor"]["config"] == {"XBLOCK": 1, "R0_BLOCK": 1024}
@@ -228,6 +230,55 @@ def test_direct_triton_compile_as_inductor_does(tmp_path: Path) -> None:
     assert specs["in_ptr0"].summary() == "*bf16 div16"
     assert specs["R0_BLOCK"].constexpr == "1024" and v.config == {"XBLOCK": "1", "R0_BLOCK": "1024"}
     assert v.options["num_stages"] == 1 and "ks0" in v.text("ttir")
+
+
+def _triton_tool(python: str, expr: str) -> str:
+    """Ask ``python``'s Triton (3.6 in .venv36, the newest in .venv) for a tool path, e.g. ``get_ptxas(90).path``."""
+    code = f"from triton.backends.nvidia.compiler import get_ptxas; from triton import knobs; print({expr})"
+    return subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _cuda_release(ptxas: str) -> tuple[int, int]:
+    out = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"release (\d+)\.(\d+)", out)
+    assert m, out
+    return int(m.group(1)), int(m.group(2))
+
+
+@pytest.mark.parametrize("program_triton", ["3.6", "current"])
+def test_direct_compile_with_the_programs_own_ptxas(tmp_path: Path, program_triton: str) -> None:
+    """TorchInductor points ``TRITON_PTXAS_PATH`` at the ptxas of torch's CUDA inside the program, so the kernel's
+    PTX ``.version`` is newer than the program Triton's own ptxas can assemble (on the H200: PTX 9.0 from CUDA
+    13.0's ptxas, Triton 3.6's ptxas 12.8). The capture must still give registers and spills (assembled by the
+    ptxas the program used, recorded at compile time) and reproduce the compile for the compiler's log."""
+    if program_triton == "3.6":
+        if not PY36.exists():
+            pytest.skip(".venv36 (Triton 3.6) not installed")
+        python, arch = str(PY36), 90  # Triton 3.6 assembles sm90 with its `ptxas` (CUDA 12.8)
+    else:
+        python, arch = sys.executable, 86  # the newest Triton assembles sm86 with its `ptxas` (CUDA 12.9)
+    default = _triton_tool(python, f"get_ptxas({arch}).path")
+    newer = _triton_tool(sys.executable, "knobs.nvidia.ptxas_blackwell.path")  # CUDA 13.x
+    if _cuda_release(newer) <= _cuda_release(default):
+        pytest.skip(f"no ptxas newer than {default} to point TRITON_PTXAS_PATH at")
+    env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("TRITON_PTXAS_PATH", None)
+    program = [python, str(SCRIPTS / "direct_compile.py"), "--arch", str(arch), "--ptxas", newer]
+    r = capture(tmp_path / "cap", *program, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "irdiff capture: warning" not in r.stderr, r.stderr
+    v = load_bundle(tmp_path / "cap").variants["triton_red_fused_add_mean_0"]
+    major, minor = _cuda_release(newer)
+    ptx = int(_triton_tool(python, f"__import__('triton.backends.nvidia.compiler').backends.nvidia.compiler."
+                                   f"ptx_get_version('{major}.{minor}')"))  # fmt: skip
+    assert f".version {ptx // 10}.{ptx % 10}\n" in v.text("ptx")  # the PTX version Triton derives from that ptxas
+    assert "Unsupported .version" not in v.text("ptxas") and "Used" in v.text("ptxas")
+    assert v.resources.registers and v.resources.registers > 0 and v.resources.spill_store_bytes == 0
+    assert v.metadata["explain"]["reproduced"] is True
+    assert "tritongpu-coalesce" in v.text("llvm_debug")
+    assert f" V{major}.{minor}." in v.resources.ptxas_version  # the manifest names the ptxas that built it
+    assert v.metadata["ptxas_path"] == newer and v.metadata["ptxas_rerun"] == newer
+    assert "resources_note" not in v.metadata  # the report agrees with the captured cubin's register count
 
 
 def test_launch_sampling_replayed_without_gpu(tmp_path: Path) -> None:
@@ -239,8 +290,11 @@ def test_launch_sampling_replayed_without_gpu(tmp_path: Path) -> None:
     assert add["count"] == 5
     assert [s["grid"] for s in add["samples"]] == [[4], [64]]  # distinct launches only
     assert add["samples"][1]["args"]["x_ptr"] == {"dtype": "fp16", "shape": [65536], "strides": [1], "align": 16}
+    assert add["autotune"] == 0
     other = b.variants["other_kernel"].metadata["launches"]  # read from the launcher's frame
-    assert other["count"] == 2 and other["samples"][0]["grid"] == [2, 1, 1]
+    assert other["count"] == 5 and other["samples"][0]["grid"] == [2, 1, 1]
+    assert other["autotune"] == 3  # the three launches from the autotuner's `kernel_call`, not the program's two
+    assert other["samples"][0]["autotune"] is True  # the first distinct launch was a benchmark run
     assert other["samples"][0]["args"] == {
         "x_ptr": {"dtype": "fp16", "shape": [512], "strides": [1], "align": 16},
         "n": 512,
@@ -322,11 +376,34 @@ def test_ttir_signature_both_triton_versions_format() -> None:
 
 
 def _variant(
-    name: str, kernel: str, sig: list[tuple[str, str, int | None]], src: str = "", warps: int = 4
+    name: str,
+    kernel: str,
+    sig: list[tuple[str, str, int | None]],
+    src: str = "",
+    warps: int = 4,
+    *,
+    config: dict[str, int] | None = None,
+    launches: tuple[int, int] | None = None,
+    inductor_configs: int = 0,
 ) -> VariantResult:
+    """A captured kernel as finalize leaves it: stage-0 parameters, then ``config`` constexprs; ``launches`` =
+    (launches, of which an autotuner's benchmark runs); ``inductor_configs``: autotuning configs Inductor compiled."""
     specs = [ArgSpec(name=n, index=i, type=t, divisibility=d) for i, (n, t, d) in enumerate(sig)]
-    meta = {"fn_source": src} if src else {}
-    return VariantResult(name=name, kernel=kernel, specialization=specs, options={"num_warps": warps}, metadata=meta)
+    for k, v in (config or {}).items():
+        specs.append(ArgSpec(name=k, index=len(specs), type="constexpr", constexpr=str(v), is_constexpr_param=True))
+    meta: dict[str, object] = {"fn_source": src} if src else {}
+    if launches is not None:
+        meta["launches"] = {"count": launches[0], "autotune": launches[1], "samples": []}
+    if inductor_configs:
+        meta["inductor"] = {"kernel_name": kernel, "config": config, "configs": inductor_configs}
+    return VariantResult(
+        name=name,
+        kernel=kernel,
+        specialization=specs,
+        options={"num_warps": warps},
+        metadata=meta,
+        config={k: str(v) for k, v in (config or {}).items()},
+    )
 
 
 def _bundle(*vs: VariantResult) -> Bundle:
@@ -364,21 +441,92 @@ def test_pairing_rounds_without_compiles() -> None:
     assert source_similarity(a.variants["old_name"], b.variants["new_name"]) == 1.0
 
 
+RED = "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0"
+STATIC_SIG = [("in_ptr0", "*bf16", 16), ("xnumel", "i32", 16), ("r0_numel", "i32", 16)]
+DYNAMIC_SIG = [("in_ptr0", "*bf16", 16), ("ks0", "i64", None), ("xnumel", "i32", None), ("r0_numel", "i32", None)]
+
+
+def test_pairing_prefers_the_config_the_program_ran_over_autotuning_configs() -> None:
+    """The H200 capture of a torch.compile'd RMSNorm: with static sizes TorchInductor compiled two configs of one
+    reduction and benchmarked both (106 launches each), then ran R0_BLOCK=2048 (411 more); with dynamic sizes it
+    compiled one. The dynamic kernel pairs with the config the program ran; the other config is listed as also
+    compiled, not as only in static."""
+    static = _bundle(
+        _variant(RED, RED, STATIC_SIG, config={"XBLOCK": 1, "R0_BLOCK": 4096}, launches=(106, 106), inductor_configs=2),
+        _variant(
+            f"{RED}-2", RED, STATIC_SIG, config={"XBLOCK": 1, "R0_BLOCK": 2048}, launches=(517, 106), inductor_configs=2
+        ),
+    )
+    dynamic = _bundle(_variant(RED, RED, DYNAMIC_SIG, config={"XBLOCK": 1, "R0_BLOCK": 2048}, launches=(411, 0)))
+    p = pair_kernels(static, dynamic)
+    assert [(x.a, x.b, x.how) for x in p.pairs] == [(f"{RED}-2", RED, "name")]
+    assert p.only_a == [] and p.only_b == [] and p.also_a == {f"{RED}-2": [RED]} and p.also_b == {}
+    q = pair_kernels(dynamic, static)  # the same from the other side
+    assert [(x.a, x.b) for x in q.pairs] == [(RED, f"{RED}-2")] and q.also_b == {f"{RED}-2": [RED]}
+    # The config the program ran wins even when the benchmarked-only one matches the other side's signature better.
+    twin = _variant(RED, RED, DYNAMIC_SIG, config={"XBLOCK": 1, "R0_BLOCK": 2048}, launches=(106, 106))
+    ran = _variant(f"{RED}-2", RED, STATIC_SIG, config={"XBLOCK": 1, "R0_BLOCK": 4096}, launches=(517, 106))
+    p = pair_kernels(_bundle(twin, ran), dynamic)
+    assert [(x.a, x.b, x.how) for x in p.pairs] == [(f"{RED}-2", RED, "name")] and p.also_a == {f"{RED}-2": [RED]}
+    # The overview says what the other static kernel is.
+    from irdiff.capture.compare import CollectionDiff, render_overview
+
+    p = pair_kernels(static, dynamic)
+    text = render_overview(CollectionDiff(static, dynamic, "static", "dynamic", p), width=200)
+    assert "only in static" not in text
+    assert (
+        f"also compiled in static: {RED}: another compile of {RED}-2 (paired) — R0_BLOCK=4096 (paired: 2048) — one "
+        "of 2 autotuning configs TorchInductor compiled for this kernel — 106 launches, all by the autotuner's "
+        "benchmark (not picked); paired: 517 (106 by the autotuner's benchmark)"
+    ) in text
+
+
+def test_pairing_tie_break_without_launch_counts() -> None:
+    """No GPU, no launch counts: among kernels of one name the same signature wins, then the most similar
+    signature, then the most similar source; the losers are alternatives of the winner."""
+    body = "def k(x_ptr, n):\n    offs = tl.arange(0, 128)\n    tl.store(x_ptr + offs, tl.load(x_ptr + offs) {} 2)\n"
+    ptr, n16, n = ("x_ptr", "*fp16", 16), ("n", "i32", 16), ("n", "i32", None)
+    a = _bundle(
+        _variant("k", "k", [ptr, n16], src=body.format("*")),
+        _variant("k-2", "k", [ptr, n16], src=body.format("+")),  # same signature as k, source as B's k
+        _variant("k-3", "k", [ptr, n], src=body.format("+")),
+        _variant("other", "other", [ptr]),
+    )
+    b = _bundle(_variant("k", "k", [ptr, n16], src=body.format("+")), _variant("another", "another", [ptr]))
+    p = pair_kernels(a, b)
+    assert [(x.a, x.b, x.how) for x in p.pairs] == [("k-2", "k", "name+signature")]
+    assert p.also_a == {"k-2": ["k", "k-3"]} and p.only_a == ["other"] and p.only_b == ["another"]
+    # A launched kernel wins over an identical signature that never ran.
+    a.variants["k-3"].metadata["launches"] = {"count": 5, "autotune": 0, "samples": []}
+    b.variants["k"].metadata["launches"] = {"count": 5, "autotune": 0, "samples": []}
+    p = pair_kernels(a, b)
+    assert [(x.a, x.b, x.how) for x in p.pairs] == [("k-3", "k", "name")] and p.also_a == {"k-3": ["k", "k-2"]}
+
+
 NAMES = st.sampled_from(["k", "triton_poi_fused_add_0", "triton_red_fused_add_1", "m", "other"])
 SIGS = st.lists(st.tuples(st.sampled_from(["x", "y", "n"]), st.sampled_from(["*fp16", "i32", "constexpr"]),
                           st.sampled_from([None, 16])), max_size=3)  # fmt: skip
 
 
+LAUNCHES = st.sampled_from([None, (0, 0), (5, 5), (9, 2)])
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(NAMES, SIGS), max_size=6), st.lists(st.tuples(NAMES, SIGS), max_size=6))
+@given(st.lists(st.tuples(NAMES, SIGS, LAUNCHES), max_size=6), st.lists(st.tuples(NAMES, SIGS, LAUNCHES), max_size=6))
 def test_pairing_invariants(xs: list, ys: list) -> None:
-    a = _bundle(*[_variant(f"{n}-{i}", n, s) for i, (n, s) in enumerate(xs)])
-    b = _bundle(*[_variant(f"{n}-{i}", n, s) for i, (n, s) in enumerate(ys)])
+    a = _bundle(*[_variant(f"{n}-{i}", n, s, launches=c) for i, (n, s, c) in enumerate(xs)])
+    b = _bundle(*[_variant(f"{n}-{i}", n, s, launches=c) for i, (n, s, c) in enumerate(ys)])
     p = pair_kernels(a, b)
-    left = [x.a for x in p.pairs] + p.only_a
-    right = [x.b for x in p.pairs] + p.only_b
+    also_a = [n for alts in p.also_a.values() for n in alts]
+    also_b = [n for alts in p.also_b.values() for n in alts]
+    left = [x.a for x in p.pairs] + p.only_a + also_a
+    right = [x.b for x in p.pairs] + p.only_b + also_b
     assert sorted(left) == sorted(a.variants) and sorted(right) == sorted(b.variants)  # each kernel exactly once
     assert len(set(left)) == len(left) and len(set(right)) == len(right)
+    for side, also in ((a, p.also_a), (b, p.also_b)):  # an alternative has the name of the paired kernel it follows
+        paired = {x.a for x in p.pairs} if side is a else {x.b for x in p.pairs}
+        assert all(k in paired and all(side.variants[n].kernel == side.variants[k].kernel for n in ns)
+                   for k, ns in also.items())  # fmt: skip
     q = pair_kernels(b, a)
     assert len(q.pairs) == len(p.pairs)  # pairing does not depend on which side is A
     for x in p.pairs:

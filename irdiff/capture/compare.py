@@ -30,6 +30,7 @@ __all__ = [
     "OverviewRow",
     "PairResult",
     "compare_collections",
+    "describe_alternative",
     "is_collection",
     "open_collection",
     "overview_rows",
@@ -179,10 +180,13 @@ def compare_collections(
             pat = re.compile(kernel)
         except re.error as e:
             raise ValueError(f"--kernel {kernel!r}: not a regular expression: {e}") from None
+        kept = [p for p in pairing.pairs if pat.search(p.a) or pat.search(p.b)]
         pairing = Pairing(
-            [p for p in pairing.pairs if pat.search(p.a) or pat.search(p.b)],
+            kept,
             [n for n in pairing.only_a if pat.search(n)],
             [n for n in pairing.only_b if pat.search(n)],
+            {k: alts for k, alts in pairing.also_a.items() if k in {p.a for p in kept}},
+            {k: alts for k, alts in pairing.also_b.items() if k in {p.b for p in kept}},
         )
     _finalize_artifacts(a, [p.a for p in pairing.pairs], explain)
     _finalize_artifacts(b, [p.b for p in pairing.pairs], explain)
@@ -309,7 +313,7 @@ def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120
     def fmt(row: tuple[str, ...]) -> str:
         parts = []
         for i, (text, w) in enumerate(zip(row, widths)):
-            text = text if len(text) <= w else text[: w - 1] + "…"
+            text = _fit_kernel(text, w) if i == 0 else (text if len(text) <= w else text[: w - 1] + "…")
             parts.append(text.ljust(w) if i < len(row) - 1 else text)
         return "  " + "  ".join(parts).rstrip()
 
@@ -330,7 +334,75 @@ def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120
         if names:
             shown = ", ".join(f"{n} ({b.variants[n].kernel})" if b.variants[n].kernel != n else n for n in names)
             out.append(f"  only in {label}: {shown}")
+    for label, also, b in ((cd.label_a, cd.pairing.also_a, cd.a), (cd.label_b, cd.pairing.also_b, cd.b)):
+        for kept, alts in also.items():
+            for n in alts:
+                out.append(f"  also compiled in {label}: {describe_alternative(b, n, kept)}")
     return "\n".join(out) + "\n"
+
+
+def _fit_kernel(text: str, width: int) -> str:
+    """Shorten a kernel cell in the middle, each side of ``A → B`` separately, so that the ends (``_0-2``, the
+    TorchInductor counter and the variant suffix that tell same-name kernels apart) stay visible."""
+    if len(text) <= width:
+        return text
+
+    def mid(t: str, w: int) -> str:
+        if len(t) <= w:
+            return t
+        head = max(1, (w - 1) // 2)
+        return t[:head] + "…" + t[len(t) - (w - 1 - head) :] if w > 1 else "…"
+
+    if " → " in text:
+        a, b = text.split(" → ", 1)
+        half = (width - 3) // 2
+        return mid(a, half) + " → " + mid(b, width - 3 - half)
+    return mid(text, width)
+
+
+def describe_alternative(b: Bundle, name: str, kept: str) -> str:
+    """One line on a kernel that lost the same-name tie-break to ``kept`` (see
+    :attr:`~irdiff.capture.pairing.Pairing.also_a`): what differs from the paired one (constexpr config, launch
+    options, specialization), whether TorchInductor compiled it as one of several autotuning configs, and its
+    launches (``N launches, all by the autotuner's benchmark`` for a config the autotuner timed and did not pick).
+    """
+    from irdiff.capture.pairing import launch_counts
+
+    v, k = b.variants[name], b.variants[kept]
+    diffs = []
+    for key in sorted(set(v.config) | set(k.config)):
+        if str(v.config.get(key)) != str(k.config.get(key)):
+            diffs.append(f"{key}={v.config.get(key, '—')} (paired: {k.config.get(key, '—')})")
+    for opt in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+        x, y = v.options.get(opt, v.metadata.get(opt)), k.options.get(opt, k.metadata.get(opt))
+        if x != y:
+            diffs.append(f"{opt}={x} (paired: {y})")
+    ks = {s.name: s for s in k.specialization}
+    for s in v.specialization:
+        other = ks.get(s.name)
+        if s.is_constexpr_param or s.name in v.config or (other is not None and other.summary() == s.summary()):
+            continue
+        diffs.append(f"{s.name} {s.summary()} (paired: {other.summary() if other else '—'})")
+    bits = [f"{name}: another compile of {kept} (paired)"]
+    bits.append(", ".join(diffs) if diffs else "same specialization and options")
+    inductor = v.metadata.get("inductor")
+    if isinstance(inductor, dict) and int(inductor.get("configs") or 0) > 1:
+        bits.append(f"one of {inductor['configs']} autotuning configs TorchInductor compiled for this kernel")
+    c, ck = launch_counts(v), launch_counts(k)
+    if c is None:
+        bits.append("no launch recorded")
+    else:
+        n, auto = c
+        if auto and auto >= n:
+            text = f"{n} launches, all by the autotuner's benchmark (not picked)"
+        elif auto:
+            text = f"{n} launches ({auto} by the autotuner's benchmark)"
+        else:
+            text = f"{n} launches"
+        if ck is not None:
+            text += f"; paired: {ck[0]}" + (f" ({ck[1]} by the autotuner's benchmark)" if ck[1] else "")
+        bits.append(text)
+    return " — ".join(bits)
 
 
 def render_collection_diff(cd: CollectionDiff, opts: Any, *, overview_only: bool = False) -> str:

@@ -4,13 +4,18 @@ The hooks inside the program only copy the stage files (cheap); this step does w
 program's run time, in the *program's* Python (its Triton's ``ptxas``/``cuobjdump``, not irdiff's):
 
 * SASS, the ``ptxas -v`` report (registers, spills, stack) and static shared memory, written by the compile
-  driver's own :func:`irdiff.compile.worker.save_compiled` from the captured stages (it re-runs the ptxas Triton
-  uses for the arch, since the program's own ptxas output was not captured);
+  driver's own :func:`irdiff.compile.worker.save_compiled` from the captured stages. The program's own ptxas
+  output was not captured, so ptxas is re-run on the PTX — with the binary Triton ran when it compiled the kernel
+  (``metadata["ptxas_path"]``, recorded by the hooks: TorchInductor sets ``TRITON_PTXAS_PATH`` inside the program,
+  and the PTX ``.version`` follows that ptxas), falling back to the other ptxas binaries at hand
+  (:func:`ptxas_candidates`); the register count is cross-checked with the captured cubin;
 * the launches sampled by the hooks (``launches.jsonl`` and per-process counts) → ``metadata["launches"]``;
 * with ``explain``: the captured TTIR is compiled once more, in a separate process, with
   ``TRITON_ENABLE_LLVM_DEBUG`` (coalescing and pipelining reasoning, as the compile driver records it) →
-  ``llvm-debug.log``; ``metadata["explain"]["reproduced"]`` says whether that compile gave the same TTGIR and PTX
-  as the captured kernel. Only then is the log offered to the diagnostics; otherwise it is kept as
+  ``llvm-debug.log``; ``metadata["explain"]["reproduced"]`` says whether that compile gave the same TTGIR (up to
+  SSA value names, which Triton takes from locations a TTIR file does not carry for block arguments) and the same
+  PTX as the captured kernel. The compile uses the captured options, the captured PTX version and the ptxas that
+  built the kernel. Only then is the log offered to the diagnostics; otherwise it is kept as
   ``llvm-debug.unreproduced.log`` (e.g. an artifact made by another Triton version).
 
 Run as ``python -m irdiff.capture.finalize DIR [--jobs N] [--no-explain] [--variant NAME ...]``.
@@ -104,8 +109,10 @@ def arch_of(v: VariantResult) -> int | None:
 
 
 def merge_launches(v: VariantResult, directory: Path) -> None:
-    """Fold ``launches.jsonl`` (sampled launches) and ``.capture/launches-<pid>.json`` (counts) into
-    ``metadata["launches"] = {"count": N, "samples": [{"grid": [x, y, z], "args": {...}}, ...]}``."""
+    """Fold ``launches.jsonl`` (sampled launches) and ``.capture/launches-<pid>.json`` /
+    ``.capture/autotune-<pid>.json`` (counts per process) into ``metadata["launches"] = {"count": N, "autotune": M,
+    "samples": [{"grid": [x, y, z], "args": {...}}, ...]}``: ``M`` of the ``N`` launches were an autotuner's
+    benchmark runs (TorchInductor or ``triton.autotune`` timing each config before the program uses the best)."""
     samples: list[dict[str, Any]] = []
     p = Path(v.directory) / "launches.jsonl"
     if p.is_file():
@@ -114,14 +121,51 @@ def merge_launches(v: VariantResult, directory: Path) -> None:
                 samples.append(json.loads(line))
             except ValueError:
                 continue
-    count = 0
-    for c in (directory / STATE_DIR).glob("launches-*.json"):
-        try:
-            count += int(json.loads(c.read_text()).get(v.name, 0))
-        except (ValueError, OSError):
-            continue
+    count = _sum_counts(directory, "launches-*.json", v.name)
+    autotune = _sum_counts(directory, "autotune-*.json", v.name)
     if samples or count:
-        v.metadata["launches"] = {"count": count or len(samples), "samples": samples}
+        v.metadata["launches"] = {"count": count or len(samples), "autotune": autotune, "samples": samples}
+
+
+def _sum_counts(directory: Path, pattern: str, name: str) -> int:
+    total = 0
+    for c in (directory / STATE_DIR).glob(pattern):
+        try:
+            total += int(json.loads(c.read_text()).get(name, 0))
+        except (ValueError, OSError, AttributeError):
+            continue
+    return total
+
+
+def ptxas_candidates(v: VariantResult, arch: int) -> list[str]:
+    """ptxas binaries to assemble a captured kernel's PTX with, best first (existing files only, no duplicates):
+    the one Triton ran when it compiled the kernel (``metadata["ptxas_path"]``), ``TRITON_PTXAS_PATH`` /
+    ``TRITON_PTXAS_BLACKWELL_PATH`` of this environment, this Triton's ptxas for ``arch``, the other ptxas bundled
+    with Triton, the one bundled with torch's CUDA wheels (``torch/bin/ptxas``, which TorchInductor hands to
+    Triton), and ``ptxas`` on ``PATH``. A PTX file made for a newer CUDA than a ptxas fails there
+    (``Unsupported .version``); a newer ptxas assembles older PTX."""
+    import importlib.util
+    import shutil
+
+    from irdiff.compile import compat
+
+    paths: list[str | None] = [
+        v.metadata.get("ptxas_path"),
+        os.environ.get("TRITON_PTXAS_PATH"),
+        os.environ.get("TRITON_PTXAS_BLACKWELL_PATH"),
+    ]
+    try:
+        paths += [compat.ptxas_for_arch(arch), compat.tool_path("ptxas"), compat.tool_path("ptxas-blackwell")]
+    except Exception:  # noqa: BLE001 - no NVIDIA backend: only the recorded/explicit binaries
+        pass
+    try:
+        spec = importlib.util.find_spec("torch")  # locates the package without importing it
+    except (ImportError, ValueError):
+        spec = None
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        paths.append(os.path.join(loc, "bin", "ptxas"))
+    paths.append(shutil.which("ptxas"))
+    return [p for p in dict.fromkeys(x for x in paths if x) if os.path.isfile(p) and os.access(p, os.X_OK)]
 
 
 def finalize_variant(vdir: Path, directory: Path, explain: bool) -> str | None:
@@ -136,7 +180,7 @@ def finalize_variant(vdir: Path, directory: Path, explain: bool) -> str | None:
     error = None
     if arch is not None and "ptx" in v.stages:
         try:
-            save_compiled(StoredKernel(v), v, vdir, arch, "")
+            save_compiled(StoredKernel(v), v, vdir, arch, "", ptxas=ptxas_candidates(v, arch))
         except Exception as e:  # noqa: BLE001 - keep the stages; report the missing resources
             error = f"{v.name}: resources not computed: {type(e).__name__}: {e}"
         if explain and "ttir" in v.stages:
@@ -152,6 +196,11 @@ def explain_variant(v: VariantResult) -> str | None:
     from irdiff.compile.worker import LLVM_DEBUG_TYPES
 
     vdir = Path(v.directory)
+    # The ptxas that assembled the kernel (the after-run report's, else the one recorded at compile time): Triton
+    # runs it at the end of the compile, and a PTX version newer than it supports would fail there.
+    ptxas = next(
+        (p for p in (v.metadata.get("ptxas_rerun"), v.metadata.get("ptxas_path")) if p and os.path.isfile(p)), None
+    )
     with tempfile.TemporaryDirectory(prefix="irdiff-explain-") as tmp:
         env = {k: v for k, v in os.environ.items() if k not in SIDE_EFFECT_ENV}
         env.update(
@@ -162,6 +211,8 @@ def explain_variant(v: VariantResult) -> str | None:
                 "TRITON_ALWAYS_COMPILE": "1",
             }
         )
+        if ptxas:  # Triton's knobs read these per call (``knobs.nvidia.ptxas`` / ``ptxas_blackwell``)
+            env["TRITON_PTXAS_PATH"] = env["TRITON_PTXAS_BLACKWELL_PATH"] = ptxas
         log = Path(tmp) / "stderr.log"
         with open(log, "w") as err:
             proc = subprocess.run(
@@ -205,13 +256,37 @@ def explain_one(vdir: Path, tmp: Path) -> int:
         val = v.metadata.get(k)
         if val is not None:
             opts[k] = tuple(val) if isinstance(val, list) else val
+    if "ptx_version" not in opts and (pv := ptx_version_of(v.text("ptx"))) is not None:
+        # Triton derives it from its ptxas' CUDA version (``get_ptx_version_from_options``) and writes it as the
+        # PTX ``.version``: the captured one is what the original compile used.
+        opts["ptx_version"] = pv
     k = triton.compile(str(src), target=target, options=opts)
-    same_ttgir = _strip_locs(k.asm.get("ttgir", "")) == _strip_locs(v.text("ttgir"))
+    same_ttgir = same_mlir("ttgir", k.asm.get("ttgir", ""), v.text("ttgir"))
     same_ptx = _strip_ptx(k.asm.get("ptx", "")) == _strip_ptx(v.text("ptx"))
     (tmp / "result.json").write_text(
         json.dumps({"reproduced": same_ttgir and same_ptx, "ttgir": same_ttgir, "ptx": same_ptx})
     )
     return 0
+
+
+def ptx_version_of(ptx: str) -> int | None:
+    """``.version 9.0`` → 90 (Triton's ``ptx_version`` option), None when the PTX has no ``.version`` line."""
+    m = re.search(r"^\s*\.version\s+(\d+)\.(\d+)", ptx, re.M)
+    return int(m.group(1)) * 10 + int(m.group(2)) if m else None
+
+
+def same_mlir(stage: str, a: str, b: str) -> bool:
+    """Whether two TTIR/TTGIR texts are the same IR up to locations and SSA value names: equal line by line in
+    the normalizer's shape form (:func:`irdiff.normalize.normalize`: locations dropped, every SSA value and block
+    argument erased to its class, layouts named by content). Value names are not compared because Triton derives
+    them from name locations, which a TTIR file read back does not give block arguments (``%r0_offset`` in the
+    program's compile is ``%arg5`` in a compile from the file); the PTX comparison then checks the code itself."""
+    from irdiff.normalize import normalize
+
+    na, nb = normalize(stage, a), normalize(stage, b)
+    if na.fallback or nb.fallback:
+        return _strip_locs(a) == _strip_locs(b)
+    return na.shapes == nb.shapes
 
 
 def _strip_locs(text: str) -> str:

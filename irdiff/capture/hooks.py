@@ -233,6 +233,8 @@ class LaunchState:
     """Launches of one loaded kernel (one CUDA function handle) in this process.
 
     :ivar count: launches seen; :ivar variant: the capture variant it belongs to (None: not captured/unknown).
+    :ivar autotune: launches made by an autotuner's benchmark (see :func:`_in_autotune_benchmark`), counted until
+        the kernel's first launch outside one (:attr:`ran`); later launches all count as the program's.
     :ivar seen: distinct launch records written (grid + argument descriptions, as JSON).
     :ivar fn: the ``@triton.jit`` function, whose ``launch_metadata`` callback is removed once sampling is done.
     :ivar done: sampling finished (``launches`` distinct records, or ``4 × launches`` launches seen).
@@ -240,6 +242,8 @@ class LaunchState:
 
     count: int = 0
     variant: str | None = None
+    autotune: int = 0
+    ran: bool = False
     seen: set[str] = field(default_factory=set)
     fn: Any = None
     done: bool = False
@@ -377,6 +381,8 @@ class Recorder:
         result.options = {k: meta[k] for k in OPTION_KEYS if k in meta}
         caller, values, frame_locals = _caller_context(fn)
         meta["compiled_by"] = caller
+        if ptxas := _ptxas_of(meta.get("target")):
+            meta["ptxas_path"] = ptxas
         meta["python"] = sys.executable
         meta["pid"] = os.getpid()
         meta["captured_at"] = time.time()
@@ -477,6 +483,13 @@ class Recorder:
         if st is None:
             st = self.by_function.setdefault(data.get("function"), LaunchState())
         st.count += 1
+        bench = False
+        if not st.ran:  # autotuners benchmark a kernel before the program runs it: only then look at the stack
+            bench = _in_autotune_benchmark()
+            if bench:
+                st.autotune += 1
+            else:
+                st.ran = True
         if st.done:
             return
         if st.count > 4 * self.config.launches or len(st.seen) >= self.config.launches:
@@ -507,6 +520,8 @@ class Recorder:
         st.seen.add(key)
         record["launch"] = st.count
         record["pid"] = os.getpid()
+        if bench:
+            record["autotune"] = True
         with open(self.dir / vname / "launches.jsonl", "a") as f:
             f.write(json.dumps(record, default=str) + "\n")
 
@@ -522,13 +537,19 @@ class Recorder:
                 pass
 
     def write_launch_counts(self) -> None:
-        """At exit: launches per variant seen by this process → ``.capture/launches-<pid>.json``."""
+        """At exit: launches per variant seen by this process → ``.capture/launches-<pid>.json``, and those made
+        by an autotuner's benchmark → ``.capture/autotune-<pid>.json``."""
         counts: dict[str, int] = {}
+        autotune: dict[str, int] = {}
         for st in list(self.by_function.values()):
             if st.variant:
                 counts[st.variant] = counts.get(st.variant, 0) + st.count
+                if st.autotune:
+                    autotune[st.variant] = autotune.get(st.variant, 0) + st.autotune
         if counts:
             atomic_write(self.state / f"launches-{os.getpid()}.json", json.dumps(counts))
+        if autotune:
+            atomic_write(self.state / f"autotune-{os.getpid()}.json", json.dumps(autotune))
 
 
 # ----------------------------------------------------------------------------------------------- frame helpers
@@ -552,6 +573,22 @@ def _source_file(fn: Any) -> str | None:
     return path if path and os.path.isfile(path) else None
 
 
+def _ptxas_of(target: Any) -> str | None:
+    """The ptxas this process' Triton runs for a CUDA ``target`` right now (``get_ptxas(arch).path``, which honours
+    ``TRITON_PTXAS_PATH`` / ``TRITON_PTXAS_BLACKWELL_PATH``). Recorded at compile time because programs set these
+    in their own process: TorchInductor points ``TRITON_PTXAS_PATH`` at the ptxas of the CUDA torch was built for
+    (``torch/_inductor/runtime/compile_tasks.py: _set_triton_ptxas_path``), and Triton then also derives the PTX
+    ``.version`` from it; the after-run step must assemble with the same binary."""
+    if not isinstance(target, dict) or target.get("backend") != "cuda" or not isinstance(target.get("arch"), int):
+        return None
+    from irdiff.compile import compat
+
+    try:
+        return compat.ptxas_for_arch(int(target["arch"]))
+    except Exception:  # noqa: BLE001 - no NVIDIA backend in this Triton: nothing to record
+        return None
+
+
 def _find_local(name: str, pred: Any, depth: int = 8) -> Any:
     for f in _frames(sys._getframe(2), depth):
         obj = f.f_locals.get(name)
@@ -563,6 +600,20 @@ def _find_local(name: str, pred: Any, depth: int = 8) -> Any:
 # Locals of a launcher frame that are not kernel arguments (Triton's JIT ``run``, TorchInductor's generated
 # ``launcher``).
 _LAUNCHER_LOCALS = {"stream", "function", "metadata", "launch_metadata", "bin", "runner", "shared", "num_warps"}
+
+
+def _in_autotune_benchmark(depth: int = 10) -> bool:
+    """True when the launch in progress is an autotuner's benchmark: a ``kernel_call`` frame within ``depth`` frames
+    of the launch hook. Both autotuners name the closure they time so: Triton's ``Autotuner._bench``
+    (``triton/runtime/autotuner.py``) and TorchInductor's ``CachingAutotuner.bench``
+    (``torch/_inductor/runtime/triton_heuristics.py``, called by ``benchmark_all_configs``). About 1 µs."""
+    f: FrameType | None = sys._getframe(2)
+    while f is not None and depth > 0:
+        if f.f_code.co_name == "kernel_call":
+            return True
+        f = f.f_back
+        depth -= 1
+    return False
 
 
 def _launch_from_frames() -> tuple[Any, dict[str, Any]] | None:

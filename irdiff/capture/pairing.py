@@ -1,21 +1,26 @@
 """Pair the kernels of two captures (or two Triton caches): which kernel of A corresponds to which kernel of B.
 
 Pure Python over bundles (no Triton import). Rounds, each on the kernels still unpaired, each greedy and
-deterministic (best score first, then capture order):
+deterministic (best rank first, then capture order):
 
-1. **name + signature** — same kernel name, same stage-0 signature (every parameter's name, type, divisibility,
-   constexpr value) and same ``num_warps``/``num_stages``/``num_ctas``: the same kernel compiled the same way
-   (typical of before/after a code change elsewhere, or two Triton versions);
-2. **name** — same kernel name, signature or options differ (``dynamic=True``, an annotation, another autotune
-   config); among several candidates the one with the most parameters specialized alike and the same options wins;
-   then **fused ops** — TorchInductor names equal once the kind (``poi``/``per``/``red``) and counter are dropped
-   (a reduction that is persistent with static sizes and looped with dynamic ones);
+1. **same name** — same kernel name. Among several candidates (specializations, autotuning configs, or
+   TorchInductor kernels of different graphs that got the same name), the rank prefers, in this order: kernels the
+   program itself launched (launch counts recorded on a GPU, an autotuner's benchmark launches not counted), the
+   same stage-0 signature (every parameter's name, type, divisibility, constexpr value) and the same
+   ``num_warps``/``num_stages``/``num_ctas`` (paired as **name+signature**: the same kernel compiled the same way,
+   typical of before/after a code change elsewhere, or two Triton versions), the most parameters specialized alike
+   and the same options (**name**: ``dynamic=True``, an annotation, another autotune config), the most similar
+   source, the most launches;
+2. **fused ops** — TorchInductor names equal once the kind (``poi``/``per``/``red``) and counter are dropped (a
+   reduction that is persistent with static sizes and looped with dynamic ones);
 3. **source** — different names, similar ``@triton.jit`` source (``difflib`` ratio ≥ ``min_similarity`` on the
    function text with its name and blank lines removed; the TTIR without locations when the source is unknown).
 
-Kernels left over are reported as unpaired (typically autotuning configs only one side compiled, or kernels only
-one program has). TritonParse's ``diff --trace`` pairs the same way (hash, name groups, source similarity ≥ 0.75,
-then within-group by ``num_stages``/``num_warps``).
+A kernel left over whose name is also the name of a paired kernel of the same side is that kernel's alternative
+(:attr:`Pairing.also_a`/:attr:`Pairing.also_b`: "also compiled"), e.g. the autotuning configs TorchInductor compiled
+and benchmarked but did not pick. The others are unpaired (kernels only one program has). TritonParse's
+``diff --trace`` pairs the same way (hash, name groups, source similarity ≥ 0.75, then within-group by
+``num_stages``/``num_warps``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,15 @@ from dataclasses import dataclass, field
 
 from irdiff.bundle import Bundle, VariantResult
 
-__all__ = ["KernelPair", "Pairing", "pair_kernels", "signature_key", "source_similarity"]
+__all__ = [
+    "KernelPair",
+    "Pairing",
+    "launch_counts",
+    "pair_kernels",
+    "program_launches",
+    "signature_key",
+    "source_similarity",
+]
 
 OPTION_KEYS = ("num_warps", "num_stages", "num_ctas")
 
@@ -49,11 +62,19 @@ class KernelPair:
 
 @dataclass
 class Pairing:
-    """Result of :func:`pair_kernels`: pairs in A's capture order, then the kernels each side has alone."""
+    """Result of :func:`pair_kernels`: pairs in A's capture order, then the kernels each side has alone.
+
+    :ivar only_a: kernels of A that pair with nothing (and are no alternative); :ivar only_b: the same for B.
+    :ivar also_a: paired kernel of A → other kernels of A with the same name that lost the tie-break (other
+        specializations or autotuning configs: "also compiled"), in capture order; :ivar also_b: the same for B.
+    Every kernel of a side is in exactly one of: a pair, ``only_*``, an ``also_*`` list.
+    """
 
     pairs: list[KernelPair] = field(default_factory=list)
     only_a: list[str] = field(default_factory=list)
     only_b: list[str] = field(default_factory=list)
+    also_a: dict[str, list[str]] = field(default_factory=dict)
+    also_b: dict[str, list[str]] = field(default_factory=dict)
 
 
 def signature_key(v: VariantResult) -> tuple[object, ...]:
@@ -73,6 +94,25 @@ def _spec_score(va: VariantResult, vb: VariantResult) -> float:
         1 for k in OPTION_KEYS if va.options.get(k, va.metadata.get(k)) == vb.options.get(k, vb.metadata.get(k))
     ) / len(OPTION_KEYS)
     return round(0.7 * same_args + 0.3 * opts, 4)
+
+
+def launch_counts(v: VariantResult) -> tuple[int, int] | None:
+    """``(launches, of which an autotuner's benchmark runs)`` recorded for a captured kernel
+    (``metadata["launches"]``, written by :mod:`irdiff.capture.finalize`), None when none were recorded (no GPU,
+    ``--launches 0``, or never launched)."""
+    launches = v.metadata.get("launches")
+    if not isinstance(launches, dict):
+        return None
+    try:
+        return int(launches.get("count", 0)), int(launches.get("autotune", 0) or 0)
+    except (TypeError, ValueError):
+        return None
+
+
+def program_launches(v: VariantResult) -> int:
+    """Launches of a captured kernel by the program itself (autotuner benchmark runs not counted); 0 if unknown."""
+    c = launch_counts(v)
+    return max(0, c[0] - c[1]) if c else 0
 
 
 _LOC = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
@@ -120,11 +160,13 @@ def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairi
     va, vb = a.variants, b.variants
     pairs: list[KernelPair] = []
 
-    def take(candidates: list[tuple[float, int, int, str]], left_now: list[str], right_now: list[str]) -> None:
-        # candidates: (score, index in left, index in right, how); best score first, then capture order.
+    def take(
+        candidates: list[tuple[tuple[float, ...], int, int, str, float]], left_now: list[str], right_now: list[str]
+    ) -> None:
+        # candidates: (rank, index in left, index in right, how, score); best rank first, then capture order.
         used_a: set[str] = set()
         used_b: set[str] = set()
-        for score, i, j, how in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+        for _rank, i, j, how, score in sorted(candidates, key=lambda c: (tuple(-r for r in c[0]), c[1], c[2])):
             x, y = left_now[i], right_now[j]
             if x in used_a or y in used_b:
                 continue
@@ -140,43 +182,31 @@ def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairi
         score = 1.0 if how else source_similarity(va[x], vb[y])
         return Pairing([KernelPair(x, y, how or "only kernels", score)])
 
-    # Round 1: same name and signature.
+    # Round 1: same name; the rank decides among several kernels of one name (see the module docstring).
     left_now, right_now = list(left), list(right)
-    take(
-        [
-            (1.0, i, j, "name+signature")
-            for i, x in enumerate(left_now)
-            for j, y in enumerate(right_now)
-            if va[x].kernel == vb[y].kernel and signature_key(va[x]) == signature_key(vb[y])
-        ],
-        left_now,
-        right_now,
-    )
-    # Round 2: same name.
-    left_now, right_now = list(left), list(right)
-    take(
-        [
-            (_spec_score(va[x], vb[y]), i, j, "name")
-            for i, x in enumerate(left_now)
-            for j, y in enumerate(right_now)
-            if va[x].kernel and va[x].kernel == vb[y].kernel
-        ],
-        left_now,
-        right_now,
-    )
-    # Round 2b: same TorchInductor kernel name once the kind and counter are dropped
+    cands: list[tuple[tuple[float, ...], int, int, str, float]] = []
+    for i, x in enumerate(left_now):
+        for j, y in enumerate(right_now):
+            if not va[x].kernel or va[x].kernel != vb[y].kernel:
+                continue
+            exact = signature_key(va[x]) == signature_key(vb[y])
+            spec = 1.0 if exact else _spec_score(va[x], vb[y])
+            ran = (program_launches(va[x]) > 0) + (program_launches(vb[y]) > 0)
+            n = program_launches(va[x]) + program_launches(vb[y])
+            rank = (ran, float(exact), spec, source_similarity(va[x], vb[y]), n)
+            cands.append((rank, i, j, "name+signature" if exact else "name", spec))
+    take(cands, left_now, right_now)
+    # Round 2: same TorchInductor kernel name once the kind and counter are dropped
     # (``triton_per_fused_add_mean_0`` and ``triton_red_fused_add_mean_1`` both compute ``fused_add_mean``).
     left_now, right_now = list(left), list(right)
-    take(
-        [
-            (_spec_score(va[x], vb[y]), i, j, "fused ops")
-            for i, x in enumerate(left_now)
-            for j, y in enumerate(right_now)
-            if inductor_stem(va[x].kernel) and inductor_stem(va[x].kernel) == inductor_stem(vb[y].kernel)
-        ],
-        left_now,
-        right_now,
-    )
+    cands = []
+    for i, x in enumerate(left_now):
+        for j, y in enumerate(right_now):
+            if inductor_stem(va[x].kernel) and inductor_stem(va[x].kernel) == inductor_stem(vb[y].kernel):
+                spec = _spec_score(va[x], vb[y])
+                ran = (program_launches(va[x]) > 0) + (program_launches(vb[y]) > 0)
+                cands.append(((ran, spec), i, j, "fused ops", spec))
+    take(cands, left_now, right_now)
     # Round 3: similar source.
     left_now, right_now = list(left), list(right)
     cands = []
@@ -184,9 +214,26 @@ def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairi
         for j, y in enumerate(right_now):
             s = source_similarity(va[x], vb[y])
             if s >= min_similarity:
-                cands.append((s, i, j, "source"))
+                cands.append(((s,), i, j, "source", s))
     take(cands, left_now, right_now)
 
     order = {n: k for k, n in enumerate(a.variants)}
     pairs.sort(key=lambda p: order.get(p.a, 0))
-    return Pairing(pairs, list(left), list(right))
+    also_a = _alternatives(va, [p.a for p in pairs], left)
+    also_b = _alternatives(vb, [p.b for p in pairs], right)
+    taken_a = {n for alts in also_a.values() for n in alts}
+    taken_b = {n for alts in also_b.values() for n in alts}
+    return Pairing(pairs, [n for n in left if n not in taken_a], [n for n in right if n not in taken_b], also_a, also_b)
+
+
+def _alternatives(vs: dict[str, VariantResult], paired: list[str], leftover: list[str]) -> dict[str, list[str]]:
+    """Leftover kernels named like a paired kernel of the same side → {that paired kernel: [leftovers]}; with
+    several paired kernels of that name, the one with the most similar specialization (then source) gets it."""
+    out: dict[str, list[str]] = {}
+    for n in leftover:
+        same = [p for p in paired if vs[p].kernel and vs[p].kernel == vs[n].kernel]
+        if not same:
+            continue
+        best = max(same, key=lambda p: (_spec_score(vs[p], vs[n]), source_similarity(vs[p], vs[n])))
+        out.setdefault(best, []).append(n)
+    return out

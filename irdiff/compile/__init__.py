@@ -179,15 +179,25 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
     :raises UnsupportedTriton: Triton missing or older than 3.6.
     :returns: the bundle; variants that failed to compile carry ``error`` and the others are kept.
     """
-    if req.target not in SUPPORTED_TARGETS:
-        raise SuiteError(f"unsupported target {req.target!r} (supported: {', '.join(SUPPORTED_TARGETS)})")
+    req.target = normalize_target(req.target)
     tv = check_triton()
+    from irdiff.compile.worker import select_config
     from irdiff.suite import load_suite
 
     suite = load_suite(req.suite)
+    req.variants = list(dict.fromkeys(req.variants))  # the same variant twice is compiled once
     for v in req.variants:
         suite.variant(v)
-    root = Path(save) if save else cache_dir() / "bundles" / f"{suite.name}-{req.target}"
+    unknown = [k for k in req.shape if k not in suite.shape]
+    if unknown:
+        raise SuiteError(
+            f"--shape {unknown[0]}: suite {suite.name!r} has no size {unknown[0]!r}"
+            f" (its shape: {', '.join(f'{k}={v}' for k, v in suite.shape.items()) or 'none'})"
+        )
+    if req.config != "all":
+        for v in req.variants:
+            select_config(suite, suite.variant(v).kernel, req.config)  # raises ValueError for a bad --config
+    root = Path(save) if save else default_bundle_dir(suite.name, req)
     bundle = _open_bundle_dir(root, suite.name, req.target)
 
     jobs: list[tuple[str, dict[str, Any]]] = []
@@ -253,6 +263,29 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
     bundle.shape = {**suite.shape, **req.shape}
     bundle.save()
     return bundle
+
+
+def normalize_target(name: str) -> str:
+    """``sm_90``, ``sm90a``, ``SM90``, ``90`` → ``sm90``.
+
+    :raises SuiteError: not one of :data:`SUPPORTED_TARGETS` (the message lists them).
+    """
+    key = name.strip().lower().replace("_", "")
+    key = key.removeprefix("sm").removesuffix("a")
+    if key.isdigit() and f"sm{key}" in SUPPORTED_TARGETS:
+        return f"sm{key}"
+    raise SuiteError(f"unsupported target {name!r} (supported: {', '.join(SUPPORTED_TARGETS)})")
+
+
+def default_bundle_dir(suite_name: str, req: CompileRequest) -> Path:
+    """``<cache>/bundles/<suite>-<target>-<hash>``: one directory per suite file, shape, config and dump choice, so
+    runs with other sizes or another file of the same suite name do not replace each other's bundle."""
+    ref = req.suite
+    path = _suite_file(ref)
+    ident = json.dumps(
+        [str(path.resolve()) if path else ref, req.shape, req.config, req.passes], sort_keys=True, default=str
+    )
+    return cache_dir() / "bundles" / f"{suite_name}-{req.target}-{hashlib.sha256(ident.encode()).hexdigest()[:8]}"
 
 
 def _ensure(p: Path) -> Path:

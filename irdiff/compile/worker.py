@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -175,21 +175,26 @@ def parse_ptxas_log(log: str, res: Resources) -> None:
         res.stack_bytes, res.spill_store_bytes, res.spill_load_bytes = map(int, m.groups())
 
 
-def run_ptxas(ptx: str, arch: int) -> tuple[str, str]:
-    """Re-run the ptxas Triton uses for ``arch`` with ``-v`` (when its own log was not captured).
+def run_ptxas(ptx: str, arch: int, ptxas: str | None = None, args: Sequence[str] = ()) -> tuple[str, str]:
+    """Re-run ptxas on ``ptx`` with ``-v`` (when its own log was not captured), as Triton's ``make_cubin``
+    (``backends/nvidia/compiler.py``) runs it: ``-lineinfo``, ``--gpu-name=sm_<arch>[a]``, plus ``args`` (e.g.
+    ``--fmad=false``).
 
-    :returns: (report text, ptxas path).
+    :param ptxas: the ptxas binary; default: the one this process' Triton uses for ``arch``. A PTX file whose
+        ``.version`` is newer than that ptxas supports fails (``Unsupported .version``): pass the ptxas that
+        compiled it.
+    :returns: (report text, ptxas path); the report is ptxas' error output when it failed.
     """
-    ptxas = compat.ptxas_for_arch(arch)
+    ptxas = ptxas or compat.ptxas_for_arch(arch)
     gpu = f"sm_{arch}{'a' if arch >= 90 else ''}"
     with tempfile.TemporaryDirectory() as d:
         src = Path(d) / "k.ptx"
         src.write_text(ptx)
-        proc = subprocess.run(
-            [ptxas, "-v", f"--gpu-name={gpu}", str(src), "-o", str(Path(d) / "k.cubin")],
-            capture_output=True,
-            text=True,
-        )
+        cmd = [ptxas, "-lineinfo", "-v", *args, f"--gpu-name={gpu}", str(src), "-o", str(Path(d) / "k.cubin")]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError as e:
+            return f"{ptxas}: {e.strerror or e}", ptxas
     return proc.stdout + proc.stderr, ptxas
 
 
@@ -202,8 +207,13 @@ def ptxas_version(path: str) -> str:
     return f"{os.path.basename(path)} {m.group(2)}" if m else ""
 
 
-def static_shared(cubin: bytes) -> int | None:
-    """Static shared memory bytes from ``cuobjdump --dump-resource-usage`` (barriers/scratch)."""
+def cubin_resources(cubin: bytes) -> dict[str, int]:
+    """Resources recorded in a cubin's ELF, read by ``cuobjdump --dump-resource-usage``: ``REG`` (registers per
+    thread), ``STACK`` (stack frame bytes per thread: spills live there, so ``STACK`` 0 means no spills),
+    ``SHARED`` (static shared memory, bytes), ``LOCAL`` (bytes). Empty when cuobjdump is missing or fails.
+
+    This is the binary the program loaded, whichever ptxas built it (cuobjdump reads cubins of newer CUDA).
+    """
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(cubin)
         f.flush()
@@ -212,9 +222,14 @@ def static_shared(cubin: bytes) -> int | None:
                 [compat.tool_path("cuobjdump"), "--dump-resource-usage", f.name], capture_output=True, text=True
             ).stdout
         except OSError:
-            return None
-    m = re.search(r"SHARED:(\d+)", out)
-    return int(m.group(1)) if m else None
+            return {}
+    line = next((ln for ln in out.splitlines() if "REG:" in ln), "")
+    return {k: int(v) for k, v in re.findall(r"\b(REG|STACK|SHARED|LOCAL):(\d+)", line)}
+
+
+def static_shared(cubin: bytes) -> int | None:
+    """Static shared memory bytes from ``cuobjdump --dump-resource-usage`` (barriers/scratch)."""
+    return cubin_resources(cubin).get("SHARED")
 
 
 _PASS_HEADER = re.compile(r"^// -----// IR Dump (Before|After) (\S+)(?: \(([^)]*)\))?")
@@ -372,7 +387,19 @@ def _compile_error_message(e: Exception, stderr_log: Path) -> str:
     return "".join(tb).strip()
 
 
-def save_compiled(k: Any, result: VariantResult, out: Path, arch: int, stdout_text: str) -> None:
+def save_compiled(
+    k: Any, result: VariantResult, out: Path, arch: int, stdout_text: str, ptxas: Sequence[str] = ()
+) -> None:
+    """Write the stages of a ``CompiledKernel`` (``asm``, ``metadata``) into ``out`` and fill ``result``: stage
+    files, SASS, metadata, and :class:`~irdiff.bundle.Resources`.
+
+    Resources: the ptxas ``-v`` report printed during the compile (in ``stdout_text``), or else ptxas re-run on the
+    PTX, trying each binary of ``ptxas`` in turn (default: this Triton's ptxas for ``arch``) until one assembles it
+    (its path goes to ``metadata["ptxas_rerun"]``); then cross-checked with the cubin itself
+    (:func:`cubin_resources`): its register count is the one kept (the binary that runs), a report that disagrees
+    is noted in ``metadata["resources_note"]`` and its spill figures dropped; without any report, registers and
+    stack come from the cubin alone (spills 0 when the stack frame is 0).
+    """
     asm = k.asm
     for stage in ("ttir", "ttgir", "llir", "ptx"):
         if stage in asm:
@@ -400,13 +427,41 @@ def save_compiled(k: Any, result: VariantResult, out: Path, arch: int, stdout_te
     ptxas_log = "\n".join(ln for ln in stdout_text.splitlines() if _is_ptxas_line(ln))
     ptxas_path = compat.ptxas_for_arch(arch)
     if "Used" not in ptxas_log and "ptx" in result.stages:
-        ptxas_log, ptxas_path = run_ptxas(asm["ptx"], arch)
+        args = [] if meta.get("enable_fp_fusion", True) else ["--fmad=false"]
+        args += str(meta.get("ptx_options") or "").split()
+        first: tuple[str, str] | None = None
+        for candidate in list(dict.fromkeys(ptxas)) or [ptxas_path]:
+            log, path = run_ptxas(asm["ptx"], arch, candidate, args)
+            first = first or (log, path)
+            if "Used" in log:
+                ptxas_log, ptxas_path = log, path
+                result.metadata["ptxas_rerun"] = path
+                break
+        else:  # none assembled it: keep the first one's error (the ptxas that compiled the kernel)
+            if first is not None:
+                ptxas_log, ptxas_path = first
     (out / LOG_FILES["ptxas"]).write_text(ptxas_log + "\n")
     result.logs["ptxas"] = LOG_FILES["ptxas"]
     parse_ptxas_log(ptxas_log, res)
     res.ptxas_version = ptxas_version(ptxas_path)
     if cubin:
-        res.static_shared_bytes = static_shared(cubin)
+        cub = cubin_resources(cubin)
+        res.static_shared_bytes = cub.get("SHARED")
+        if "REG" in cub:
+            if res.registers is not None and res.registers != cub["REG"]:
+                result.metadata["resources_note"] = (
+                    f"the ptxas -v report ({os.path.basename(ptxas_path)}) says {res.registers} registers, the "
+                    f"captured cubin uses {cub['REG']}: registers and stack are the cubin's, spills unknown"
+                )
+                res.spill_store_bytes = res.spill_load_bytes = None
+                res.stack_bytes = None
+            if res.registers is None and "Used" not in ptxas_log:
+                result.metadata["resources_note"] = "no ptxas -v report: registers and stack from the cubin"
+            res.registers = cub["REG"]
+            if res.stack_bytes is None and "STACK" in cub:
+                res.stack_bytes = cub["STACK"]
+            if res.spill_store_bytes is None and cub.get("STACK") == 0:
+                res.spill_store_bytes = res.spill_load_bytes = 0  # spills live in the stack frame
     result.resources = res
 
 

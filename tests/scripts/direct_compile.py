@@ -1,9 +1,16 @@
 """A program that calls ``triton.compile`` directly, the way TorchInductor's ``CachingAutotuner._precompile_config``
 does (no JIT ``run`` on the stack, no argument values; the caller gives signature, constants and divisibility).
 The caller object carries ``inductor_meta``/``triton_meta``/``size_hints`` like Inductor's. Needs a stand-in driver
-only for nothing: the target is explicit (sm90)."""
+only for nothing: the target is explicit (sm90, or ``--arch N``).
+
+``--ptxas PATH`` sets ``TRITON_PTXAS_PATH`` inside the program before compiling, as TorchInductor does in its own
+process (``torch/_inductor/runtime/compile_tasks.py: _set_triton_ptxas_path`` points it at the ptxas of torch's
+CUDA): Triton then assembles with that ptxas and derives the PTX ``.version`` from it."""
 
 from __future__ import annotations
+
+import argparse
+import os
 
 import triton
 import triton.language as tl
@@ -52,14 +59,20 @@ class FakeAutotuner:
             "configs": [{(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}],
         }
 
-    def _precompile_config(self, cfg: Config) -> object:
+    def _precompile_config(self, cfg: Config, arch: int = 90) -> object:
         constants = {(5,): cfg.kwargs["XBLOCK"], (6,): cfg.kwargs["R0_BLOCK"]}
         src = ASTSource(self.fn, self.triton_meta["signature"], constants, self.triton_meta["configs"][0])
         options = {"num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
-        return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
+        return triton.compile(src, target=GPUTarget("cuda", arch, 32), options=options)
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", type=int, default=90)
+    ap.add_argument("--ptxas", default=None)
+    a = ap.parse_args()
+    if a.ptxas:
+        os.environ["TRITON_PTXAS_PATH"] = a.ptxas
     tuner = FakeAutotuner()
-    k = tuner._precompile_config(tuner.configs[0])
+    k = tuner._precompile_config(tuner.configs[0], a.arch)
     print("compiled", k.name)

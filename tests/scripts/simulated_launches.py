@@ -9,8 +9,10 @@ does after that are replayed with Triton's own objects, because neither can run 
   builds it (name, CUDA function, stream, plus the JIT function's ``launch_metadata`` callback), from a frame shaped
   like TorchInductor's generated launcher (``grid_0``/``grid_1``/``grid_2`` and the kernel arguments as locals).
 
-Five launches of ``add_kernel`` on two sizes through the JIT-style LazyDict, and two of ``other_kernel`` through a
-LazyDict without the callback (frame fallback). The recorder writes its counts at exit like the atexit hook does.
+Five launches of ``add_kernel`` on two sizes through the JIT-style LazyDict, and five of ``other_kernel`` through a
+LazyDict without the callback (frame fallback): three from an autotuner's benchmark (a ``kernel_call`` closure, as
+TorchInductor's ``CachingAutotuner.bench`` and Triton's ``Autotuner._bench`` time a config), then two by the
+program. The recorder writes its counts at exit like the atexit hook does.
 """
 
 from __future__ import annotations
@@ -77,6 +79,15 @@ if __name__ == "__main__":
     _init_handles(k2, 2002)
     for n in (4096, 4096, 4096, 65536, 65536):
         jit_launch(k1, 1001, ((n + 1023) // 1024,), Buf(n), Buf(n), n, 1024)
+
+    def bench(n: int) -> None:  # shaped like CachingAutotuner.bench: the launcher is called from `kernel_call`
+        def kernel_call() -> None:
+            launcher(Buf(n), n, 0)
+
+        for _ in range(3):
+            kernel_call()
+
+    bench(512)
     for n in (512, 512):
         launcher(Buf(n), n, 0)
     rec.write_launch_counts()
