@@ -198,3 +198,46 @@ def test_old_triton_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_console_script_runs() -> None:
     out = subprocess.run([sys.executable, "-m", "irdiff", "list"], capture_output=True, text=True, check=True)
     assert "matmul" in out.stdout and "unannotated" in out.stdout
+
+
+def test_bad_shape_config_and_target_forms(tmp_path: Path) -> None:
+    code, out = run_cli("compile", "matmul", "--shape", "Q=5", "--target", "sm86")
+    assert code == 2 and "has no size 'Q'" in out and "M=1024" in out
+    code, out = run_cli("compile", "matmul", "--config", "99", "--target", "sm86")
+    assert code == 2 and "configs 0..15" in out and out.count("error:") == 1
+    assert compat_target("sm_90a") == compat_target("SM90") == compat_target("90") == "sm90"
+    code, out = run_cli("compile", "matmul", "--target", "sm_75")
+    assert code == 2 and "unsupported target 'sm_75'" in out
+
+
+def compat_target(name: str) -> str:
+    from irdiff.compile import normalize_target
+
+    return normalize_target(name)
+
+
+def test_same_variant_twice_and_suite_by_variable(tmp_path: Path) -> None:
+    ref = str(SUITES / "two_configs.py")
+    b = compile_bundle(CompileRequest(ref, ["plain", "plain"], "sm86"), tmp_path / "b", command=[])
+    assert list(b.variants) == ["plain"] and b.variants["plain"].error is None
+    code, out = run_cli("compare", f"{ref}::suite", "--variant", "plain", "--against", "plain", "--target", "sm86")
+    assert code == 0 and "identical after normalization" in out
+    code, out = run_cli("compile", f"{ref}::nope", "--target", "sm86")
+    assert code == 2 and "(suites: two-configs)" in out
+
+
+def test_compiler_message_is_shown_whole(tmp_path: Path) -> None:
+    code, out = run_cli("compile", str(SUITES / "broken.py"), "--target", "sm86", "--save", str(tmp_path / "b"))
+    assert code == 1
+    # CompilationError: the source excerpt, the caret, and the error itself (its last line).
+    lines = out.splitlines()
+    assert any(line.strip() == "^" for line in lines)
+    assert lines[-1].strip() == "NameError('undefined_scale is not defined')"
+
+
+def test_default_bundle_dirs_differ_by_shape(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from irdiff.compile import default_bundle_dir
+
+    a = default_bundle_dir("matmul", CompileRequest("matmul", ["annotated"], "sm86"))
+    b = default_bundle_dir("matmul", CompileRequest("matmul", ["annotated"], "sm86", shape={"M": 100}))
+    assert a != b and a.name.startswith("matmul-sm86-")
