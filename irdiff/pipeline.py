@@ -28,7 +28,10 @@ def parse_stages(text: str | Iterable[str] | None) -> list[str] | None:
     names = [p.strip().lower() for p in parts if p.strip()]
     unknown = [n for n in names if n not in STAGES]
     if unknown:
-        raise ValueError(f"unknown stage {unknown[0]!r} (choose from {', '.join(STAGES)})")
+        from irdiff.suite import did_you_mean
+
+        hint = did_you_mean(unknown[0], STAGES)
+        raise ValueError(f"unknown stage {unknown[0]!r}{hint} (choose from {', '.join(STAGES)})")
     if not names:
         raise ValueError(f"--stage: no stage named (choose from {', '.join(STAGES)})")
     return [s for s in STAGES if s in names]
@@ -120,7 +123,8 @@ def load_pair(
 
     Accepted forms:
 
-    * one bundle directory: ``variant``/``against`` name the pair (default: the bundle's recorded pair);
+    * one bundle directory: ``variant``/``against`` name the pair (default: the bundle's recorded pair, or its
+      only two variants; ``variant`` alone is compared with the other of two);
     * two variant directories (``DIR/<variant>`` with ``variant.json``);
     * two bundle directories (e.g. the same suite compiled by two Triton versions): ``variant`` is taken from the
       first and ``against`` (default: the same name) from the second; a variant directory may stand for either.
@@ -131,11 +135,21 @@ def load_pair(
     :raises irdiff.bundle.BundleError: an unreadable bundle or variant record.
     """
     pa = Path(path_a)
+    for p in (pa, Path(path_b) if path_b is not None else pa):
+        if not p.exists():
+            raise ValueError(f"{p} does not exist")
     if path_b is None:
         if not _is_bundle(pa):
             raise ValueError(f"{pa} is not an irdiff bundle (no manifest.json); give two variant directories instead")
         bundle = load_bundle(pa)
-        pair = bundle.pair if len(bundle.pair) == 2 else [None, None]
+        pair: list[str | None] = list(bundle.pair) if len(bundle.pair) == 2 else [None, None]
+        names = list(bundle.variants)
+        if pair == [None, None] and len(names) == 2:  # exactly two variants: compare them in bundle order
+            pair = [names[0], names[1]]
+        if variant and not against and pair[0] == variant:
+            pair = [variant, pair[1]]
+        elif variant and not against and len(names) == 2:
+            pair = [variant, next(n for n in names if n != variant)]
         a = _pick(bundle, variant or pair[0], "--variant")
         b = _pick(bundle, against or pair[1], "--against")
         if a == b:

@@ -401,7 +401,7 @@ def test_cli_unknown_stage_is_one_line(matmul_sm86: Bundle) -> None:
     code, out, err = invoke(["diff", matmul_sm86.directory, "--stage", "ttgir,tgir"])
     assert code == 2
     assert err.strip().splitlines() == [
-        "error: unknown stage 'tgir' (choose from python, ttir, ttgir, llir, ptx, sass)"
+        "error: unknown stage 'tgir'; did you mean 'ttgir' or 'ttir' or 'llir'? (choose from python, ttir, ttgir, llir, ptx, sass)"
     ]
     assert "Traceback" not in out + err
 
