@@ -305,6 +305,11 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
         (out / STAGE_FILES["python"]).write_text(Path(src_file).read_text())
         result.stages["python"] = STAGE_FILES["python"]
         result.metadata["source_path"] = src_file
+        try:  # the kernel function's own lines (decorators included): what the "python" stage diff shows
+            lines, first = inspect.getsourcelines(jit_fn.fn)
+            result.metadata["kernel_lines"] = [first, first + len(lines) - 1]
+        except (OSError, TypeError):
+            pass
 
     captured: dict[str, Any] = {}
     listened: dict[str, Any] = {}

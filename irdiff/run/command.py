@@ -201,7 +201,7 @@ def _execute(opts: RunOptions, echo: Echo, bundle: Bundle | None) -> tuple[int, 
         return _status(rec), "interpret", rec
     reason = cuda_unavailable_reason()
     if reason:
-        echo(reason)
+        echo(reason, err=True)
         return 0, "", None
     from irdiff.run.runner import RunRequest, local_target, run_timing
     from irdiff.run.timing import TimingOptions
