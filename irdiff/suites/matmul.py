@@ -188,10 +188,13 @@ def torch_matmul(inputs: dict[str, object], shape: dict[str, int]) -> object:
 
 suite = Suite(
     name="matmul",
-    description="fp16 GEMM; variants differ only in their wrappers' argument annotations (seed 000)",
+    description="fp16 GEMM; variants differ only in their wrappers' argument annotations (`int` on unit strides: 8-25x slower)",
     variants={
         "unannotated": Variant(matmul_kernel_unannotated, "wrapper without annotations"),
-        "annotated": Variant(matmul_kernel_annotated, "wrapper with `M: int`, `a_ptr: tl.pointer_type` annotations"),
+        "annotated": Variant(
+            matmul_kernel_annotated,
+            "wrapper whose arguments are annotated (`stride_ak: int`, `M: int`, `a_ptr: tl.pointer_type`, …)",
+        ),
     },
     args=matmul_args,
     shape={"M": 1024, "N": 1024, "K": 1024},
