@@ -8,21 +8,32 @@ The algorithm (all inputs are :class:`irdiff.normalize.NormalizedStage`):
    a loop body.
 2. **Lines.** Between matched regions, lines are aligned on their *shape* (renamed symbols erased) by the line
    matcher; inside each unmatched run, lines whose shapes agree up to numbers (``[1, 8]`` vs ``[1, 1]``) are paired
-   as replacements, the rest are deletions/insertions.
-3. **Symbols.** Walking the alignment in order, aligned lines are *equal* only if their erased symbols correspond
-   one-to-one (``%a_ptrs.3`` on the left always pairs with the same name on the right); a line whose operands come
-   from different values is a replacement even if its shape matches.
-4. **Intra-line spans.** Replacements get token-level spans of what changed (``[1, 8]`` → ``[1, 1]`` marks the
-   ``8`` and the ``1``, not the whole line); symbols that correspond do not count as changed.
+   as replacements, and of the leftovers, as many deleted as inserted lines pair position by position when alike
+   (one a prefix of the other, e.g. an argument that gained ``{tt.divisibility = 16 : i32}``, or similar); the rest
+   are deletions/insertions.
+3. **Symbols** (:class:`_Binder`). Walking the alignment in order, aligned lines are *equal* only if their erased
+   symbols correspond one-to-one (``%a_ptrs.3`` on the left always pairs with the same name on the right); a line
+   whose operands come from different values is a replacement even if its shape matches. A replacement binds the
+   values it defines; a value defined on a deleted line binds later only to one defined on an inserted line of the
+   same shape and operands (the same definition printed elsewhere).
+4. **Joint names.** Both sides are renumbered *together* (:func:`irdiff.normalize.rename`), by first appearance in
+   the alignment and per name prefix (``%a_ptrs.``, LLIR's ``%``, PTX's ``%rd``): corresponding symbols get one name,
+   a symbol of one side only a number of its own. So an unchanged line reads the same on both sides, a context line
+   and a ``+`` line never show two different values under one name (LLVM's ``%12`` shifts on one side only), and a
+   line that differs only in what an operand refers to shows two distinct names. :attr:`StageDiff.a`/``.b`` and the
+   texts of :class:`DiffLine` carry these names. A second pass over each run of changes then matches lines that
+   are deleted and inserted with the same text (equal, not a ``-``/``+`` pair).
+5. **Intra-line spans.** Replacements get token-level spans of what changed (``[1, 8]`` → ``[1, 1]`` marks the
+   ``8`` and the ``1``, not the whole line); symbols that correspond are spelled alike and do not count as changed.
 
 The result is computed in a canonical orientation (the lexicographically smaller side first) and mirrored when
 needed, so ``diff_stage(a, b)`` and ``diff_stage(b, a)`` are exact mirror images (swapping ``--variant`` and
 ``--against`` swaps the columns and nothing else).
 
 Line matcher: ``rapidfuzz.distance.Indel`` (C++ longest common subsequence), chosen by measurement on the largest
-stage pair (LLIR, sm90, matmul: 79 ms for normalization + alignment against 1154 ms with stdlib
-:class:`difflib.SequenceMatcher`); see ``benchmarks/README.md``. ``engine="difflib"`` selects the stdlib matcher,
-which is also the fallback when rapidfuzz is not installed.
+stage pair (LLIR, sm90, matmul: about 100 ms for normalization + alignment + joint renaming against about 1050 ms
+with stdlib :class:`difflib.SequenceMatcher`; ``benchmarks/bench_align.py``). ``engine="difflib"`` selects the
+stdlib matcher, which is also the fallback when rapidfuzz is not installed.
 """
 
 from __future__ import annotations
@@ -34,7 +45,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Literal
 
-from irdiff.normalize import NormalizedStage, normalize
+from irdiff.normalize import NormalizedStage, normalize, rename
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "Tag", "Span", "DiffLine", "Hunk", "StageDiff", "diff_stage", "diff_texts"]
 
@@ -79,6 +90,8 @@ class Hunk:
 class StageDiff:
     """The diff of one stage. ``a`` = left = ``-`` = the ``--variant``; ``b`` = right = ``+`` = the ``--against``.
 
+    :ivar a: the ``a`` stage as aligned: :func:`irdiff.normalize.normalize`'s output with its symbols renamed
+        jointly with ``b`` (corresponding values share a name); shapes, raw lines and regions unchanged.
     :ivar added: lines only in b (inserted + replaced b lines).
     :ivar removed: lines only in a (deleted + replaced a lines).
     :ivar lines: the whole alignment (every line of both sides), for full side-by-side views.
@@ -119,6 +132,9 @@ def diff_texts(
 def diff_stage(a: NormalizedStage, b: NormalizedStage, context: int = 3, *, engine: str | None = None) -> StageDiff:
     """Align two normalized stages and group the changes into hunks with ``context`` lines around them.
 
+    The returned :attr:`StageDiff.a`/``.b`` are copies of ``a``/``b`` with their symbols renamed jointly (see the
+    module docstring, step 4); row indices refer to both alike.
+
     :param engine: sequence matcher, a key of :data:`ENGINES` (``rapidfuzz``, ``difflib``); default
         :data:`DEFAULT_ENGINE`.
     :raises ValueError: if ``context`` is negative or ``engine`` unknown.
@@ -130,9 +146,10 @@ def diff_stage(a: NormalizedStage, b: NormalizedStage, context: int = 3, *, engi
         raise ValueError(f"unknown diff engine {name!r} (have: {', '.join(ENGINES)})")
     match = ENGINES[name]
     if _orientation_key(a) <= _orientation_key(b):
-        rows = _diff_rows(a, b, match)
+        rows, a, b = _diff_rows(a, b, match)
     else:
-        rows = [_mirror(r) for r in _diff_rows(b, a, match)]
+        rows_ba, b, a = _diff_rows(b, a, match)
+        rows = [_mirror(r) for r in rows_ba]
     added = sum(1 for r in rows if r.tag in ("insert", "replace"))
     removed = sum(1 for r in rows if r.tag in ("delete", "replace"))
     hunks = _hunks(rows, a, b, context)
@@ -289,73 +306,317 @@ def _pair_gap(
     xa = [_coarse(s) for s in a.shapes[a0:a1]]
     xb = [_coarse(s) for s in b.shapes[b0:b1]]
     for i, j, n in _matching_blocks(match, xa, xb):
-        out.extend((k, None) for k in range(ia, a0 + i))
-        out.extend((None, k) for k in range(ib, b0 + j))
+        _pair_similar(a, b, ia, a0 + i, ib, b0 + j, out, match)
         out.extend((a0 + i + k, b0 + j + k) for k in range(n))
         ia, ib = a0 + i + n, b0 + j + n
 
 
+_SIMILAR = 0.5  # similarity (2 * matched / total characters of the two shapes) from which k:k leftovers pair
+_SIMILAR_MAX = 256  # leftover runs longer than this are not paired (cost)
+
+
+def _pair_similar(
+    a: NormalizedStage,
+    b: NormalizedStage,
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    out: list[tuple[int | None, int | None]],
+    match: Matcher,
+) -> None:
+    """Leftovers of a gap: as many deleted as inserted lines pair position by position when the two lines are
+    alike (one a prefix of the other, e.g. an argument that gained ``{tt.divisibility = 16 : i32}``, or similarity
+    at least :data:`_SIMILAR`), so the change is shown within the line; the rest are deletions, then insertions."""
+    n = a1 - a0
+    if n > 0 and n == b1 - b0 and n <= _SIMILAR_MAX:
+        for k in range(n):
+            if _alike(a.shapes[a0 + k], b.shapes[b0 + k], match):
+                out.append((a0 + k, b0 + k))
+            else:
+                out.append((a0 + k, None))
+                out.append((None, b0 + k))
+        return
+    out.extend((k, None) for k in range(a0, a1))
+    out.extend((None, k) for k in range(b0, b1))
+
+
+def _alike(x: str, y: str, match: Matcher) -> bool:
+    x, y = x.strip(), y.strip()
+    if not x or not y:
+        return False
+    short, long = (x, y) if len(x) <= len(y) else (y, x)
+    if len(short) >= 3 and long.startswith(short):
+        return True
+    same = sum(n for _, _, n in _matching_blocks(match, x, y))
+    return 2 * same >= _SIMILAR * (len(x) + len(y))
+
+
 # ---------------------------------------------------------------------------------------------------------------
-# symbol correspondence and tags
-
-_DEAD = "\x00dead"
+# symbol correspondence, joint names and tags
 
 
-def _diff_rows(a: NormalizedStage, b: NormalizedStage, match: Matcher) -> list[DiffLine]:
+def _diff_rows(
+    a: NormalizedStage, b: NormalizedStage, match: Matcher
+) -> tuple[list[DiffLine], NormalizedStage, NormalizedStage]:
+    """Rows of the alignment, and both stages renamed so that corresponding symbols share one name."""
     pairs = _align(a, b, match)
     sym_a = a.symbols if len(a.symbols) == len(a.lines) else [() for _ in a.lines]
     sym_b = b.symbols if len(b.symbols) == len(b.lines) else [() for _ in b.lines]
-    map_a: dict[str, str] = {}
-    map_b: dict[str, str] = {}
-    rows: list[DiffLine] = []
+    bd = _Binder(a, b, sym_a, sym_b)
+    tags: list[Tag] = []
     for i, j in pairs:
         if i is None:
             assert j is not None
-            for y in sym_b[j]:
-                map_b.setdefault(y, _DEAD)
-            rows.append(DiffLine("insert", None, j, None, b.lines[j]))
+            bd.unmatched(1, j)
+            tags.append("insert")
+        elif j is None:
+            bd.unmatched(0, i)
+            tags.append("delete")
+        elif a.shapes[i] == b.shapes[j] and bd.bind(sym_a[i], sym_b[j]):
+            tags.append("equal")
+        else:
+            bd.replaced(i, j)
+            tags.append("replace")
+    map_a, map_b = bd.map_a, bd.map_b
+    na, nb = _joint_names(pairs, sym_a, sym_b, map_a, map_b)
+    ra, rb = rename(a, na), rename(b, nb)
+    entries = _rematch(list(zip(pairs, tags, strict=True)), ra, rb, match)
+    rows: list[DiffLine] = []
+    for (i, j), tag in entries:
+        ta = ra.lines[i] if i is not None else None
+        tb = rb.lines[j] if j is not None else None
+        if tag == "replace" and ta == tb:
+            tag = "equal"  # same text under the joint names: nothing to show (cannot happen when shapes differ)
+        if tag == "replace":
+            assert ta is not None and tb is not None
+            a_spans, b_spans = _spans(ta, tb, match)
+            rows.append(DiffLine(tag, i, j, ta, tb, a_spans, b_spans))
+        else:
+            rows.append(DiffLine(tag, i, j, ta, tb))
+    return rows, ra, rb
+
+
+_Entry = tuple[tuple[int | None, int | None], Tag]
+
+
+def _rematch(entries: list[_Entry], a: NormalizedStage, b: NormalizedStage, match: Matcher) -> list[_Entry]:
+    """Second pass over each run of changed rows, on the jointly renamed lines: a line deleted on one side and
+    inserted on the other with the same text (a value whose operands became known to correspond only further
+    down, or a line the shape alignment placed elsewhere in the run) is equal, not a ``-``/``+`` pair."""
+    out: list[_Entry] = []
+    k = 0
+    while k < len(entries):
+        if entries[k][1] == "equal":
+            out.append(entries[k])
+            k += 1
             continue
-        if j is None:
-            for x in sym_a[i]:
-                map_a.setdefault(x, _DEAD)
-            rows.append(DiffLine("delete", i, None, a.lines[i], None))
+        m = k
+        while m < len(entries) and entries[m][1] != "equal":
+            m += 1
+        out.extend(_rematch_run(entries[k:m], a, b, match))
+        k = m
+    return out
+
+
+def _rematch_run(run: list[_Entry], a: NormalizedStage, b: NormalizedStage, match: Matcher) -> list[_Entry]:
+    ia = [i for (i, _), _ in run if i is not None]
+    jb = [j for (_, j), _ in run if j is not None]
+    if not ia or not jb:
+        return run
+    ka = [a.lines[i] + "\x00" + a.shapes[i] for i in ia]
+    kb = [b.lines[j] + "\x00" + b.shapes[j] for j in jb]
+    if set(ka).isdisjoint(kb):
+        return run
+    blocks = _matching_blocks(match, ka, kb)
+    # segment of every unmatched line: the gap before matching block number s
+    seg_a: dict[int, int] = {}
+    seg_b: dict[int, int] = {}
+    pa = pb = 0
+    for s, (x, y, n) in enumerate(blocks):
+        seg_a.update((ia[q], s) for q in range(pa, x))
+        seg_b.update((jb[q], s) for q in range(pb, y))
+        pa, pb = x + n, y + n
+    gaps: list[list[_Entry]] = [[] for _ in blocks]
+    for (i, j), tag in run:
+        si = seg_a.get(i) if i is not None else None
+        sj = seg_b.get(j) if j is not None else None
+        if tag == "replace" and si is not None and si == sj:
+            gaps[si].append(((i, j), "replace"))
             continue
-        sa, sb = sym_a[i], sym_b[j]
-        same = a.shapes[i] == b.shapes[j] and _bind(sa, sb, map_a, map_b)
-        if same:
-            rows.append(DiffLine("equal", i, j, a.lines[i], b.lines[j]))
-            continue
+        if si is not None:
+            gaps[si].append(((i, None), "delete"))
+        if sj is not None:
+            gaps[sj].append(((None, j), "insert"))
+    out: list[_Entry] = []
+    for s, (x, y, n) in enumerate(blocks):
+        out.extend(gaps[s])
+        out.extend(((ia[x + q], jb[y + q]), "equal") for q in range(n))
+    return out
+
+
+_PENDING = "\x00pending"
+
+
+class _Binder:
+    """Which symbol of ``a`` corresponds to which of ``b``, decided walking the alignment in order.
+
+    * An *equal* line binds its symbols position by position, if that is consistent with the bindings so far
+      (``%a_ptrs.3`` on the left always pairs with the same name on the right); otherwise the line is replaced.
+    * A *replaced* line binds its still unbound symbols position by position when both lines have as many and the
+      names do not contradict each other (``%c128_i32`` never pairs with ``%c96_i32``): the value it defines keeps
+      one name, e.g. an argument that gained ``tt.divisibility``.
+    * A symbol first seen on a deleted/inserted (or unbound on a replaced) line is *pending*: it binds later only
+      to a pending symbol of the other side defined by a line of the same shape whose other symbols correspond,
+      i.e. the same line moved (``%c128_i32 = arith.constant 128`` printed elsewhere); else it corresponds to
+      nothing, and gets a name of its own.
+    """
+
+    def __init__(
+        self,
+        a: NormalizedStage,
+        b: NormalizedStage,
+        sym_a: Sequence[tuple[str, ...]],
+        sym_b: Sequence[tuple[str, ...]],
+    ) -> None:
+        self.shapes = (a.shapes, b.shapes)
+        self.syms = (sym_a, sym_b)
+        self.map_a: dict[str, str] = {}
+        self.map_b: dict[str, str] = {}
+        self.origin: tuple[dict[str, int], dict[str, int]] = ({}, {})  # pending symbol → its first line
+
+    def _maps(self, side: int) -> dict[str, str]:
+        return self.map_a if side == 0 else self.map_b
+
+    def unmatched(self, side: int, i: int) -> None:
+        m, origin = self._maps(side), self.origin[side]
+        for x in self.syms[side][i]:
+            if x not in m:
+                m[x] = _PENDING
+                origin[x] = i
+
+    def replaced(self, i: int, j: int) -> None:
+        sa, sb = self.syms[0][i], self.syms[1][j]
         if len(sa) == len(sb):
             for x, y in zip(sa, sb, strict=True):
-                if x not in map_a and y not in map_b:
-                    map_a[x] = y
-                    map_b[y] = x
-        for x in sa:
-            map_a.setdefault(x, _DEAD)
-        for y in sb:
-            map_b.setdefault(y, _DEAD)
-        a_spans, b_spans = _spans(a.lines[i], b.lines[j], sa, sb, map_a, map_b, match)
-        rows.append(DiffLine("replace", i, j, a.lines[i], b.lines[j], a_spans, b_spans))
-    return rows
+                if x not in self.map_a and y not in self.map_b and _compatible(x, y):
+                    self.map_a[x] = y
+                    self.map_b[y] = x
+        self.unmatched(0, i)
+        self.unmatched(1, j)
 
-
-def _bind(sa: tuple[str, ...], sb: tuple[str, ...], map_a: dict[str, str], map_b: dict[str, str]) -> bool:
-    """True (and new bindings committed) if the symbols correspond one-to-one with the bindings so far."""
-    if len(sa) != len(sb):
-        return False
-    new_a: dict[str, str] = {}
-    new_b: dict[str, str] = {}
-    for x, y in zip(sa, sb, strict=True):
-        bx = map_a.get(x, new_a.get(x))
-        by = map_b.get(y, new_b.get(y))
-        if bx is None and by is None:
-            new_a[x] = y
-            new_b[y] = x
-        elif bx != y or by != x:
+    def bind(self, sa: tuple[str, ...], sb: tuple[str, ...]) -> bool:
+        """True (and new bindings committed) if the symbols correspond one-to-one with the bindings so far."""
+        if len(sa) != len(sb):
             return False
-    map_a.update(new_a)
-    map_b.update(new_b)
-    return True
+        new_a: dict[str, str] = {}
+        new_b: dict[str, str] = {}
+        for x, y in zip(sa, sb, strict=True):
+            bx = new_a.get(x) or self.map_a.get(x)
+            by = new_b.get(y) or self.map_b.get(y)
+            if bx == y and by == x:
+                continue
+            if (bx is None and by is None) or (bx == _PENDING and by == _PENDING and self._moved(x, y)):
+                new_a[x] = y
+                new_b[y] = x
+                continue
+            return False
+        self.map_a.update(new_a)
+        self.map_b.update(new_b)
+        return True
+
+    def _moved(self, x: str, y: str) -> bool:
+        """Pending ``x`` and ``y`` were first seen at the same place of two lines of one shape whose other
+        symbols correspond: the same definition, printed at another place."""
+        i, j = self.origin[0][x], self.origin[1][y]
+        if self.shapes[0][i] != self.shapes[1][j]:
+            return False
+        sa, sb = self.syms[0][i], self.syms[1][j]
+        if len(sa) != len(sb):
+            return False
+        for p, q in zip(sa, sb, strict=True):
+            if (p == x) != (q == y):
+                return False
+            if p != x and (self.map_a.get(p) != q or self.map_b.get(q) != p):
+                return False
+        return True
+
+
+def _compatible(x: str, y: str) -> bool:
+    """Two names may denote one value if they have one prefix, or one sigil and at most one stem: ``%c128_i32``
+    and ``%c96_i32`` are different constants, ``%r`` and ``%rd`` different register classes, ``%5`` and ``!5`` a
+    value and metadata; ``%5`` and ``%offs.3`` may be one value printed two ways."""
+    px, py = _prefix(x), _prefix(y)
+    return px == py or (px[:1] == py[:1] and (_is_plain(px) or _is_plain(py)))
+
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def _prefix(name: str) -> str:
+    """``%a_ptrs.3`` → ``%a_ptrs.``, ``%12`` → ``%``, ``%rd7`` → ``%rd``, ``$L__BB2`` → ``$L__BB``."""
+    m = _NUMBERED.match(name)
+    return m.group(1) if m else name
+
+
+def _joint_names(
+    pairs: list[tuple[int | None, int | None]],
+    sym_a: Sequence[tuple[str, ...]],
+    sym_b: Sequence[tuple[str, ...]],
+    map_a: dict[str, str],
+    map_b: dict[str, str],
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Renumber the symbols of both sides together, by first appearance in the alignment, one counter per name
+    prefix (``%a_ptrs.``, ``%``, ``%rd``, ``$L__BB``): corresponding symbols get one name, a symbol of one side
+    only gets a number of its own, so equal lines read the same and no two different values share a name.
+
+    A corresponding pair whose prefixes differ takes the Python-derived stem over a bare number (``%offs.`` over
+    ``%``), else the first side's (of the canonical orientation, so that swapping the sides mirrors the diff).
+    """
+    names_a: dict[str, str] = {}
+    names_b: dict[str, str] = {}
+    counters: dict[str, int] = {}
+
+    def fresh(prefix: str, old: str) -> str:
+        if _NUMBERED.match(old) is None:
+            return old  # nothing to renumber
+        n = counters.get(prefix, 0)
+        counters[prefix] = n + 1
+        return f"{prefix}{n}"
+
+    def name_a(x: str) -> None:
+        if x in names_a:
+            return
+        y = map_a.get(x)
+        if y is not None and map_b.get(y) == x and y not in names_b:
+            px, py = _prefix(x), _prefix(y)
+            prefix = py if px != py and _is_plain(px) and not _is_plain(py) else px
+            names_a[x] = names_b[y] = fresh(prefix, x if prefix == px else y)
+        else:
+            names_a[x] = fresh(_prefix(x), x)
+
+    def name_b(y: str) -> None:
+        if y in names_b:
+            return
+        x = map_b.get(y)
+        if x is not None and map_a.get(x) == y and x not in names_a:
+            name_a(x)
+        else:
+            names_b[y] = fresh(_prefix(y), y)
+
+    for i, j in pairs:
+        if i is not None:
+            for x in sym_a[i]:
+                name_a(x)
+        if j is not None:
+            for y in sym_b[j]:
+                name_b(y)
+    return names_a, names_b
+
+
+def _is_plain(prefix: str) -> bool:
+    """A numbered name without a stem (``%``, ``%arg``, ``%r``): a Python-derived stem reads better."""
+    return len(prefix) <= 1 or prefix in ("%arg",)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -364,38 +625,16 @@ def _bind(sa: tuple[str, ...], sb: tuple[str, ...], map_a: dict[str, str], map_b
 _TOKEN = re.compile(r"[%#@$!]?[\w$.\-]+|\s+|.")
 
 
-def _tokens(line: str, syms: tuple[str, ...], mapping: dict[str, str], side: int) -> tuple[list[str], list[int]]:
-    """Tokens of a line as compare keys plus their start offsets (one extra: the line length); symbol tokens get
-    a key shared by corresponding symbols, so a renamed-but-corresponding value is not a change."""
+def _tokens(line: str) -> tuple[list[str], list[int]]:
+    """Tokens of a line plus their start offsets (one extra: the line length). Symbols are whole tokens and,
+    after joint renaming, corresponding symbols are spelled alike, so comparing the text compares the values."""
     toks = _TOKEN.findall(line)
-    keys = list(toks)
-    pos = 0
-    for sym in syms:
-        try:
-            k = toks.index(sym, pos)
-        except ValueError:
-            break
-        partner = mapping.get(sym)
-        if partner is None or partner == _DEAD:
-            keys[k] = f"\x01{side}{sym}"
-        else:
-            keys[k] = f"\x01{sym}\x02{partner}" if side == 0 else f"\x01{partner}\x02{sym}"
-        pos = k + 1
-    starts = [0, *accumulate(map(len, toks))]
-    return keys, starts
+    return toks, [0, *accumulate(map(len, toks))]
 
 
-def _spans(
-    la: str,
-    lb: str,
-    sa: tuple[str, ...],
-    sb: tuple[str, ...],
-    map_a: dict[str, str],
-    map_b: dict[str, str],
-    match: Matcher,
-) -> tuple[list[Span], list[Span]]:
-    ka, pa = _tokens(la, sa, map_a, 0)
-    kb, pb = _tokens(lb, sb, map_b, 1)
+def _spans(la: str, lb: str, match: Matcher) -> tuple[list[Span], list[Span]]:
+    ka, pa = _tokens(la)
+    kb, pb = _tokens(lb)
     spans_a: list[Span] = []
     spans_b: list[Span] = []
     ia = ib = 0

@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-__all__ = ["NormalizedStage", "Region", "normalize", "dialect_of"]
+__all__ = ["NormalizedStage", "Region", "normalize", "dialect_of", "rename"]
 
 
 @dataclass
@@ -72,6 +72,9 @@ class NormalizedStage:
     :ivar columns: side column per line (SASS control codes such as ``--:-:0:Y:4``), else None.
     :ivar raw: the raw text.
     :ivar symbols: per line, the symbols erased from the shape, in order (readable names, e.g. ``%a_ptrs.3``).
+    :ivar symbol_spans: per line, the ``(start, end)`` character range of each symbol of :attr:`symbols` in
+        :attr:`lines` (a label definition prints its name without the sigil: ``12:`` names ``%12``); used by
+        :func:`rename` and by the aligner, which renames both sides of a diff together.
     :ivar regions: functions, loops/regions and basic blocks, in pre-order (outer before inner).
     :ivar fallback: True when the dialect normalizer failed on this text and lines are the raw lines.
     """
@@ -85,6 +88,7 @@ class NormalizedStage:
     symbols: list[tuple[str, ...]] = field(default_factory=list)
     regions: list[Region] = field(default_factory=list)
     fallback: bool = False
+    symbol_spans: list[tuple[tuple[int, int], ...]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -137,6 +141,64 @@ def normalize(stage: str, text: str, kernel_name: str | None = None, *, raw: boo
         return result
 
 
+def rename(ns: NormalizedStage, mapping: Mapping[str, str]) -> NormalizedStage:
+    """A copy of ``ns`` whose symbols are renamed by ``mapping`` (symbols not in it keep their name): the lines,
+    :attr:`~NormalizedStage.symbols` and :attr:`~NormalizedStage.symbol_spans` change, the shapes, raw line
+    numbers, columns and regions do not. A symbol printed without its sigil (LLIR label ``12:``) stays so.
+
+    Used by :func:`irdiff.align.diff_stage` to give corresponding values one name on both sides of a diff.
+    Lines without recorded spans (a stage built by hand) are searched for their symbols left to right.
+    """
+    lines = list(ns.lines)
+    symbols = list(ns.symbols)
+    spans: list[tuple[tuple[int, int], ...]] = (
+        list(ns.symbol_spans) if len(ns.symbol_spans) == len(ns.lines) else [() for _ in ns.lines]
+    )
+    for i, syms in enumerate(ns.symbols[: len(lines)]):
+        if not syms or all(mapping.get(x, x) == x for x in syms):
+            continue
+        line = lines[i]
+        where = spans[i] if len(spans[i]) == len(syms) else _find_symbols(line, syms)
+        if where is None:
+            continue
+        out: list[str] = []
+        new_syms: list[str] = []
+        new_where: list[tuple[int, int]] = []
+        pos = 0
+        shift = 0
+        for sym, (start, end) in zip(syms, where, strict=True):
+            new = mapping.get(sym, sym)
+            shown = line[start:end]
+            text = new[1:] if shown != sym and shown == sym[1:] else new
+            out.append(line[pos:start])
+            out.append(text)
+            new_syms.append(new)
+            new_where.append((start + shift, start + shift + len(text)))
+            shift += len(text) - (end - start)
+            pos = end
+        out.append(line[pos:])
+        lines[i] = "".join(out)
+        symbols[i] = tuple(new_syms)
+        spans[i] = tuple(new_where)
+    return replace(ns, lines=lines, symbols=symbols, symbol_spans=spans)
+
+
+def _find_symbols(line: str, syms: tuple[str, ...]) -> tuple[tuple[int, int], ...] | None:
+    """Spans of ``syms`` in ``line``, left to right, as whole tokens (None if one is missing)."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for sym in syms:
+        for text in (sym, sym[1:]):
+            m = re.compile(r"(?<![\w$.\-])" + re.escape(text) + r"(?![\w$.\-])").search(line, pos) if text else None
+            if m:
+                out.append(m.span())
+                pos = m.end()
+                break
+        else:
+            return None
+    return tuple(out)
+
+
 def _plain(stage: str, text: str, raw_lines: list[str], *, strip: bool) -> NormalizedStage:
     lines = [ln.rstrip() for ln in raw_lines] if strip else list(raw_lines)
     return NormalizedStage(
@@ -148,6 +210,7 @@ def _plain(stage: str, text: str, raw_lines: list[str], *, strip: bool) -> Norma
         raw=text,
         symbols=[() for _ in lines],
         regions=[],
+        symbol_spans=[() for _ in lines],
     )
 
 
@@ -179,23 +242,31 @@ class _Builder:
         lines: list[str] = []
         shapes: list[str] = []
         symbols: list[tuple[str, ...]] = []
+        spans: list[tuple[tuple[int, int], ...]] = []
         # first-appearance order: resolve names in line order
         for parts in self.parts:
             text: list[str] = []
             shape: list[str] = []
             syms: list[str] = []
+            where: list[tuple[int, int]] = []
+            pos = 0
             for p in parts:
                 if isinstance(p, str):
                     text.append(p)
                     shape.append(p)
+                    pos += len(p)
                 else:
                     name = self.renamer.name(p)
-                    text.append(name[1:] if p.bare else name)
+                    shown = name[1:] if p.bare else name
+                    text.append(shown)
                     shape.append(p.erased)
                     syms.append(name)
+                    where.append((pos, pos + len(shown)))
+                    pos += len(shown)
             lines.append("".join(text).rstrip())
             shapes.append("".join(shape).rstrip())
             symbols.append(tuple(syms))
+            spans.append(tuple(where))
         regions = sorted(self.regions, key=lambda r: (r.start, -r.end))
         return NormalizedStage(
             stage=self.stage,
@@ -206,6 +277,7 @@ class _Builder:
             raw=self.raw,
             symbols=symbols,
             regions=regions,
+            symbol_spans=spans,
         )
 
 

@@ -30,9 +30,17 @@ def _check_alignment(d: StageDiff) -> None:
     assert [r.b for r in d.lines if r.b is not None] == list(range(len(d.b.lines)))
     for r in d.lines:
         assert (r.a is None) == (r.tag == "insert") and (r.b is None) == (r.tag == "delete")
+        assert r.a_text == (d.a.lines[r.a] if r.a is not None else None)
+        assert r.b_text == (d.b.lines[r.b] if r.b is not None else None)
         if r.tag == "equal":
             assert d.a.shapes[r.a] == d.b.shapes[r.b]  # type: ignore[index]
             assert not r.a_spans and not r.b_spans
+            assert r.a_text == r.b_text, "an unchanged line reads the same on both sides (joint names)"
+        if r.tag == "replace":
+            assert r.a_text != r.b_text, "a replaced pair shows a difference"
+    for run in _changed_runs(d):
+        deleted = {r.a_text for r in run if r.tag == "delete"}
+        assert not any(r.b_text in deleted for r in run if r.tag == "insert"), "same text deleted and inserted"
         for spans, text in ((r.a_spans, r.a_text), (r.b_spans, r.b_text)):
             for s in spans:
                 assert text is not None and 0 <= s.start < s.end <= len(text)
@@ -45,6 +53,18 @@ def _check_alignment(d: StageDiff) -> None:
         assert h.b_len == sum(r.b is not None for r in h.lines)
         first_a = next((r.a for r in h.lines if r.a is not None), None)
         assert first_a is None or first_a == h.a_start
+
+
+def _changed_runs(d: StageDiff) -> list[list[DiffLine]]:
+    """Maximal runs of consecutive changed rows (what a hunk shows between two unchanged lines)."""
+    runs: list[list[DiffLine]] = [[]]
+    for r in d.lines:
+        if r.tag == "equal":
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append(r)
+    return [run for run in runs if run]
 
 
 # -- zero diff: same kernel, moved file, renamed local -----------------------------------------------------------
@@ -137,6 +157,94 @@ def test_matmul_alignment_is_consistent(matmul_sm90: Bundle, stage: str) -> None
     assert not d.identical
     back = _diff(matmul_sm90, stage, a="unannotated", b="annotated", context=2)
     assert _mirror_rows(back) == _rows(d)
+
+
+# -- what a changed line means: joint names, no identical -/+ pairs (README vector add, sm80) -------------------
+
+
+@pytest.fixture(scope="module")
+def add_sm80(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(str(SUITES / "readme_add.py"), ["plain", "dns"], "sm80")
+
+
+@pytest.mark.parametrize("stage", ["ttir", "ttgir"])
+def test_do_not_specialize_changes_one_line(add_sm80: Bundle, stage: str) -> None:
+    """`n` loses `tt.divisibility = 16`: that argument is the one changed line. The bound check that uses `n`
+    (`%m.0 = tt.splat %n.0`, same text on both sides) is unchanged, not a `-`/`+` pair of identical lines."""
+    d = _diff(add_sm80, stage, a="dns", b="plain")
+    _check_alignment(d)
+    changed = _changed(d)
+    assert [(r.tag, r.a_text.strip(), r.b_text.strip()) for r in changed] == [  # type: ignore[union-attr]
+        ("replace", "%n.0: i32", "%n.0: i32 {tt.divisibility = 16 : i32}")
+    ]
+    r = changed[0]
+    assert r.b_text is not None and not r.a_spans
+    assert [r.b_text[s.start : s.end] for s in r.b_spans] == ["{tt.divisibility = 16 : i32}"]
+    splat = [x for x in d.lines if "tt.splat %n.0" in (x.a_text or "")]
+    assert splat and all(x.tag == "equal" for x in splat)
+    back = _diff(add_sm80, stage, a="plain", b="dns")
+    assert _rows(back) == _mirror_rows(d)
+
+
+def _defined(text: str | None) -> str | None:
+    m = re.match(r"\s*(%[\w.$\-]+)(?::\d+)? = ", text or "")
+    return m.group(1) if m else None
+
+
+@pytest.mark.parametrize("stage", ["ttir", "ttgir", "llir"])
+def test_unchanged_and_changed_lines_use_one_naming(matmul_sm86: Bundle, stage: str) -> None:
+    """Within a hunk a name means one value: a value defined on an unchanged line is not also defined on a changed
+    line (before, LLIR context lines kept the left side's `%N` next to `+` lines in the right side's numbering)."""
+    d = _diff(matmul_sm86, stage)
+    _check_alignment(d)
+    checked = 0
+    for h in d.hunks:
+        context = {n for r in h.lines if r.tag == "equal" for n in [_defined(r.a_text)] if n}
+        changed = {n for r in h.lines if r.tag != "equal" for t in (r.a_text, r.b_text) for n in [_defined(t)] if n}
+        assert not context & changed, (h.header, sorted(context & changed)[:5])
+        checked += bool(context and changed)
+    assert checked
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_joint_names_rename_each_side_one_to_one(matmul_sm86: Bundle, stage: str) -> None:
+    """The diff renames both sides together: per side a bijection of the normalizer's names, structure kept;
+    unchanged lines carry the same names on both sides."""
+    va, vb = matmul_sm86.variants["annotated"], matmul_sm86.variants["unannotated"]
+    na, nb = normalize(stage, va.text(stage), va.kernel), normalize(stage, vb.text(stage), vb.kernel)
+    d = diff_stage(na, nb)
+    for old, new in ((na, d.a), (nb, d.b)):
+        assert new.shapes == old.shapes and new.raw_line == old.raw_line and new.regions == old.regions
+        mapping: dict[str, str] = {}
+        for xs, ys in zip(old.symbols, new.symbols, strict=True):
+            assert len(xs) == len(ys)
+            for x, y in zip(xs, ys, strict=True):
+                assert mapping.setdefault(x, y) == y
+        assert len(set(mapping.values())) == len(mapping), "two values got one name"
+    for r in d.lines:
+        if r.tag == "equal":
+            assert d.a.symbols[r.a] == d.b.symbols[r.b]  # type: ignore[index]
+
+
+def test_llir_context_keeps_one_numbering() -> None:
+    """A value inserted at the top of a function shifts LLVM's `%N` on one side only: after the diff's joint
+    renumbering the unchanged lines read the same on both sides, and the inserted value has a name of its own."""
+    a = "define void @k(i32 %0) {\n  %2 = add i32 %0, 1\n  %3 = mul i32 %2, 2\n  store i32 %3, ptr null\n  ret void\n}\n"
+    b = (
+        "define void @k(i32 %0) {\n  %2 = sub i32 %0, 7\n  %3 = add i32 %0, 1\n  %4 = mul i32 %3, 2\n"
+        "  store i32 %4, ptr null\n  store i32 %2, ptr null\n  ret void\n}\n"
+    )
+    d = diff_texts("llir", a, b)
+    _check_alignment(d)
+    assert [(r.tag, r.b_text) for r in d.lines if r.tag != "equal"] == [
+        ("insert", "  %1 = sub i32 %0, 7"),
+        ("insert", "  store i32 %1, ptr null"),
+    ]
+    assert [r.a_text for r in d.lines if r.tag == "equal" and "%" in (r.a_text or "")][1:] == [
+        "  %2 = add i32 %0, 1",
+        "  %3 = mul i32 %2, 2",
+        "  store i32 %3, ptr null",
+    ]
 
 
 def test_engines_agree_on_what_is_equal(matmul_sm86: Bundle) -> None:

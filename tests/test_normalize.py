@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irdiff.bundle import Bundle
-from irdiff.normalize import NormalizedStage, normalize
+from irdiff.normalize import NormalizedStage, normalize, rename
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
 
@@ -29,6 +29,11 @@ def _check_invariants(n: NormalizedStage) -> None:
     assert n.raw_line == sorted(n.raw_line), "normalized lines keep the raw order"
     for r in n.regions:
         assert 0 <= r.start <= r.end < k
+    assert len(n.symbol_spans) == k
+    for line, syms, spans in zip(n.lines, n.symbols, n.symbol_spans, strict=True):
+        assert len(spans) == len(syms)
+        for sym, (start, end) in zip(syms, spans, strict=True):
+            assert line[start:end] in (sym, sym[1:]), (line, sym, start, end)  # sym[1:]: LLIR label "12:"
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -201,3 +206,21 @@ def test_normalize_never_raises_on_cut_real_ir(matmul_sm86: Bundle, data: st.Dat
     n = normalize(stage, raw[i:j], "matmul_kernel_annotated")
     assert not n.fallback
     _check_invariants(n)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_rename_changes_only_the_names(matmul_sm86: Bundle, stage: str) -> None:
+    """``rename`` (used by the aligner for names shared by both sides of a diff) replaces exactly the symbols."""
+    n = _norm(matmul_sm86, "annotated", stage)
+    assert rename(n, {}).lines == n.lines
+    names = sorted({x for syms in n.symbols for x in syms})
+    assert names
+    mapping = {x: f"{x[:1]}Q{k}" for k, x in enumerate(names)}
+    r = rename(n, mapping)
+    _check_invariants(r)
+    assert r.shapes == n.shapes and r.raw_line == n.raw_line
+    assert r.symbols == [tuple(mapping[x] for x in syms) for syms in n.symbols]
+    back = rename(r, {v: k for k, v in mapping.items()})
+    assert back.lines == n.lines and back.symbol_spans == n.symbol_spans
+    changed = [k for k, (x, y) in enumerate(zip(n.lines, r.lines, strict=True)) if x != y]
+    assert changed == [k for k, syms in enumerate(n.symbols) if syms]

@@ -218,6 +218,146 @@ def test_side_by_side_pairs_the_layout_change(comparison: Comparison) -> None:
     assert "sizePerThread = [1, 1]" in left and "sizePerThread = [1, 8]" in right
 
 
+SUITES = Path(__file__).parent / "suites"
+
+
+@pytest.fixture(scope="module")
+def add_pair(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    """README's vector add: ``dns`` (``do_not_specialize=["n"]``) and ``plain``, sm80."""
+    b = compile_suite(str(SUITES / "readme_add.py"), ["plain", "dns"], "sm80")
+    return dataclasses.replace(b, directory="<bundle>")
+
+
+def _cells(row: str) -> tuple[str, str]:
+    """Left and right cell of a side-by-side row (a row with an empty right cell ends in `` │``)."""
+    left, _, right = row.partition(" │")
+    return left, right[1:]
+
+
+@pytest.mark.parametrize(("a", "b"), [("dns", "plain"), ("plain", "dns")])
+def test_side_by_side_pairs_a_changed_line_on_one_row(add_pair: Bundle, a: str, b: str) -> None:
+    """The argument that gained `tt.divisibility` is one row (`-` left, `+` right) whichever variant is left."""
+    c = build_comparison(add_pair, a, b, stages="ttir,ttgir")
+    out = strip(render(c, TerminalOptions(width=160, side_by_side=True)))
+    for stage in ("ttir", "ttgir"):
+        rows = [_cells(ln) for ln in section(out, stage).splitlines() if "%n.0: i32" in ln]
+        assert len(rows) == 1, rows
+        left, right = rows[0]
+        assert re.search(r"^\s*\d*\s+- +%n\.0: i32", left) and re.search(r"^\s*\d*\s+\+ +%n\.0: i32", right)
+        assert ("tt.divisibility" in left) == (a == "plain") and ("tt.divisibility" in right) == (b == "plain")
+
+
+@pytest.mark.parametrize(
+    ("fixture", "a", "b"),
+    [
+        ("pair", "annotated", "unannotated"),
+        ("pair", "unannotated", "annotated"),
+        ("add_pair", "dns", "plain"),
+        ("add_pair", "plain", "dns"),
+    ],
+)
+def test_side_by_side_never_puts_a_plus_row_above_a_minus_row(
+    request: pytest.FixtureRequest, fixture: str, a: str, b: str
+) -> None:
+    """Within a run of changes a `+`-only row is never followed by a `-`-only row: those two share one row."""
+    c = build_comparison(request.getfixturevalue(fixture), a, b, stages="ttir,ttgir,ptx")
+    out = strip(render(c, TerminalOptions(width=200, side_by_side=True)))
+    body = out[out.index("━━ ttir") :]
+    kinds = []
+    for ln in body.splitlines():
+        if " │" not in ln or ln.startswith("@@"):
+            continue
+        cells = [re.match(r"^\s*\d*\s([-+ ↪])", c) if c.strip() else None for c in _cells(ln)]
+        kinds.append(tuple(m.group(1) if m else "" for m in cells))
+    assert ("-", "+") in kinds
+    for (l1, r1), (l2, r2) in zip(kinds, kinds[1:]):
+        assert not (l1 == "" and r1 == "+" and l2 == "-" and r2 == ""), "a + row above a - row"
+
+
+def test_sbs_rows_pair_deletions_and_insertions_in_either_order() -> None:
+    from irdiff.align import DiffLine
+    from irdiff.render.terminal import _sbs_rows
+
+    ins = [DiffLine("insert", None, k, None, f"b{k}") for k in range(3)]
+    dels = [DiffLine("delete", k, None, f"a{k}", None) for k in range(2)]
+    rep = DiffLine("replace", 5, 5, "x", "y")
+    for run in (ins + dels, dels + ins):
+        assert _sbs_rows(run) == [(dels[0], ins[0]), (dels[1], ins[1]), (None, ins[2])]
+    assert _sbs_rows([ins[0], rep, dels[0]]) == [(None, ins[0]), (rep, rep), (dels[0], None)]
+
+
+def _gutters(text: str) -> list[tuple[str, str, str]]:
+    """Unified rows as (raw line a, raw line b, body)."""
+    out = []
+    for ln in text.splitlines():
+        m = re.match(r"^\s*(\d*)\s+(\d*) │ (.*)$", ln)
+        if m:
+            out.append((m.group(1), m.group(2), m.group(3)))
+    return out
+
+
+def test_split_signature_shows_its_raw_line_once(report: str) -> None:
+    """`tt.func` arguments are split one per line, all from one raw line: the number is on the first only."""
+    hunk = section(report, "ttir").split("\n@@ ")[1]
+    rows = _gutters(hunk)
+    first = rows[0]
+    assert first[0] and first[1] and "%N.0: i32" in first[2]
+    sig_end = next(k for k, r in enumerate(rows) if ") attributes" in r[2])
+    assert sig_end >= 5
+    assert all(r[0] == "" and r[1] == "" for r in rows[1 : sig_end + 1]), rows[: sig_end + 1]
+    assert rows[sig_end + 1][0] == str(int(first[0]) + 1) and rows[sig_end + 1][1] == str(int(first[1]) + 1)
+    assert sum(r[2].startswith("-") for r in rows[1:sig_end]) == 3  # stride_ak, stride_bn, stride_cn
+
+
+def test_split_signature_shows_its_raw_line_once_side_by_side(comparison: Comparison) -> None:
+    out = strip(render(comparison, TerminalOptions(width=200, side_by_side=True)))
+    hunk = section(out, "ttir").split("\n@@ ")[1].splitlines()[1:]
+    numbers = [tuple(re.match(r"^\s*(\d*)", cell).group(1) for cell in _cells(ln)) for ln in hunk]  # type: ignore[union-attr]
+    sig_end = next(k for k, ln in enumerate(hunk) if ") attributes" in ln)
+    assert all(x for x in numbers[0])
+    assert all(n == ("", "") for n in numbers[1 : sig_end + 1]), numbers[: sig_end + 1]
+    assert all(x for x in numbers[sig_end + 1])
+
+
+def test_llir_hunks_use_one_numbering(report: str) -> None:
+    """An LLIR value defined on an unchanged line is not also defined on a `-`/`+` line of the same hunk (both
+    sides are renumbered together, so unchanged lines read the same on both sides)."""
+    llir = section(report, "llir")
+    hunks = llir.split("\n@@ ")[1:]
+    assert hunks
+    for h in hunks:
+        ctx: set[str] = set()
+        chg: set[str] = set()
+        for _, _, body in _gutters(h):
+            m = re.match(r"^([-+ ]) \s*(%[\w.$\-]+) = ", body)
+            if m:
+                (ctx if m.group(1) == " " else chg).add(m.group(2))
+        assert not ctx & chg, sorted(ctx & chg)[:5]
+
+
+@pytest.mark.parametrize(("a", "b"), [("dns", "plain"), ("plain", "dns")])
+def test_summary_reads_left_to_right(add_pair: Bundle, a: str, b: str) -> None:
+    """Summary direction: `-` is the --variant, `+` the --against, counts are `variant|against` in that order
+    (``plain`` has the 128-bit accesses, ``dns`` none)."""
+    c = build_comparison(add_pair, a, b, stages="ptx,sass")
+    lines = strip(render(c, TerminalOptions(width=200))).splitlines()
+    assert re.match(rf"^  - {a}\s+add  \(--variant\)$", lines[1])
+    assert re.match(rf"^  \+ {b}\s+add  \(--against\)$", lines[2])
+    assert any(f"key counts ({a}|{b})" in ln for ln in lines)
+
+    def raw_count(variant: str, stage: str, pattern: str) -> int:
+        return len(re.findall(pattern, add_pair.variants[variant].text(stage)))
+
+    n = {v: raw_count(v, "sass", r"\bLDG\.E\.128\b") for v in (a, b)}
+    assert n["plain"] > 0 and n["dns"] == 0
+    sass = next(ln for ln in lines if ln.startswith("  sass "))
+    assert f"LDG.E.128 {n[a]}|{n[b]}" in sass
+    ptx = next(ln for ln in lines if ln.startswith("  ptx "))
+    d = next(x for x in c.stage_diffs if x.stage == "ptx")
+    assert re.match(rf"^  ptx\s+-{d.removed} \+{d.added}\s", ptx)
+    assert (d.removed > d.added) == (a == "dns"), "dns has more PTX lines: they are `-` when dns is the --variant"
+
+
 def test_sass_shows_control_codes_in_unified_view(report: str) -> None:
     sass = section(report, "sass")
     assert re.search(r"│ [-0-9A-Za-z]{2}:[-\w]:[-\w]:[-\w]:[0-9a-f]+\s+[-+ ] ", sass)

@@ -11,8 +11,10 @@ Layout, top to bottom (what fits on one screen comes first):
    variants side by side, rows that differ marked ``*``.
 4. **Hunks** of each stage in pipeline order, unified (``-`` = ``a`` = ``--variant``, ``+`` = ``b`` =
    ``--against``) or side by side (width-aware: long lines wrap onto at most :attr:`TerminalOptions.max_wrap`
-   rows, then are cut with ``…``). Gutters show raw line numbers (the line in the stage file of the bundle); SASS
-   control codes are shown as a column in the unified view.
+   rows, then are cut with ``…``). Gutters show raw line numbers (the line in the stage file of the bundle), once
+   per run of lines from one raw line (a split ``tt.func``/``define`` signature is numbered on its first line);
+   SASS control codes are shown as a column in the unified view. Line texts are the aligner's, in which both
+   sides' symbols are renamed together (``irdiff.align``), so a context line reads the same on either side.
 
 Styling is data until the last step (delta's approach): each line becomes a list of ``(text, Style)`` segments in
 which pygments' token colours (foreground, :mod:`irdiff.lexers`) and the aligner's changed-token spans (background)
@@ -651,10 +653,16 @@ class _Side:
         self.toks: list[LineTokens] | None = _lex_lines(stage, ns.lines, shown) if color else None
         self.columns = ns.columns
 
-    def raw(self, i: int | None) -> str:
-        if i is None or i >= len(self.ns.raw_line):
+    def raw(self, i: int | None, first: int = 0) -> str:
+        """Raw line number of normalized line ``i`` for the gutter; blank when line ``i - 1`` (shown above it, i.e.
+        ``i > first``, the hunk's first line on this side) comes from the same raw line: a ``tt.func``/``define``
+        signature split one argument per line is numbered once, on its first line."""
+        rl = self.ns.raw_line
+        if i is None or i >= len(rl):
             return ""
-        return str(self.ns.raw_line[i])
+        if first < i and rl[i] == rl[i - 1]:
+            return ""
+        return str(rl[i])
 
     def ctrl(self, i: int | None) -> str:
         if self.columns is None or i is None or i >= len(self.columns):
@@ -736,7 +744,8 @@ def _hunk_unified(h: Hunk, sa: _Side, sb: _Side, num_w: int, opts: TerminalOptio
 
     def row(sign: str, ai: int | None, bi: int | None, segs: list[Seg]) -> str:
         sign_st = S_MINUS_SIGN if sign == "-" else S_PLUS_SIGN if sign == "+" else PLAIN
-        gutter = [_s(f"{sa.raw(ai):>{num_w}} {sb.raw(bi):>{num_w}} ", S_GUTTER), _s("│", S_GUTTER)]
+        ra, rb = sa.raw(ai, h.a_start), sb.raw(bi, h.b_start)
+        gutter = [_s(f"{ra:>{num_w}} {rb:>{num_w}} ", S_GUTTER), _s("│", S_GUTTER)]
         ctrl: list[Seg] = []
         if ctrl_w:
             side, idx = (sa, ai) if ai is not None else (sb, bi)
@@ -761,8 +770,9 @@ def _hunk_unified(h: Hunk, sa: _Side, sb: _Side, num_w: int, opts: TerminalOptio
 
 
 def _sbs_rows(run: list[DiffLine]) -> list[tuple[DiffLine | None, DiffLine | None]]:
-    """Changed lines → (left, right) rows: a replacement is one row; deletions and insertions between
-    replacements are paired top to bottom (delta's subhunk pairing)."""
+    """Changed lines → (left, right) rows: a replacement is one row; the deletions and insertions between two
+    replacements are paired top to bottom whichever side the aligner listed first (delta's subhunk pairing), the
+    longer side padded with blank cells, so a ``+`` line never sits above the ``-`` line it replaces."""
     rows: list[tuple[DiffLine | None, DiffLine | None]] = []
     dels: list[DiffLine] = []
     ins: list[DiffLine] = []
@@ -778,8 +788,6 @@ def _sbs_rows(run: list[DiffLine]) -> list[tuple[DiffLine | None, DiffLine | Non
             flush()
             rows.append((ln, ln))
         elif ln.tag == "delete":
-            if ins:
-                flush()
             dels.append(ln)
         else:
             ins.append(ln)
@@ -798,10 +806,11 @@ def _hunk_side_by_side(h: Hunk, sa: _Side, sb: _Side, num_w: int, opts: Terminal
         sign_st = S_MINUS_SIGN if sign == "-" else S_PLUS_SIGN if sign == "+" else PLAIN
         if i is None or text is None:
             return [[_s(" " * (num_w + 3 + col_w))]]
+        first = h.a_start if side is sa else h.b_start
         body = _fit(side.segs(i, text, bg, emph, spans, opts.tabsize), col_w, opts.max_wrap)
         rows = []
         for k, part in enumerate(body):
-            gutter = _s(f"{side.raw(i) if k == 0 else '':>{num_w}} ", S_GUTTER)
+            gutter = _s(f"{side.raw(i, first) if k == 0 else '':>{num_w}} ", S_GUTTER)
             mark = _s(f"{sign} " if k == 0 else "↪ ", sign_st if k == 0 else S_DIM)
             rows.append([gutter, mark, *_pad(part, col_w)])
         return rows
