@@ -270,7 +270,7 @@ def output_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def render_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Diff display options (irdiff/render/terminal.py), plus :func:`output_options`."""
     opts: list[Callable[..., Any]] = [
-        click.option("--stage", "stage", default=None, metavar="LIST", callback=_check_stages, help="Stages to diff, e.g. ttgir,ptx (default: all)."),
+        click.option("--stage", "stage", default=None, metavar="LIST", callback=_check_stages, help="Stages whose hunks to show, e.g. ttgir,ptx, or all (default: python,ttir,ttgir; the summary and findings always cover every stage)."),
         click.option("--context", "context", default=3, type=click.IntRange(min=0), show_default=True, help="Context lines."),
         click.option("--raw", is_flag=True, help="Diff the raw stage texts (no normalization)."),
         click.option("--side-by-side", "-s", "side_by_side", is_flag=True, help="Two columns, fitted to the terminal width."),
@@ -282,6 +282,11 @@ def render_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+# Stages whose hunks the terminal shows by default; LLIR, PTX and SASS are summarized (counts, findings) and shown
+# on request (--stage all, --stage ptx): their diffs run to thousands of lines.
+DEFAULT_HUNK_STAGES = ("python", "ttir", "ttgir")
+
+
 def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
                      width: int | None, color: str, paging: str) -> None:  # fmt: skip
     """Normalize, align, diagnose and print the comparison (summary, findings, stage 0, hunks)."""
@@ -290,8 +295,13 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
 
     stages = parse_stages(stage)
     comparison = build_comparison(bundle, a, b, stages=stages, raw=raw, context=context)
+    everything = stage is None or stage.strip().lower() == "all"
     opts = TerminalOptions(
-        color=color_enabled(color), width=terminal_width(width), side_by_side=side_by_side, show_spec=stages is None
+        color=color_enabled(color),
+        width=terminal_width(width),
+        side_by_side=side_by_side,
+        show_spec=everything,
+        hunk_stages=DEFAULT_HUNK_STAGES if stage is None else None,
     )
     emit(render(comparison, opts), paging=paging)
 

@@ -18,12 +18,15 @@ __all__ = ["build_comparison", "load_pair", "parse_stages"]
 
 
 def parse_stages(text: str | Iterable[str] | None) -> list[str] | None:
-    """``"ttgir,ptx"`` (or a list of names) → stage names in pipeline order; None means every stage.
+    """``"ttgir,ptx"`` (or a list of names) → stage names in pipeline order; None means every stage, and so does
+    ``"all"``.
 
     :raises ValueError: an unknown stage name (the message lists the valid ones).
     """
     if text is None:
         return None
+    if isinstance(text, str) and text.strip().lower() == "all":
+        return list(STAGES)
     parts = text.split(",") if isinstance(text, str) else list(text)
     names = [p.strip().lower() for p in parts if p.strip()]
     unknown = [n for n in names if n not in STAGES]

@@ -92,10 +92,25 @@ def test_seed_000_chain(fixture: str, request: pytest.FixtureRequest) -> None:
     assert "cp.async" in texts(m, "unannotated", "ptx") and "st.global.v4.b32" in texts(m, "unannotated", "ptx")
     r = get(d, "resources.registers")
     assert "Used 255 registers" in texts(r, "annotated", "ptxas")
+    assert r.causes == ["ptx.memory-ops"]
     assert all(f.predicts in (None, "annotated") for f in d.findings)
+    # the loads are not pipelined because they are too narrow; the unpipelined load goes through registers into a
+    # single shared-memory buffer (a matmul operand)
+    p = get(d, "pipeline.load-not-pipelined")
+    assert "staged through registers" in p.explanation and "multiplied" not in p.explanation
+    # ptxas's predicated CALL out of the K loop is a branch, not a software routine
+    assert "sass.calls" not in ids(d)
+    if bundle.target == "sm86":
+        assert d.facts["annotated"]["sass_branch_calls"] and not d.facts["annotated"]["sass_calls"]
     if bundle.target == "sm90":
         w = get(d, "pipeline.wgmma-wait")
         assert "pendings = 0" in texts(w, "annotated", "ttgir")
+        assert w.title.endswith("in `annotated` (`pendings` 0; 1 in `unannotated`)")
+        assert "dotCanBeProperlyAsync" in w.explanation and "ttg.local_alloc" in texts(w, "annotated", "ttgir")
+        assert w.causes[0] == "pipeline.load-not-pipelined"
+        # the other direction: the same variant is named as the serial one
+        r2 = get(diagnose(bundle, "unannotated", "annotated"), "pipeline.wgmma-wait")
+        assert r2.title == w.title
 
 
 # ------------------------------------------------------------------------------------------------ seed 001
@@ -115,15 +130,27 @@ def test_seed_001_persistent(compile_suite, target: str) -> None:  # type: ignor
     assert "is too small for pipelining" in texts(p, "persistent", "llvm_debug")
     assert "iter_args" in texts(p, "persistent", "ttgir")
     assert "contiguity = [1, 256]" in texts(p, "persistent", "llvm_debug")  # coalescing still saw it contiguous
+    # the width loss is the pipeliner's view only: the lowering still emits 128-bit loads for the same tt.load
+    assert "still emits 128-bit loads" in p.explanation
+    assert "ld.global.v4.b32" in texts(p, "persistent", "ptx")
     assert p.remedy and "flatten=False" in p.remedy
     s = get(d, "resources.shared")
     assert "pipeline.buffers" in s.causes
+    assert "sass.calls" not in ids(d)  # sm80: a CALL ptxas uses as a loop exit, not a routine
     if target == "sm80":
         assert "resources.spills" in ids(d) or "resources.registers" in ids(d)
     else:
         w = get(d, "pipeline.wgmma-wait")
         assert "pendings = 0" in texts(w, "persistent", "ttgir")
-        assert "loop.flattened" in w.causes
+        assert "`b` is loaded synchronously" in w.explanation
+        before(d, "loop.flattened", "pipeline.load-not-pipelined", "pipeline.wgmma-wait")
+        r = get(diagnose(bundle, "tiled", "persistent"), "pipeline.wgmma-wait")
+        assert r.title == w.title and "1 in `tiled`" in r.title
+    # flatten=False keeps a nest: its pendings = 0 wait after the K loop is not a per-iteration wait
+    d3 = diagnose(bundle, "persistent-noflatten", "tiled")
+    assert d3.findings[0].id == "loop.nest" and "pipeline.wgmma-wait" not in ids(d3)
+    assert "2 `scf.for` (depth 2) in `persistent-noflatten` vs 1 (depth 1) in `tiled`" in d3.findings[0].title
+    assert get(d3, "resources.registers").causes == ["loop.nest"]
     # the control: flatten=False keeps both operands pipelined, FLATTEN is the first cause
     d2 = diagnose(bundle, "persistent", "persistent-noflatten")
     assert d2.findings[0].id == "spec.constexpr-changed" and "`FLATTEN`" in d2.findings[0].title
@@ -145,6 +172,15 @@ def test_rmsnorm_do_not_specialize(compile_suite) -> None:  # type: ignore[no-un
     assert "16-bit (2-byte)" in v.explanation and "128-bit (16-byte)" in v.explanation
     m = get(d, "ptx.memory-ops")
     assert "ld.global.b16" in texts(m, "dns", "ptx") and "ld.global.v4.b32" in texts(m, "specialized", "ptx")
+    # reasons grouped per decorator list; the strides feed offsets (not only masks); hints that work
+    assert "`x_ptr`, `w_ptr` and `y_ptr` are listed in `do_not_specialize_on_alignment`" in first.explanation
+    assert "`stride_x_row` and `stride_y_row` are listed in `do_not_specialize`" in first.explanation
+    assert "Offsets built from `stride_x_row` and `stride_y_row`" in first.explanation
+    assert first.remedy and "tl.multiple_of(x_ptr + offs, 16)" in first.remedy
+    assert "tl.multiple_of(row * stride_x_row, 16)" in first.remedy
+    c = get(d, "coalesce.contiguity")
+    assert "divisibility 1 byte in `dns` vs 16 bytes in `specialized`" in c.explanation
+    assert "lower.mask-alignment" not in ids(d)  # the coalescing pass already chose 1 element per thread
 
 
 def test_permute_int64_program_id(compile_suite) -> None:  # type: ignore[no-untyped-def]
@@ -168,6 +204,10 @@ def test_softmax_num_stages(compile_suite) -> None:  # type: ignore[no-untyped-d
     before(d, "spec.constexpr-changed", "loop.num-stages", "pipeline.load-not-pipelined", "pipeline.buffers")
     a = get(d, "pipeline.async-copies")
     assert "ttg.async_copy_global_to_local" in texts(a, "stages4", "ttgir")
+    # a row load, not a matmul operand: no multiply, no shared-memory staging in stages1
+    p = get(d, "pipeline.load-not-pipelined")
+    assert "multiplied" not in p.explanation and "staged through registers" not in p.explanation
+    assert "go straight to registers" in get(d, "pipeline.buffers").explanation
     assert "cp.async" in texts(get(d, "ptx.memory-ops"), "stages4", "ptx")
     sh = get(d, "resources.shared")
     assert "stages4" in sh.title

@@ -3,6 +3,7 @@ the pure parts (op counts, occupancy) on literal text and numbers."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,17 +12,25 @@ from hypothesis import strategies as st
 
 from irdiff.bundle import Bundle, BundleError
 from irdiff.diagnose import KEY_COUNTS, Diagnosis, Finding, count_ops, diagnose
-from irdiff.diagnose.facts import occupancy, strip_loc
+from irdiff.diagnose.facts import occupancy, sass_calls, strip_loc
 from irdiff.diagnose.rules import CAUSES, RULE_IDS
 
 SUITES = Path(__file__).parent / "suites"
 COPY = str(SUITES / "diag_copy.py")
 LOOP = str(SUITES / "diag_loop.py")
+ADD = str(SUITES / "readme_add.py")
 
 
 @pytest.fixture(scope="module")
 def copy86(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
-    return compile_suite(COPY, ["plain", "plain_twin", "annotated", "dns", "dns_align", "n64", "i64", "i32"], "sm86")
+    return compile_suite(
+        COPY, ["plain", "plain_twin", "annotated", "annotated_hint", "dns", "dns_align", "n64", "i64", "i32"], "sm86"
+    )
+
+
+@pytest.fixture(scope="module")
+def add80(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(ADD, ["plain", "dns", "dns_hint", "dns_param_hint"], "sm80")
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +86,18 @@ def test_constexpr_one_lost_by_int_annotation(copy86: Bundle) -> None:
     assert "%stride: i32" in texts(f, "annotated", "ttir")
     assert "stride: int" in texts(f, "annotated", "python")
     assert f.remedy and "annotation" in f.remedy
+    # the hint goes on the strided offsets (on `offs` alone it does nothing: the product with a runtime value loses it)
+    assert "tl.multiple_of(offs * stride, BLOCK)" in f.remedy
+
+
+def test_constexpr_one_remedy_hint(copy86: Bundle) -> None:
+    """The remedy spec.constexpr-one-lost names works: with the contiguity stated on `offs * stride` nothing
+    downstream differs, and the stage-0 finding is kept as information only."""
+    d = diagnose(copy86, "annotated_hint", "plain")
+    assert ids(d) == ["spec.constexpr-one-lost"]
+    f = d.findings[0]
+    assert f.severity == "info" and f.predicts is None and f.remedy is None
+    assert "Nothing downstream differs" in f.explanation
 
 
 def test_constexpr_one_lost_by_do_not_specialize(copy86: Bundle) -> None:
@@ -93,7 +114,11 @@ def test_divisibility_lost(copy86: Bundle) -> None:
     f = d.findings[0]
     assert f.id == "spec.divisibility-lost"
     assert "`x_ptr`" in f.title and "`y_ptr`" in f.title
-    assert "do_not_specialize_on_alignment" in f.explanation
+    assert "`x_ptr` and `y_ptr` are listed in `do_not_specialize_on_alignment`" in f.explanation
+    assert "divisibility 1 byte" in f.explanation
+    # a hint on the bare pointer parameter is dropped by Triton: the remedy puts it on the pointer tensor
+    assert f.remedy and "tl.multiple_of(x_ptr + offs, 16)" in f.remedy and "has no effect" in f.remedy
+    assert "lower.mask-alignment" not in ids(d)  # the pointer, not the mask, limits the width here
     assert "%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}" in texts(f, "plain", "ttir")
     assert "%x_ptr: !tt.ptr<f16>" in texts(f, "dns_align", "ttir")
 
@@ -183,6 +208,10 @@ def test_alignment_only(copy86: Bundle) -> None:
     d = diagnose(copy86, "dns_align", "plain")
     c = get(d, "coalesce.contiguity")
     assert c.title.startswith("Pointer alignment")
+    # both variants named, in either direction
+    assert re.search(r"divisibility \d+ bytes? in `dns_align` vs 16 bytes in `plain`", c.title)
+    r = get(diagnose(copy86, "plain", "dns_align"), "coalesce.contiguity")
+    assert re.search(r"divisibility 16 bytes in `plain` vs \d+ bytes? in `dns_align`", r.title)
     assert "divisibility = [1]" in texts(c, "dns_align", "llvm_debug") or "divisibility = [2]" in texts(
         c, "dns_align", "llvm_debug"
     )
@@ -229,6 +258,66 @@ def test_mma_layout_and_ptx_mma(loop86: Bundle) -> None:
     assert "mma.sync" in texts(pm, "dot3", "ptx")
     occ = get(d, "resources.occupancy")
     assert "warps" in occ.title
+
+
+# ---------------------------------------------------------------------------------------------------- lowering
+
+
+def test_mask_alignment(add80: Bundle) -> None:
+    """README's vector add with `do_not_specialize=["n"]`: same coalescing (perThread 4) in both variants, but the mask
+    `offs < n` is not provably constant over 4 elements, so the lowering emits 32-bit instead of 128-bit accesses."""
+    d = diagnose(add80, "dns", "plain")
+    check_chain(d)
+    assert ids(d)[:3] == ["spec.divisibility-lost", "lower.mask-alignment", "ptx.memory-ops"]
+    first = d.findings[0]
+    assert "`n` is only used in masks" in first.explanation and "row * stride" not in first.explanation
+    f = get(d, "lower.mask-alignment")
+    assert f.stage == "llir" and f.causes == ["spec.divisibility-lost"] and f.predicts == "dns"
+    assert "into 32-bit accesses in `dns` (128-bit in `plain`)" in f.title
+    assert "getMaskAlignment" in f.explanation and "CmpOpAxisInfoVisitor" in f.explanation
+    assert "computed from `n`" in f.explanation
+    # the coalescing pass chose the same elements per thread in both variants
+    assert "perThread: 4" in texts(f, "dns", "llvm_debug") and "perThread: 4" in texts(f, "plain", "llvm_debug")
+    # evidence: the tt.load with its mask and the mask's definition (TTGIR), the narrow LLIR/PTX instructions
+    ttgir = texts(f, "dns", "ttgir")
+    assert re.search(r"tt\.load %\w+, %m\w*", ttgir) and "arith.cmpi slt" in ttgir and "tt.splat %n" in ttgir
+    assert "ld.global.b32" in texts(f, "dns", "llir") and "ld.global.v4.b32" in texts(f, "plain", "llir")
+    assert "8× ld.global.b32" in texts(f, "dns", "ptx") and "2× ld.global.v4.b32" in texts(f, "plain", "ptx")
+    assert "st.global.b32" in texts(f, "dns", "ptx")
+    assert f.remedy and "do_not_specialize" in f.remedy and "tl.full(offs.shape, n, tl.int32)" in f.remedy
+    assert get(d, "ptx.memory-ops").causes == ["lower.mask-alignment"]
+    assert get(d, "sass.instructions").causes == ["ptx.memory-ops"]
+    # the other direction names the same variants
+    r = get(diagnose(add80, "plain", "dns"), "lower.mask-alignment")
+    assert r.title == f.title and r.predicts == "dns"
+
+
+def test_mask_alignment_remedies(add80: Bundle) -> None:
+    """The hint the remedy names restores 128-bit accesses; the same hint on the bare parameter is dropped."""
+    d = diagnose(add80, "dns_hint", "plain")
+    assert ids(d) == ["spec.divisibility-lost"] and d.findings[0].severity == "info"
+    facts = d.facts["dns_hint"]["lowered"]
+    assert {x["ptx_key"] for x in facts} == {"ld.global.v4.b32", "st.global.v4.b32"}
+    d = diagnose(add80, "dns_param_hint", "plain")
+    assert "lower.mask-alignment" in ids(d)
+
+
+def test_lowered_facts(add80: Bundle) -> None:
+    """Per tt.load/tt.store: the coalescing perThread against the widths in LLIR and PTX, matched by location."""
+    from irdiff.diagnose import extract_facts
+
+    for name, bits, n in (("plain", 128, 2), ("dns", 32, 8)):
+        f = extract_facts(add80.variants[name])
+        assert [(x.kind, x.ptr_args[0]) for x in f.lowered] == [
+            ("load", "x_ptr"),
+            ("load", "y_ptr"),
+            ("store", "out_ptr"),
+        ]
+        for x in f.lowered:
+            assert (x.per_thread, x.coalesce_bits) == (4, 128)
+            assert (x.llir_bits, x.llir_count, x.ptx_bits, x.ptx_count) == (bits, n, bits, n)
+            assert x.mask and x.mask_args == ["n"]
+        assert f.arg_roles["n"] == ["mask"] and f.arg_roles["x_ptr"] == ["pointer"]
 
 
 # ---------------------------------------------------------------------------------------------------- PTX / resources
@@ -327,6 +416,26 @@ def test_count_ops_sass() -> None:
     assert c["LDG.E.U16"] == 1 and c["LDGSTS"] == 1 and c["LDGSTS.E.128"] == 1
     assert c["STG.E.128"] == 1 and c["CALL"] == 1 and c["HMMA"] == 1 and c["BAR"] == 1
     assert c["instructions"] == 8
+
+
+def test_sass_calls_branch_vs_subroutine() -> None:
+    """A CALL into code that returns (RET) is a subroutine; ptxas' predicated CALL out of a loop into code that ends
+    in EXIT is a branch (seen in the annotated matmul on sm80/sm86: no routine is called)."""
+    text = (
+        "Function:k\n"
+        "--:-:-:-:1\t@P1 CALL.REL.NOINC 0x30;\n"  # -> instruction 3 (16-byte instructions), reaches EXIT
+        "--:-:-:-:1\tBRA LBB1;\n"
+        "--:-:-:-:1\tNOP;\n"
+        "--:-:-:-:1\tSTG.E [R2.64], R4;\n"
+        "--:-:-:-:1\tEXIT;\n"
+        "--:-:-:-:1\tCALL.REL.NOINC 0x70;\n"  # -> instruction 7, reaches RET
+        "--:-:-:-:1\tEXIT;\n"
+        "--:-:-:-:1\tIADD3 R8, R1, R2, RZ;\n"
+        "--:-:-:-:1\tRET.REL.NODEC R6 0x0;\n"
+    )
+    subs, branches = sass_calls(text)
+    assert [r.line for r in subs] == [7] and [r.line for r in branches] == [2]
+    assert sass_calls("Function:k\n--:-:-:-:1\tEXIT;\n") == ([], [])
 
 
 def test_count_ops_mlir() -> None:

@@ -658,3 +658,14 @@ def test_emit_writes_to_stream_when_not_paging() -> None:
     assert buf.getvalue() == "x\n"
     with pytest.raises(ValueError):
         emit("x\n", paging="sometimes", stream=buf, env={})
+
+
+def test_default_output_shows_readable_stages_and_points_at_the_rest(matmul_sm86: Bundle) -> None:
+    code, out, err = invoke(["diff", matmul_sm86.directory, "--color", "never", "--paging", "never"])
+    assert code == 0, err
+    assert "━━ ttgir" in out and "━━ ptx" not in out and "━━ sass" not in out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("not shown: llir -") and "--stage all (or --stage llir,ptx,sass)" in last
+    assert "ld.global.b16 0|64" in out  # the summary still counts PTX (unannotated|annotated)
+    code, out, err = invoke(["diff", matmul_sm86.directory, "--color", "never", "--paging", "never", "--stage", "all"])
+    assert code == 0 and "━━ ptx" in out and "━━ sass" in out and "not shown" not in out

@@ -21,7 +21,7 @@ from irdiff.bundle import Bundle, VariantResult
 from irdiff.diagnose.counts import KEY_COUNTS, count_ops
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.model import FINDING_STAGES, SEVERITIES, Diagnosis, Evidence, Finding, Severity
-from irdiff.diagnose.rules import CAUSES, RULE_IDS, Context, run_rules
+from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, FALLBACK_CAUSES, RULE_IDS, Context, run_rules
 
 __all__ = [
     "KEY_COUNTS",
@@ -67,11 +67,26 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult) -> bool:
 
 def _link(findings: list[Finding]) -> None:
     """Fill ``causes`` from :data:`CAUSES`: the most direct present candidate, plus other present candidates that
-    are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining)."""
-    present = {f.id for f in findings}
+    are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining). When no
+    candidate is present, the first present one of :data:`FALLBACK_CAUSES`. Candidates that point at the other
+    variant (:data:`DIRECTION`) are skipped."""
+    by_id = {f.id: f for f in findings}
+
+    def fits(c: str, f: Finding) -> bool:
+        """``c`` is present and, where :data:`DIRECTION` says so, predicts the right variant for ``f``."""
+        if c not in by_id or c == f.id:
+            return False
+        sign = DIRECTION.get((c, f.id))
+        pc, pf = by_id[c].predicts, f.predicts
+        if sign is None or pc is None or pf is None:
+            return True
+        return (pc == pf) == (sign > 0)
+
     direct: dict[str, list[str]] = {}
     for f in findings:
-        direct[f.id] = [c for c in CAUSES.get(f.id, []) if c in present and c != f.id]
+        direct[f.id] = [c for c in CAUSES.get(f.id, []) if fits(c, f)]
+        if not direct[f.id]:
+            direct[f.id] = [c for c in FALLBACK_CAUSES.get(f.id, []) if fits(c, f)][:1]
 
     def ancestors(fid: str, seen: set[str] | None = None) -> set[str]:
         seen = seen if seen is not None else set()
@@ -87,6 +102,26 @@ def _link(findings: list[Finding]) -> None:
             if not keep or not any(c in ancestors(k) for k in keep):
                 keep.append(c)
         f.causes = list(dict.fromkeys([*f.causes, *keep]))
+
+
+def _mark_without_effect(findings: list[Finding]) -> None:
+    """A stage-0 finding of :data:`EFFECTS` with none of its effects present explains nothing here: say so, make it
+    ``info`` and stop it predicting a slower variant (e.g. ``do_not_specialize`` on a bound whose alignment the kernel
+    states with ``tl.multiple_of``)."""
+    for f in findings:
+        prefixes = EFFECTS.get(f.id)
+        if prefixes is None or any(f.id in g.causes for g in findings):
+            continue
+        if any(g.id.startswith(prefixes) for g in findings if g is not f):
+            continue
+        f.severity = "info"
+        f.predicts = None
+        f.remedy = None
+        f.explanation += (
+            " Nothing downstream differs because of it in this comparison: no coalescing, lowering, pipelining or "
+            "PTX memory-instruction difference (the kernel states the fact another way, e.g. with a hint, or does not "
+            "depend on it)."
+        )
 
 
 def _order(findings: list[Finding]) -> list[Finding]:
@@ -251,6 +286,7 @@ def diagnose(bundle: Bundle, a: str, b: str) -> Diagnosis:
     )
     findings = run_rules(ctx)
     _link(findings)
+    _mark_without_effect(findings)
     findings = _order(findings)
     tf = _time_finding(bundle, a, b, fa, fb, findings)
     if tf is not None:

@@ -16,7 +16,11 @@ quote their evidence. Sources:
 * ``ttgir``: blocked/MMA layouts, shared-memory buffers (``ttg.local_alloc … memdesc<3x128x32xf16``), async copies
   before vs inside loops, ``ttg.async_wait {num = N}``, ``ttng.warp_group_dot_wait {pendings = N}``, loops after
   fusion and pipelining (nesting, loop-carried values).
-* ``ptx``/``sass``/``llir``: operation counts (:func:`irdiff.diagnose.counts.count_ops`) with the first line of each.
+* ``ptx``/``sass``/``llir``: operation counts (:func:`irdiff.diagnose.counts.count_ops`) with the first line of each;
+  per global ``tt.load``/``tt.store`` left in the final TTGIR, the width of the LLIR/PTX instructions it was lowered to
+  (:class:`LoweredAccess`, matched through debug locations: TTGIR ``loc(...)``, LLIR ``!DILocation``, PTX ``.loc``);
+  SASS ``CALL`` instructions split into subroutine calls (the target code returns with ``RET``) and calls ptxas uses as
+  branches (e.g. a loop exit, ``@P1 CALL.REL.NOINC`` to code that ends in ``EXIT``).
 * ``resources``: ptxas ``-v`` (registers, spills, stack), Triton's metadata (``shared``), and the occupancy those allow
   (see :func:`occupancy`).
 """
@@ -37,6 +41,7 @@ __all__ = [
     "ArgFact",
     "Buffer",
     "LoopFact",
+    "LoweredAccess",
     "Occupancy",
     "PipelineLoad",
     "Ref",
@@ -44,6 +49,7 @@ __all__ = [
     "WaitFact",
     "extract_facts",
     "occupancy",
+    "sass_calls",
     "strip_loc",
 ]
 
@@ -116,6 +122,62 @@ class Access:
 
 
 @dataclass
+class LoweredAccess:
+    """One global ``tt.load``/``tt.store`` still in the final TTGIR, and the instructions the lowering made of it.
+
+    Triton's load/store lowering (``LoadOpConversion``/``StoreOpConversion`` in
+    ``third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp``) emits one predicated instruction per
+    ``vec`` elements, ``vec = min(getVectorSize(ptr), getMaskAlignment(mask))``: the pointer's contiguity and
+    alignment (what the coalescing pass also saw) and, for a masked access, the mask's constancy along the fastest
+    dimension (AxisInfo: how many consecutive elements are known to share one mask bit).
+
+    :ivar kind: ``load`` or ``store``; ``shape``/``elem``/``elem_bits`` as in :class:`Access`.
+    :ivar name: Python name hint of the loaded/stored value (``x``), or "".
+    :ivar mask: the mask operand's SSA name in TTGIR (``%m_4``), "" when unmasked.
+    :ivar mask_refs: TTGIR lines that define the mask (``arith.cmpi``, ``tt.splat`` of a parameter, ...), nearest first.
+    :ivar mask_args: kernel parameters the mask is computed from (``n``); ``ptr_args``: those the address is
+        computed from (``x_ptr``, ``stride``), pointer parameters first.
+    :ivar per_thread: elements per thread the coalescing pass chose (``perThread`` of the matching :class:`Access`),
+        None when the coalescing log does not show this access.
+    :ivar coalesce_bits: the matching :class:`Access`'s ``vector_bits`` (pointer contiguity/alignment allow this), or
+        None; ``coalesce_index``: that access's index in :attr:`VariantFacts.accesses`.
+    :ivar llir_bits: widest global instruction emitted for this op in LLIR (bits per thread per instruction:
+        ``ld.global.v4.b32`` = 128), None when LLIR has no debug location matching the op; ``llir_count``: how many.
+    :ivar ptx_bits: the same in PTX (``.loc`` directives); ``ptx_key``: the count key (``ld.global.b32``).
+    :ivar ref: the TTGIR line; ``llir_ref``/``ptx_ref``: the first instruction.
+    """
+
+    kind: str
+    shape: list[int]
+    elem: str
+    elem_bits: int
+    name: str
+    mask: str
+    mask_refs: list[Ref]
+    mask_args: list[str]
+    ptr_args: list[str]
+    per_thread: int | None
+    coalesce_bits: int | None
+    coalesce_index: int | None
+    llir_bits: int | None
+    llir_count: int
+    ptx_bits: int | None
+    ptx_count: int
+    ptx_key: str
+    ref: Ref
+    llir_ref: Ref | None
+    ptx_ref: Ref | None
+
+    @property
+    def label(self) -> str:
+        what = f"`{self.name}` " if self.name else ""
+        base = f"{what}{self.kind} {'x'.join(map(str, self.shape))}x{self.elem}"
+        if not self.name and self.ptr_args:
+            base += f" {'from' if self.kind == 'load' else 'to'} `{self.ptr_args[0]}`"
+        return base
+
+
+@dataclass
 class PipelineLoad:
     """The pipeliner's decision on one load in a loop (``triton-loop-pipeline`` debug log)."""
 
@@ -146,12 +208,15 @@ class Buffer:
 
 @dataclass
 class WaitFact:
-    """``ttg.async_wait {num = N}`` or ``ttng.warp_group_dot_wait {pendings = N}`` and whether it is in a loop."""
+    """``ttg.async_wait {num = N}`` or ``ttng.warp_group_dot_wait {pendings = N}`` and whether it is in a loop;
+    ``in_inner_loop``: in a loop without nested loops (the steady state, e.g. the K loop, not a tile loop's body after
+    its K loop)."""
 
     op: str
     value: int
     in_loop: bool
     ref: Ref
+    in_inner_loop: bool = False
 
 
 @dataclass
@@ -213,6 +278,11 @@ class VariantFacts:
     occupancy: Occupancy | None
     llvm_debug_present: bool
     triton_version: str = ""
+    lowered: list[LoweredAccess] = field(default_factory=list)
+    # parameter -> how TTGIR uses it in global accesses: "pointer" (feeds an address), "mask" (feeds a mask only)
+    arg_roles: dict[str, list[str]] = field(default_factory=dict)
+    sass_calls: list[Ref] = field(default_factory=list)  # CALLs into subroutines that return (RET)
+    sass_branch_calls: list[Ref] = field(default_factory=list)  # CALLs whose target never returns (branches)
 
     def arg(self, name: str) -> ArgFact | None:
         return next((a for a in self.args if a.name == name), None)
@@ -319,27 +389,42 @@ def _loc_table(text: str) -> dict[str, str]:
     return table
 
 
-def _resolve_loc(body: str, table: dict[str, str], depth: int = 0) -> tuple[str, int] | None:
-    """Follow a location body to ``(file, line)``: the innermost call site's own position."""
+def _resolve_pos(body: str, table: dict[str, str], depth: int = 0) -> tuple[str, int, int] | None:
+    """Follow a location body to ``(file, line, column)``: the innermost call site's own position."""
     if depth > 40:
         return None
     body = body.strip()
-    m = re.match(r'^"([^"]*)":(\d+):\d+', body)
+    m = re.match(r'^"([^"]*)":(\d+):(\d+)', body)
     if m:
-        return m.group(1), int(m.group(2))
+        return m.group(1), int(m.group(2)), int(m.group(3))
     m = re.match(r"^callsite\((#loc\d*)\s+at\s+(#loc\d*)\)", body)
     if m:
-        return _resolve_loc(table.get(m.group(1), ""), table, depth + 1)
+        return _resolve_pos(table.get(m.group(1), ""), table, depth + 1)
     m = re.match(r'^"[^"]*"\((#loc\d*)\)', body)
     if m:
-        return _resolve_loc(table.get(m.group(1), ""), table, depth + 1)
+        return _resolve_pos(table.get(m.group(1), ""), table, depth + 1)
     m = re.match(r"^fused\[(#loc\d*)", body)
     if m:
-        return _resolve_loc(table.get(m.group(1), ""), table, depth + 1)
+        return _resolve_pos(table.get(m.group(1), ""), table, depth + 1)
     m = re.match(r"^(#loc\d*)$", body)
     if m:
-        return _resolve_loc(table.get(m.group(1), ""), table, depth + 1)
+        return _resolve_pos(table.get(m.group(1), ""), table, depth + 1)
     return None
+
+
+def _resolve_loc(body: str, table: dict[str, str], depth: int = 0) -> tuple[str, int] | None:
+    """Follow a location body to ``(file, line)``: the innermost call site's own position."""
+    pos = _resolve_pos(body, table, depth)
+    return (pos[0], pos[1]) if pos else None
+
+
+def _op_pos(raw_line: str, table: dict[str, str]) -> tuple[int, int] | None:
+    """``(line, column)`` in the kernel source of an MLIR op line ending in ``loc(#locN)``."""
+    m = re.search(r"loc\((#loc\d*)\)\s*$", raw_line.rstrip())
+    if not m:
+        return None
+    pos = _resolve_pos(table.get(m.group(1), ""), table)
+    return (pos[1], pos[2]) if pos else None
 
 
 def python_ref(line: str, table: dict[str, str], source_path: str, python_text: str) -> Ref | None:
@@ -486,6 +571,197 @@ def _pipeliner_loads(log: str) -> list[dict[str, Any]]:
                 d["pipelined"] = False
             d["reason"] = msg
     return list(loads.values())
+
+
+# --------------------------------------------------------------------------------------------- lowering
+
+_LLVM_ELEM_BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
+
+
+def _global_bits(key: str) -> int:
+    """Bits one thread moves with the PTX memory instruction whose count key is ``key`` (``ld.global.v4.b32`` → 128)."""
+    v = re.search(r"\.v(\d+)\.", key)
+    t = re.search(r"\.[a-z]+(\d+)$", key)
+    return (int(v.group(1)) if v else 1) * (int(t.group(1)) if t else 32)
+
+
+def _llvm_type_bits(t: str) -> int | None:
+    """``<4 x float>`` → 128, ``i32`` → 32, ``half`` → 16; None for anything else."""
+    m = re.match(r"^<(\d+)\s+x\s+(\w+)>$", t.strip())
+    n, elem = (int(m.group(1)), m.group(2)) if m else (1, t.strip())
+    if elem in _LLVM_ELEM_BITS:
+        return n * _LLVM_ELEM_BITS[elem]
+    im = re.match(r"^i(\d+)$", elem)
+    return n * int(im.group(1)) if im else None
+
+
+def _llir_global_accesses(llir: str) -> list[tuple[str, int, str, tuple[int, int] | None, Ref]]:
+    """Global loads/stores in LLIR: ``(kind, bits, key, (line, column) of its !dbg location, ref)``.
+
+    Triton emits masked and cache-hinted accesses as inline PTX (``asm sideeffect "... ld.global.v4.b32 ..."``) and
+    plain ones as LLVM ``load``/``store`` on ``ptr addrspace(1)``; both are read.
+    """
+    from irdiff.diagnose.counts import ptx_key
+
+    dil: dict[str, tuple[int, int]] = {}
+    for raw in llir.splitlines():
+        m = re.match(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!DILocation\((.*)\)", raw)
+        if m:
+            ln = re.search(r"\bline:\s*(\d+)", m.group(2))
+            col = re.search(r"\bcolumn:\s*(\d+)", m.group(2))
+            dil[m.group(1)] = (int(ln.group(1)) if ln else 0, int(col.group(1)) if col else 0)
+    out: list[tuple[str, int, str, tuple[int, int] | None, Ref]] = []
+    for no, raw in enumerate(llir.splitlines(), 1):
+        dbg = re.search(r"!dbg\s+(![\w.]+)", raw)
+        pos = dil.get(dbg.group(1)) if dbg else None
+        if "asm" in raw and ".global" in raw:
+            asm = re.search(r'asm\s+(?:sideeffect\s+)?"([^"]*)"', raw)
+            if not asm:
+                continue
+            for m in re.finditer(r"\b((?:ld|st)\.global[\w.:]*)", asm.group(1)):
+                keys = ptx_key(m.group(1), m.group(1))
+                if keys:
+                    kind = "load" if keys[0].startswith("ld.") else "store"
+                    out.append((kind, _global_bits(keys[0]), keys[0], pos, Ref("llir", no, raw.strip())))
+            continue
+        m = re.match(r"^\s*(?:%[\w.]+\s*=\s*)?load\s+(?:volatile\s+)?([^,]+),\s*ptr addrspace\(1\)", raw)
+        if m:
+            bits = _llvm_type_bits(m.group(1))
+            if bits:
+                out.append(("load", bits, f"load {m.group(1).strip()}", pos, Ref("llir", no, raw.strip())))
+            continue
+        m = re.match(r"^\s*store\s+(?:volatile\s+)?(<[^>]*>|\w+)\s+[^,]+,\s*ptr addrspace\(1\)", raw)
+        if m:
+            bits = _llvm_type_bits(m.group(1))
+            if bits:
+                out.append(("store", bits, f"store {m.group(1).strip()}", pos, Ref("llir", no, raw.strip())))
+    return out
+
+
+def _ptx_global_accesses(ptx: str) -> list[tuple[str, int, str, tuple[int, int] | None, Ref]]:
+    """Global loads/stores in PTX: ``(kind, bits, count key, (line, column) of the last .loc, ref)``."""
+    from irdiff.diagnose.counts import ptx_key
+
+    # Inside an inline-asm block LLVM repeats the block's .loc with the line number advanced for every asm line
+    # (8:30, 9:30, 10:30 ... for a 4-line block at 8:30): the block's first .loc is the op's position.
+    loc_at: dict[int, tuple[int, int]] = {}
+    cur: tuple[int, int] | None = None
+    in_asm = False
+    asm_loc: tuple[int, int] | None = None
+    for no, raw in enumerate(ptx.splitlines(), 1):
+        if "// begin inline asm" in raw:
+            in_asm, asm_loc = True, None
+            continue
+        if "// end inline asm" in raw:
+            in_asm = False
+            continue
+        m = re.match(r"^\s*\.loc\s+\d+\s+(\d+)\s+(\d+)", raw)
+        if m:
+            pos = (int(m.group(1)), int(m.group(2)))
+            if in_asm:
+                asm_loc = asm_loc or pos
+            else:
+                cur = pos
+        else:
+            at = (asm_loc or cur) if in_asm else cur
+            if at is not None:
+                loc_at[no] = at
+    out: list[tuple[str, int, str, tuple[int, int] | None, Ref]] = []
+    for no, op, full in ptx_instructions(ptx):
+        if not op.startswith(("ld.global", "st.global")):
+            continue
+        keys = ptx_key(op, full)
+        if keys:
+            kind = "load" if keys[0].startswith("ld.") else "store"
+            out.append((kind, _global_bits(keys[0]), keys[0], loc_at.get(no), Ref("ptx", no, full)))
+    return out
+
+
+_MASK_PASS = (
+    "arith.cmpi",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "tt.splat",
+    "tt.broadcast",
+    "tt.expand_dims",
+    "ttg.convert_layout",
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+)
+
+
+def _backward(
+    defs: dict[str, _Op], start: str, params: set[str], only: tuple[str, ...] | None = None
+) -> tuple[list[_Op], list[str]]:
+    """Walk definitions back from SSA value ``start``: the ops visited (nearest first) and the kernel parameters
+    reached. ``only``: follow only through these ops (others stop the walk)."""
+    seen: set[str] = set()
+    ops: list[_Op] = []
+    found: list[str] = []
+    frontier = [start]
+    for _ in range(40):
+        nxt: list[str] = []
+        for name in frontier:
+            name = name.split("#")[0]
+            if name in seen:
+                continue
+            seen.add(name)
+            bare = name.lstrip("%")
+            if bare in params:
+                if bare not in found:
+                    found.append(bare)
+                continue
+            op = defs.get(name)
+            if op is None or (only is not None and op.op not in only):
+                continue
+            ops.append(op)
+            rhs = op.text.split("=", 1)[1] if op.results else op.text
+            rhs = re.split(r"\s:\s", rhs)[0]
+            nxt.extend(re.findall(r"%[\w.#-]+", rhs))
+        frontier = nxt
+        if not frontier:
+            break
+    return ops, found
+
+
+def _access_operands(op: _Op) -> tuple[str, str]:
+    """Pointer and mask operand names of a TTGIR ``tt.load %ptr, %mask, %other`` / ``tt.store %ptr, %val, %mask``."""
+    body = op.text.split("=", 1)[1] if op.results else op.text
+    body = body.split(op.op, 1)[1] if op.op in body else body
+    body = re.split(r"\s:\s", body)[0]
+    body = re.sub(r"\{[^{}]*\}", "", body)
+    operands = re.findall(r"%[\w.#-]+", body)
+    if op.op == "tt.load":
+        return (operands[0] if operands else "", operands[1] if len(operands) > 1 else "")
+    return (operands[0] if operands else "", operands[2] if len(operands) > 2 else "")
+
+
+def sass_calls(sass: str) -> tuple[list[Ref], list[Ref]]:
+    """SASS ``CALL`` instructions split into ``(subroutine calls, branch-like calls)``.
+
+    A call whose target code reaches ``RET`` before ``EXIT`` is a subroutine (ptxas' 64-bit division routine, ...).
+    ptxas also uses a predicated ``CALL.REL.NOINC`` as a jump out of a loop to code that ends in ``EXIT``; that is
+    control flow, not a routine. Targets are byte offsets (16-byte instructions since sm70); when the offset cannot be
+    followed, a call counts as a subroutine call if the function has any ``RET``.
+    """
+    ins = sass_instructions(sass)
+    has_ret = any(op.startswith("RET") for _, op, _ in ins)
+    subs: list[Ref] = []
+    branches: list[Ref] = []
+    for no, op, full in ins:
+        if not op.startswith("CALL"):
+            continue
+        ref = Ref("sass", no, full)
+        m = re.search(r"\b(0x[0-9a-fA-F]+)\b", full)
+        target = int(m.group(1), 16) // 16 if m else -1
+        if 0 <= target < len(ins):
+            kind = next((o for _, o, _ in ins[target:] if o.startswith(("RET", "EXIT"))), "")
+            (subs if kind.startswith("RET") else branches).append(ref)
+        else:
+            (subs if has_ret else branches).append(ref)
+    return subs, branches
 
 
 # --------------------------------------------------------------------------------------------- occupancy
@@ -703,10 +979,12 @@ def extract_facts(v: VariantResult) -> VariantFacts:
             sync_loads.append(ref)
         elif op.op == "ttg.async_wait":
             m = re.search(r"num = (\d+)", op.text)
-            waits.append(WaitFact(op.op, int(m.group(1)) if m else -1, op.loop_depth > 0, ref))
+            inner = op.loop is not None and not op.loop.has_inner
+            waits.append(WaitFact(op.op, int(m.group(1)) if m else -1, op.loop_depth > 0, ref, inner))
         elif op.op == "ttng.warp_group_dot_wait":
             m = re.search(r"pendings = (\d+)", op.text)
-            waits.append(WaitFact(op.op, int(m.group(1)) if m else -1, op.loop_depth > 0, ref))
+            inner = op.loop is not None and not op.loop.has_inner
+            waits.append(WaitFact(op.op, int(m.group(1)) if m else -1, op.loop_depth > 0, ref, inner))
 
     blocked: list[dict[str, Any]] = []
     mma: list[dict[str, Any]] = []
@@ -775,6 +1053,89 @@ def extract_facts(v: VariantResult) -> VariantFacts:
             counts[st] = count_ops(st, t)
             first[st] = _first_lines(st, t)
 
+    # lowering: each global tt.load/tt.store left in TTGIR, the instructions it became, and what its mask is made of
+    params = {a.name for a in v.specialization}
+    ptr_types = {a.name: a.type for a in v.specialization}
+    defs = {r: op for op in ttgir_ops for r in op.results}
+    table = _loc_table(ttgir)
+    raw_ttgir = ttgir.splitlines()
+    llir_acc = _llir_global_accesses(v.text("llir"))
+    ptx_acc = _ptx_global_accesses(v.text("ptx"))
+    lowered: list[LoweredAccess] = []
+    roles: dict[str, set[str]] = {}
+    used_acc: set[int] = set()
+    for op in ttgir_ops:
+        if op.op not in ("tt.load", "tt.store", "ttg.async_copy_global_to_local"):
+            continue
+        pt = _ptr_tensor(op.text)
+        if pt is None:
+            continue
+        if op.op == "ttg.async_copy_global_to_local":
+            operands = re.findall(r"%[\w.#-]+", op.text.split("=", 1)[-1].split(" : ")[0])
+            mm = re.search(r"\bmask\s+(%[\w.#-]+)", op.text)
+            ptr, mask = (operands[0] if operands else ""), (mm.group(1) if mm else "")
+        else:
+            ptr, mask = _access_operands(op)
+        _, ptr_params = _backward(defs, ptr, params) if ptr else ([], [])
+        _, mask_params = _backward(defs, mask, params) if mask else ([], [])
+        for prm in ptr_params:
+            roles.setdefault(prm, set()).add("pointer")
+        for prm in mask_params:
+            roles.setdefault(prm, set()).add("mask")
+        if op.op == "ttg.async_copy_global_to_local":
+            continue
+        shape, elem = pt
+        bits = elem_bits(elem)
+        kind = op.op.split(".")[1]
+        if kind == "load":
+            name = _stem(op.results[0]) if op.results else ""
+        else:
+            body = re.findall(r"%[\w.#-]+", op.text.split(op.op, 1)[1].split(" : ")[0])
+            name = _stem(body[1]) if len(body) > 1 else ""
+        acc_i = next(
+            (
+                i
+                for i, a in enumerate(accesses)
+                if i not in used_acc
+                and (a.kind, a.shape, a.elem) == (kind, shape, elem)
+                and (not a.name or not name or a.name == name)
+            ),
+            None,
+        )
+        acc = accesses[acc_i] if acc_i is not None else None
+        if acc_i is not None:
+            used_acc.add(acc_i)
+        pos = _op_pos(raw_ttgir[op.line - 1], table)
+        li = [x for x in llir_acc if pos is not None and x[0] == kind and x[3] == pos]
+        pi = [x for x in ptx_acc if pos is not None and x[0] == kind and x[3] == pos]
+        mask_ops, _ = _backward(defs, mask, params, only=_MASK_PASS) if mask else ([], [])
+        lowered.append(
+            LoweredAccess(
+                kind=kind,
+                shape=shape,
+                elem=elem,
+                elem_bits=bits,
+                name=name or (acc.name if acc else ""),
+                mask=mask,
+                mask_refs=[Ref("ttgir", o.line, o.text) for o in mask_ops[:4]],
+                mask_args=mask_params,
+                ptr_args=sorted(ptr_params, key=lambda p_: (not ptr_types.get(p_, "").startswith("*"), p_)),
+                per_thread=acc.per_thread if acc else None,
+                coalesce_bits=acc.vector_bits if acc else None,
+                coalesce_index=acc_i,
+                llir_bits=max(x[1] for x in li) if li else None,
+                llir_count=len(li),
+                ptx_bits=max(x[1] for x in pi) if pi else None,
+                ptx_count=len(pi),
+                ptx_key=max(pi, key=lambda x: x[1])[2] if pi else "",
+                ref=Ref("ttgir", op.line, op.text),
+                llir_ref=max(li, key=lambda x: x[1])[4] if li else None,
+                ptx_ref=max(pi, key=lambda x: x[1])[4] if pi else None,
+            )
+        )
+    arg_roles = {k: sorted(r) for k, r in roles.items()}
+    calls_sub, calls_branch = sass_calls(v.text("sass"))
+
     # resources
     r = v.resources
     shared = r.shared_bytes if r.shared_bytes is not None else v.metadata.get("shared")
@@ -839,4 +1200,8 @@ def extract_facts(v: VariantResult) -> VariantFacts:
         occupancy=occ,
         llvm_debug_present=bool(log.strip()),
         triton_version=str(v.metadata.get("triton_version", "")),
+        lowered=lowered,
+        arg_roles=arg_roles,
+        sass_calls=calls_sub,
+        sass_branch_calls=calls_branch,
     )

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from irdiff.diagnose.facts import Access, ArgFact, PipelineLoad, Ref, VariantFacts, strip_loc
+from irdiff.diagnose.facts import Access, ArgFact, LoweredAccess, PipelineLoad, Ref, VariantFacts, strip_loc
 from irdiff.diagnose.model import Evidence, Finding
 
-__all__ = ["CAUSES", "RULES", "RULE_IDS", "Context", "run_rules"]
+__all__ = ["CAUSES", "DIRECTION", "EFFECTS", "FALLBACK_CAUSES", "RULES", "RULE_IDS", "Context", "run_rules"]
 
 
 @dataclass
@@ -46,6 +46,10 @@ def _names(items: list[str]) -> str:
     if len(quoted) <= 1:
         return "".join(quoted)
     return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _bytes(n: int | None) -> str:
+    return "?" if n is None else f"{n} byte" if n == 1 else f"{n} bytes"
 
 
 def _kb(n: int | None) -> str:
@@ -96,6 +100,28 @@ def _spec_cause(arg: ArgFact) -> str:
     if arg.do_not_specialize_on_alignment:
         return f"`{arg.name}` is listed in `do_not_specialize_on_alignment`"
     return arg.reason or f"`{arg.name}` was passed a different value"
+
+
+def _spec_cause_groups(args: list[ArgFact]) -> list[str]:
+    """Why the JIT did not specialize each of ``args``, one clause per reason (parameters sharing it grouped)."""
+    groups: dict[str, list[str]] = {}
+    for arg in args:
+        if arg.do_not_specialize:
+            key = "listed in `do_not_specialize`"
+        elif arg.annotation and arg.annotation not in ("tl.constexpr", "constexpr"):
+            key = f"annotated `{arg.annotation}`"
+        elif arg.do_not_specialize_on_alignment:
+            key = "listed in `do_not_specialize_on_alignment`"
+        else:
+            key = ""
+        groups.setdefault(key, []).append(arg.name)
+    out = []
+    for key, names in groups.items():
+        if key:
+            out.append(f"{_names(names)} {'is' if len(names) == 1 else 'are'} {key}")
+        else:
+            out.extend(_spec_cause(a) for a in args if a.name in names)
+    return out
 
 
 def rule_constexpr_one(ctx: Context) -> list[Finding]:
@@ -167,7 +193,9 @@ def rule_constexpr_one(ctx: Context) -> list[Finding]:
         if dns:
             remedy_parts.append(f"remove {_names([a.name for a in dns])} from `do_not_specialize`")
         remedy_parts.append(
-            "or state the contiguity yourself: `tl.max_contiguous(tl.multiple_of(offs, BLOCK), BLOCK)` on the offsets"
+            "or, if the value is always 1, state the contiguity on the strided offsets: "
+            f"`tl.max_contiguous(tl.multiple_of(offs * {names[0]}, BLOCK), BLOCK)` (the same hint on `offs` alone "
+            "does not help: the product with a runtime value loses it)"
         )
         out.append(
             Finding(
@@ -212,20 +240,32 @@ def rule_divisibility(ctx: Context) -> list[Finding]:
         names = [h[0].name for h in hits]
         ptrs = [h[0].name for h in hits if h[0].type.startswith("*")]
         ints = [h[0].name for h in hits if not h[0].type.startswith("*")]
-        why = sorted({_spec_cause(h[0]) for h in hits})
         expl = (
             f"In `{kept}` the JIT marks {_names(names)} `tt.divisibility = 16` (pointers 16-byte aligned, integers "
-            f"multiples of 16); in `{lost}` {'it does' if len(names) == 1 else 'they do'} not: " + "; ".join(why) + ". "
+            f"multiples of 16); in `{lost}` {'it does' if len(names) == 1 else 'they do'} not: "
+            + "; ".join(_spec_cause_groups([h[0] for h in hits]))
+            + ". "
         )
         if ptrs:
             expl += (
-                f"Without it AxisInfo only knows that {_names(ptrs)} {'is' if len(ptrs) == 1 else 'are'} aligned to the "
-                "element size, so even a contiguous row cannot be read with 16-byte vector loads. "
+                f"Without it AxisInfo assumes nothing about the alignment of {_names(ptrs)} (divisibility 1 byte), so "
+                "even a contiguous row cannot be read with vector loads wider than one element. "
             )
-        if ints:
+        roles = fl.arg_roles
+        mask_only = [n for n in ints if roles.get(n) == ["mask"]]
+        offsets = [n for n in ints if n not in mask_only]
+        if offsets:
             expl += (
-                f"Offsets built from {_names(ints)} (e.g. `row * stride`) lose their known divisibility, which caps the "
-                "alignment AxisInfo can prove for every pointer that uses them. "
+                f"Offsets built from {_names(offsets)} (e.g. `row * stride`) lose their known divisibility, which caps "
+                "the alignment AxisInfo can prove for every pointer that uses them. "
+            )
+        if mask_only:
+            one = len(mask_only) == 1
+            expl += (
+                f"{_names(mask_only)} {'is' if one else 'are'} only used in mask{'s' if one else ''} "
+                f"(bound checks such as `offs < {mask_only[0]}`): without a known divisibility AxisInfo cannot prove "
+                "that the mask is the same for several consecutive elements, and the load/store lowering never "
+                "vectorizes wider than that. "
             )
         ev: list[Evidence] = []
         for arg, other in hits:
@@ -241,11 +281,26 @@ def rule_divisibility(ctx: Context) -> list[Finding]:
                 dl = _decorator_line(ctx.python.get(lost, ""), fl.kernel, word)
                 if dl and all(e.line != dl.line for e in ev if e.stage == "python"):
                     ev.append(_ev(lost, dl))
-        remedy = (
-            "remove these parameters from `do_not_specialize` / `do_not_specialize_on_alignment` (the cost is one "
-            "extra compile per alignment class), or assert alignment in the kernel with `tl.multiple_of(ptr, 16)` "
-            "/ `tl.multiple_of(stride, 16)` when callers guarantee it"
+        dns = [h[0].name for h in hits if h[0].do_not_specialize]
+        dnsa = [h[0].name for h in hits if h[0].do_not_specialize_on_alignment and not h[0].do_not_specialize]
+        rem = []
+        if dns:
+            rem.append(f"remove {_names(dns)} from `do_not_specialize`")
+        if dnsa:
+            rem.append(f"remove {_names(dnsa)} from `do_not_specialize_on_alignment`")
+        if rem:
+            rem[-1] += " (the cost is one extra compile per alignment class)"
+        hints = [f"`tl.multiple_of({n} + offs, 16)` on the pointer tensor" for n in ptrs[:1]]
+        hints += [f"`tl.multiple_of(row * {n}, 16)` on the computed offset" for n in offsets[:1]]
+        hints += [
+            f"`offs < tl.multiple_of(tl.full(offs.shape, {n}, tl.int32), 16)` as the bound" for n in mask_only[:1]
+        ]
+        rem.append(
+            f"or state the alignment in the kernel, when every caller guarantees it, with {' / '.join(hints)}: "
+            f"a hint on the bare parameter (`tl.multiple_of({names[0]}, 16)`) has no effect, because Triton attaches "
+            "hints to the operation that defines a value and a parameter has none"
         )
+        remedy = ", ".join(rem)
         return [
             Finding(
                 id="spec.divisibility-lost",
@@ -516,7 +571,11 @@ def rule_loops(ctx: Context) -> list[Finding]:
             f"`{ctx.b}` has {len(tb)} (max depth {max(tb, default=0)}) and {len(sb)}. "
             f"Loop-carried values of the TTGIR loops: {[n for _, n in sa]} vs {[n for _, n in sb]}."
         )
-        out.append(Finding("loop.nest", "minor", "Loop structure differs", expl, ev, stage="ttir"))
+        title = (
+            f"Loop nest differs: {len(ta)} `scf.for` (depth {max(ta, default=0)}) in `{ctx.a}` vs {len(tb)} "
+            f"(depth {max(tb, default=0)}) in `{ctx.b}`"
+        )
+        out.append(Finding("loop.nest", "minor", title, expl, ev, stage="ttir"))
     return out
 
 
@@ -628,7 +687,11 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
         if cx != cy:
             bits.append(f"contiguity {cx} in `{ctx.a}` vs {cy} in `{ctx.b}`")
         if dx != dy:
-            bits.append(f"divisibility {dx} vs {dy} bytes")
+            bits.append(
+                f"divisibility {dx} vs {dy} bytes"
+                if cx != cy
+                else f"divisibility {_bytes(dx)} in `{ctx.a}` vs {_bytes(dy)} in `{ctx.b}`"
+            )
         parts.append(f"{x.label} (dim {d}): " + ", ".join(bits))
     worse = (
         ctx.a
@@ -661,7 +724,11 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
     r0 = rows[0]
     title = (
         f"Pointer {what} proven by AxisInfo: {r0[0].label} "
-        + (f"contiguity {r0[3]} vs {r0[4]}" if r0[3] != r0[4] else f"divisibility {r0[5]} vs {r0[6]} bytes")
+        + (
+            f"contiguity {r0[3]} in `{ctx.a}` vs {r0[4]} in `{ctx.b}`"
+            if r0[3] != r0[4]
+            else f"divisibility {_bytes(r0[5])} in `{ctx.a}` vs {_bytes(r0[6])} in `{ctx.b}`"
+        )
         + (f" (+{len(rows) - 1} more)" if len(rows) > 1 else "")
     )
     return [
@@ -706,7 +773,7 @@ def rule_vector_width(ctx: Context) -> list[Finding]:
         Finding(
             "coalesce.vector-width",
             "critical" if any(min(x.vector_bits, y.vector_bits) < 32 for x, y in rows) else "major",
-            "Vector width of global accesses: "
+            f"Vector width of global accesses (`{ctx.a}` vs `{ctx.b}`): "
             + ", ".join(f"{x.label} {x.vector_bits} vs {y.vector_bits} bits" for x, y in rows[:3]),
             expl,
             ev,
@@ -852,6 +919,20 @@ def _sync_load(f: VariantFacts, ld: PipelineLoad) -> bool:
     return False
 
 
+def _staged_loads(f: VariantFacts) -> list[tuple[Ref, Ref]]:
+    """Synchronous loop loads whose result is copied into a single shared-memory buffer (``ttg.local_alloc %x``):
+    ``[(load line, local_alloc line)]``."""
+    out = []
+    for r in f.sync_loads_loop:
+        m = re.match(r"^(%[\w.-]+)", r.text)
+        if not m:
+            continue
+        for b in f.buffers:
+            if b.depth == 1 and re.search(rf"local_alloc\s+{re.escape(m.group(1))}\b", b.ref.text):
+                out.append((r, b.ref))
+    return out
+
+
 def rule_pipelined(ctx: Context) -> list[Finding]:
     """``pipeline.load-not-pipelined``: a loop load is pipelined (``cp.async``) in one variant and not in the other,
     with the pipeliner's own reason quoted."""
@@ -894,6 +975,9 @@ def rule_pipelined(ctx: Context) -> list[Finding]:
                     "accesses. The pipeliner re-runs AxisInfo on the fused loop, where the pointer is built from "
                     "loop-carried offsets"
                 )
+                low = next(
+                    (x for x in fv.lowered if x.kind == "load" and x.shape == ld.shape and x.elem == ld.elem), None
+                )
                 if len(trace) > 1:
                     m = re.search(r"iter_args\(… (%[\w.-]+) = (%[\w.#-]+)", trace[1].text)
                     if m:
@@ -903,9 +987,17 @@ def rule_pipelined(ctx: Context) -> list[Finding]:
                             f"`{m.group(2)}`)"
                         )
                 what += (
-                    " that are redefined under `scf.if` when a new tile starts; AxisInfo joins the definitions and "
-                    "the contiguity along the fast dimension drops to 1"
+                    " that are redefined under `scf.if` when a new tile starts; joining the definitions, AxisInfo no "
+                    f"longer proves more than one contiguous, aligned element ({ld.width_bits} bits) along the fast "
+                    "dimension (the log gives only the width, not whether contiguity or alignment was lost)"
                 )
+                if low is not None and low.ptx_ref is not None and (low.ptx_bits or 0) > ld.width_bits:
+                    what += (
+                        f". The final lowering, which runs AxisInfo again after pipelining, still emits "
+                        f"{low.ptx_bits}-bit loads for it ({low.ptx_count}× `{low.ptx_key}`): only the pipeliner's "
+                        "decision is affected, not the width of the synchronous load"
+                    )
+                    ev.append(_ev(v, low.ptx_ref, f"{low.ptx_ref.text}   ({low.ptx_count}× {low.ptx_key} for this op)"))
                 parts.append(what)
                 continue
             parts.append(f'{ld.label} has width {ld.width_bits} bits → "{ld.reason}"')
@@ -943,8 +1035,15 @@ def rule_pipelined(ctx: Context) -> list[Finding]:
             else ""
         )
         + f"In `{other}` {len(pipelined_o)} load(s) are prefetched with `cp.async` into a ring of shared-memory buffers "
-        "while the previous tiles are being multiplied; the non-pipelined load is issued and waited for in every "
-        "iteration, staged through registers, and its latency is exposed."
+        "while earlier iterations compute; in `"
+        + variant
+        + "` the non-pipelined load is issued and waited for in the iteration that uses it, so its latency is exposed"
+        + (
+            ", and its data is staged through registers into a single shared-memory buffer (`ttg.local_alloc`) "
+            "rewritten every iteration."
+            if _staged_loads(fv)
+            else "."
+        )
     )
     remedy = None
     if loop_carried:
@@ -957,7 +1056,7 @@ def rule_pipelined(ctx: Context) -> list[Finding]:
             "pipeline.load-not-pipelined",
             "critical",
             f"{', '.join(names)} not pipelined in `{variant}`"
-            + (" (loop-carried offsets lose contiguity)" if loop_carried else ""),
+            + (" (loop-carried offsets lose contiguity or alignment)" if loop_carried else ""),
             expl,
             ev,
             remedy=remedy,
@@ -982,10 +1081,21 @@ def rule_buffers(ctx: Context) -> list[Finding]:
 
     ev = [_ev(v, b.ref) for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)) for b in f.buffers[:4]]
     fewer = ctx.a if sum(d for d, _ in ra) < sum(d for d, _ in rb) else ctx.b
+    staged = {v: _staged_loads(ctx.facts(v)) for v in (ctx.a, ctx.b)}
     expl = (
         f"Shared-memory rings for pipelined loads: {desc(ctx.fa)} in `{ctx.a}`; {desc(ctx.fb)} in `{ctx.b}`. "
-        "Each ring slot holds one future iteration's tile; a load without a ring is staged through a single "
-        "buffer written from registers every iteration."
+        "Each ring slot holds one future iteration's tile, filled by `cp.async` while earlier iterations compute."
+        + "".join(
+            f" In `{v}` {len(st)} synchronous loop load(s) are instead copied from registers into a single buffer "
+            "(`ttg.local_alloc`) every iteration."
+            for v, st in staged.items()
+            if st
+        )
+        + "".join(
+            f" In `{v}` the loop's loads without a ring go straight to registers."
+            for v in (ctx.a, ctx.b)
+            if ctx.facts(v).sync_loads_loop and not staged[v]
+        )
     )
     return [
         Finding(
@@ -1031,36 +1141,60 @@ def rule_async_copies(ctx: Context) -> list[Finding]:
 
 
 def rule_wgmma_wait(ctx: Context) -> list[Finding]:
-    """``pipeline.wgmma-wait``: ``ttng.warp_group_dot_wait {pendings = N}`` inside the loop differs (0 = the wgmma is
-    waited for in every iteration)."""
+    """``pipeline.wgmma-wait``: ``ttng.warp_group_dot_wait {pendings = N}`` in the steady-state loop (one without
+    nested loops) differs (0 = the wgmma is waited for in every iteration). Waits after a K loop, in the body of an
+    outer tile loop, are not per-iteration waits and are ignored."""
 
     def inloop(f: VariantFacts) -> list[tuple[int, Ref]]:
-        return [(w.value, w.ref) for w in f.waits if w.op == "ttng.warp_group_dot_wait" and w.in_loop]
+        return [(w.value, w.ref) for w in f.waits if w.op == "ttng.warp_group_dot_wait" and w.in_inner_loop]
 
     wa, wb = inloop(ctx.fa), inloop(ctx.fb)
     if not (wa or wb) or sorted(v for v, _ in wa) == sorted(v for v, _ in wb):
         return []
-    ev = [_ev(ctx.a, r, r.text[:200]) for _, r in wa[:2]] + [_ev(ctx.b, r, r.text[:200]) for _, r in wb[:2]]
-    serial = ctx.a if min((v for v, _ in wa), default=99) < min((v for v, _ in wb), default=99) else ctx.b
-    va = ", ".join(str(v) for v, _ in wa) or "none"
-    vb = ", ".join(str(v) for v, _ in wb) or "none"
+    ma, mb = min((v for v, _ in wa), default=99), min((v for v, _ in wb), default=99)
+    if min(ma, mb) != 0:
+        return []  # neither variant waits for its wgmma in every iteration
+    serial = ctx.a if ma < mb else ctx.b
+    other = ctx.b if serial == ctx.a else ctx.a
+    ws, wo = (wa, wb) if serial == ctx.a else (wb, wa)
+    ev = [_ev(serial, r, r.text[:200]) for _, r in ws[:2]] + [_ev(other, r, r.text[:200]) for _, r in wo[:2]]
+    vs = ", ".join(str(v) for v, _ in ws) or "none"
+    vo = ", ".join(str(v) for v, _ in wo) or "none"
+    staged = _staged_loads(ctx.facts(serial))
     expl = (
-        f"In the loop, `ttng.warp_group_dot_wait` has `pendings` = {va} in `{ctx.a}` and {vb} in `{ctx.b}`. "
+        f"In the loop, `ttng.warp_group_dot_wait` has `pendings` = {vs} in `{serial}` and {vo} in `{other}`. "
         f"`pendings = 0` in `{serial}` means each iteration waits for its own wgmma to finish before going on "
         "(`wgmma.wait_group 0`), so the tensor cores are idle while the next operands are loaded; `pendings = 1` "
         "keeps one wgmma in flight across iterations."
     )
+    if staged:
+        stems = sorted({_stem_of(r.text) for r, _ in staged if _stem_of(r.text)})
+        many = len(stems) > 1 or len(staged) > 1
+        expl += (
+            " Triton's wgmma pipelining (`dotCanBeProperlyAsync` in `WGMMAPipeline.cpp`) leaves a wgmma in flight "
+            "only when each shared-memory operand is multi-buffered (a slot of a pipelined ring) or defined outside "
+            f"the loop; in `{serial}` {_names(stems) or 'an operand'} {'are' if many else 'is'} loaded synchronously "
+            f"and copied into {'single buffers' if many else 'a single buffer'} (`ttg.local_alloc`) that the next "
+            f"iteration overwrites, so the wgmma reading {'them' if many else 'it'} must finish first."
+        )
+        ev.extend(_ev(serial, b, b.text[:200]) for _, b in staged[:2])
     return [
         Finding(
             "pipeline.wgmma-wait",
             "major",
-            f"wgmma is waited on at every iteration in `{serial}` (pendings {va} vs {vb})",
+            f"wgmma is waited on at every iteration in `{serial}` (`pendings` {vs}; {vo} in `{other}`)",
             expl,
             ev,
             stage="ttgir",
             predicts=serial,
         )
     ]
+
+
+def _stem_of(line: str) -> str:
+    """Python name hint of the value an MLIR line defines (``%b_112 = ...`` → ``b``)."""
+    m = re.match(r"^%([A-Za-z_][\w]*?)(?:_\d+)?\s*=", line)
+    return m.group(1) if m and not re.match(r"^(arg|c|cst)\d*$", m.group(1)) else ""
 
 
 def rule_tma(ctx: Context) -> list[Finding]:
@@ -1081,9 +1215,179 @@ def rule_tma(ctx: Context) -> list[Finding]:
     return [Finding("ttgir.tma", "minor", title, expl, ev, stage="ttgir", predicts=None)]
 
 
+# ------------------------------------------------------------------------------------------------ lowering (LLIR)
+
+
+def _pair_lowered(fa: VariantFacts, fb: VariantFacts) -> list[tuple[LoweredAccess, LoweredAccess]]:
+    """Pair the global ``tt.load``/``tt.store`` left in two variants' TTGIR by (kind, shape, element type), name and
+    order."""
+    pairs = []
+    used: set[int] = set()
+    for x in fa.lowered:
+        for j, y in enumerate(fb.lowered):
+            if j in used or (x.kind, x.shape, x.elem) != (y.kind, y.shape, y.elem):
+                continue
+            if x.name and y.name and x.name != y.name:
+                continue
+            if not (x.name and y.name) and x.ptr_args[:1] != y.ptr_args[:1]:
+                continue
+            pairs.append((x, y))
+            used.add(j)
+            break
+    return pairs
+
+
+def _coalesced(f: VariantFacts, x: LoweredAccess) -> Access | None:
+    """The coalescing log's view of a lowered access, if it was matched."""
+    i = x.coalesce_index
+    return f.accesses[i] if i is not None and 0 <= i < len(f.accesses) else None
+
+
+def _same_pointer_info(x: Access | None, y: Access | None) -> bool:
+    """The coalescing pass saw the same pointer contiguity and alignment in both variants."""
+    return x is not None and y is not None and (x.contiguity, x.divisibility) == (y.contiguity, y.divisibility)
+
+
+def rule_mask_alignment(ctx: Context) -> list[Finding]:
+    """``lower.mask-alignment``: the coalescing pass gives a masked access the same elements per thread and the same
+    pointer contiguity/alignment in both variants, but the LLIR/PTX instructions are narrower in one: the load/store
+    lowering capped the vector at the mask's alignment (``getMaskAlignment``: AxisInfo's constancy of the mask)."""
+    rows: list[tuple[str, LoweredAccess, str, LoweredAccess]] = []  # (narrow variant, its access, other, its access)
+    for x, y in _pair_lowered(ctx.fa, ctx.fb):
+        if x.llir_bits is None or y.llir_bits is None or x.llir_bits == y.llir_bits:
+            continue
+        (vn, n), (vw, w) = ((ctx.a, x), (ctx.b, y)) if x.llir_bits < y.llir_bits else ((ctx.b, y), (ctx.a, x))
+        if not n.mask or n.per_thread is None or n.per_thread != w.per_thread:
+            continue  # unmasked, or the coalescing pass already chose fewer elements (coalesce.vector-width)
+        fn_, fw_ = ctx.facts(vn), ctx.facts(vw)
+        if not _same_pointer_info(_coalesced(fn_, n), _coalesced(fw_, w)) or (n.coalesce_bits or 0) <= (
+            n.llir_bits or 0
+        ):
+            continue  # the pointer, not the mask, limits the width
+        rows.append((vn, n, vw, w))
+    if not rows:
+        return []
+    vn = rows[0][0]
+    vw = ctx.b if vn == ctx.a else ctx.a
+    rows = [r for r in rows if r[0] == vn]
+    fn, fw = ctx.facts(vn), ctx.facts(vw)
+    # the parameters the mask is computed from whose divisibility differs
+    lost: list[tuple[ArgFact, ArgFact]] = []
+    for _, n, _, _ in rows:
+        for name in n.mask_args:
+            an, aw = fn.arg(name), fw.arg(name)
+            if an and aw and (aw.divisibility or 0) > (an.divisibility or 0) and all(an is not x for x, _ in lost):
+                lost.append((an, aw))
+    ev: list[Evidence] = []
+    parts = []
+    for _, n, _, w in rows:
+        ev.append(_ev(vn, n.ref, n.ref.text[:240]))
+        ev.extend(_ev(vn, r, r.text[:240]) for r in n.mask_refs[:3])
+        for v, fx, acc in ((vn, fn, n), (vw, fw, w)):
+            co = _coalesced(fx, acc)
+            if co is not None:
+                ev.append(_ev(v, co.per_thread_ref, f"{acc.label}: {co.per_thread_ref.text}"))
+        for v, acc in ((vn, n), (vw, w)):
+            if acc.llir_ref is not None:
+                ev.append(_ev(v, acc.llir_ref, f"{acc.llir_ref.text[:200]}   ({acc.llir_count}× for this op)"))
+            if acc.ptx_ref is not None:
+                ev.append(_ev(v, acc.ptx_ref, f"{acc.ptx_ref.text}   ({acc.ptx_count}× {acc.ptx_key} for this op)"))
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for _, n, _, w in rows:
+        key = (n.llir_count, n.llir_bits, w.llir_count, w.llir_bits, n.ptx_key, w.ptx_key)
+        groups.setdefault(key, []).append(n.label)
+    for (cn, bn, cw, bw, kn, kw), labels in groups.items():
+        parts.append(
+            f"{', '.join(labels)}: {cn} × {bn}-bit instructions per thread{' each' if len(labels) > 1 else ''} in "
+            f"`{vn}` vs {cw} × {bw}-bit in `{vw}`" + (f" (`{kn}` vs `{kw}`)" if kn and kw else "")
+        )
+    n0, w0 = rows[0][1], rows[0][3]
+    per = n0.per_thread or 1
+    expl = (
+        f"The coalescing pass treats these accesses alike in both variants: each thread gets {per} contiguous "
+        f"elements (`perThread: {per}`), and AxisInfo proves the same pointer contiguity and alignment, enough for "
+        f"{n0.coalesce_bits}-bit vectors. The difference appears when TTGIR is lowered to LLVM IR: "
+        + "; ".join(parts)
+        + ". Triton's load/store lowering (`LoadOpConversion`/`StoreOpConversion` in `LoadStoreOpToLLVM.cpp`) takes "
+        "`vec = min(vector size of the pointer, getMaskAlignment(mask))`, where the mask alignment is AxisInfo's "
+        "constancy of the mask along the fastest dimension: how many consecutive elements are known to share one mask "
+        "bit. "
+    )
+    if lost:
+        names = _names([a.name for a, _ in lost])
+        cmp = next(
+            (r.text.split("=", 1)[-1].split(" : ")[0].strip() for r in n0.mask_refs if "arith.cmpi" in r.text), ""
+        )
+        expl += (
+            f"The mask is computed from {names}"
+            + (f" (`{cmp}`)" if cmp else "")
+            + f", which `{vw}` marks `tt.divisibility = 16` and `{vn}` does not. For a bound check `offs < n` on "
+            "contiguous offsets, AxisInfo's `CmpOpAxisInfoVisitor` sets the mask's constancy to gcd(contiguity of "
+            "`offs`, divisibility of `offs`, divisibility of `n`): with `n` a multiple of 16 that is up to 16 "
+            f"elements (enough for the {per}-element vectors of `{vw}`), without it 1, so every element in `{vn}` gets "
+            f"its own predicated {n0.elem_bits}-bit instruction."
+        )
+    else:
+        expl += f"In `{vn}` that constancy is lower, so the lowering splits each thread's vector."
+    remedy_parts = []
+    for an, _ in lost:
+        fix = []
+        if an.do_not_specialize:
+            fix.append(
+                f"remove `{an.name}` from `do_not_specialize` (the JIT then marks it divisible by 16 whenever "
+                "its value is)"
+            )
+        if an.value.lstrip("-").isdigit() and int(an.value) % 16:
+            fix.append(f"pad the tensor so that `{an.name}` is a multiple of 16")
+        fix.append(
+            f"compare with `tl.multiple_of(tl.full(offs.shape, {an.name}, tl.int32), 16)` instead of `{an.name}`, "
+            f"only if every caller passes a multiple of 16 (a false hint lets the last vector read or write past "
+            f"the bound; `tl.multiple_of({an.name}, 16)` on the parameter itself has no effect)"
+        )
+        remedy_parts.append("; ".join(fix))
+    labels = [r[1].label for r in rows]
+    ev = list({(e.variant, e.stage, e.line, e.text): e for e in ev}.values())
+    return [
+        Finding(
+            "lower.mask-alignment",
+            "major",
+            f"Mask alignment splits {', '.join(labels[:3])}{' …' if len(labels) > 3 else ''} into "
+            f"{n0.llir_bits}-bit accesses in `{vn}` ({w0.llir_bits}-bit in `{vw}`)",
+            expl,
+            ev,
+            remedy="; ".join(remedy_parts) + "." if remedy_parts else None,
+            stage="llir",
+            predicts=vn,
+        )
+    ]
+
+
 # ------------------------------------------------------------------------------------------------ PTX / SASS
 
 _PTX_MEM_PREFIX = ("ld.global", "st.global", "cp.async", "ld.shared", "st.shared", "ldmatrix", "stmatrix")
+
+
+def _width_note(keys: list[str]) -> str:
+    """What the global memory instructions among ``keys`` move per thread, e.g. "`ld.global.b32` moves 4 bytes per
+    thread and instruction, `ld.global.v4.b32` 16"; plus what ``cp.async`` is, when present."""
+    sizes = []
+    for k in keys:
+        if k.startswith(("ld.global", "st.global")):
+            m = re.search(r"\.(?:v(\d+)\.)?[a-z]+(\d+)$", k)
+            if m:
+                sizes.append((k, (int(m.group(1) or 1) * int(m.group(2))) // 8))
+        elif re.match(r"^cp\.async \d+B$", k):
+            sizes.append((k, int(k.split()[1][:-1])))
+    out = ""
+    if sizes:
+        first, rest = sizes[0], sizes[1:]
+        out = f"`{first[0]}` moves {first[1]} byte{'s' if first[1] != 1 else ''} per thread and instruction" + "".join(
+            f", `{k}` {n}" for k, n in rest
+        )
+        out += ". "
+    if any(k.startswith("cp.async") for k in keys):
+        out += "`cp.async` copies global→shared memory without passing through registers."
+    return out.strip()
 
 
 def rule_ptx_memory(ctx: Context) -> list[Finding]:
@@ -1110,8 +1414,8 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     expl = (
         f"PTX memory instructions (`{ctx.a}` vs `{ctx.b}`): {table}. Global memory instructions in total: {ga} vs {gb}"
         + (f" ({max(ga, gb) / max(1, min(ga, gb)):.1f}×)" if min(ga, gb) else "")
-        + ". `ld.global.b16` moves 2 bytes per thread, `ld.global.v4.b32` and `cp.async` 16B move 16; `cp.async` "
-        "copies global→shared without passing through registers."
+        + ". "
+        + _width_note(keys[:10])
     )
 
     def sync(c: dict[str, int]) -> int:
@@ -1134,7 +1438,8 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
         Finding(
             "ptx.memory-ops",
             "major",
-            "PTX memory ops: " + ", ".join(f"{k} {ca.get(k, 0)}/{cb.get(k, 0)}" for k in keys[:4]),
+            f"PTX memory ops (`{ctx.a}`/`{ctx.b}`): "
+            + ", ".join(f"{k} {ca.get(k, 0)}/{cb.get(k, 0)}" for k in keys[:4]),
             expl,
             ev,
             stage="ptx",
@@ -1160,30 +1465,33 @@ def rule_ptx_mma(ctx: Context) -> list[Finding]:
 
 
 def rule_sass_calls(ctx: Context) -> list[Finding]:
-    """``sass.division-calls``: ``CALL`` instructions (ptxas' software routines, e.g. 64-bit division) differ."""
-    ca, cb = ctx.fa.counts.get("sass", {}), ctx.fb.counts.get("sass", {})
-    if ca.get("CALL", 0) == cb.get("CALL", 0):
+    """``sass.division-calls`` / ``sass.calls``: SASS calls into subroutines (code that returns with ``RET``, such as
+    ptxas' 64-bit division routine) differ. ``CALL`` instructions ptxas uses as branches (a predicated
+    ``CALL.REL.NOINC`` out of a loop to code that ends in ``EXIT``) are control flow and not counted."""
+    na, nb = len(ctx.fa.sass_calls), len(ctx.fb.sass_calls)
+    if na == nb:
         return []
-    more = ctx.a if ca.get("CALL", 0) > cb.get("CALL", 0) else ctx.b
+    more = ctx.a if na > nb else ctx.b
     f = ctx.facts(more)
-    ev = []
-    r = f.first_lines.get("sass", {}).get("CALL")
-    if r:
-        ev.append(_ev(more, r, f"{r.text}   ({f.counts['sass'].get('CALL', 0)}× CALL)"))
+    ev = [_ev(more, r, f"{r.text}   ({len(f.sass_calls)} subroutine call(s))") for r in f.sass_calls[:2]]
     for v, fx in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
         ev.append(Evidence(v, "sass", None, f"{fx.counts.get('sass', {}).get('instructions', 0)} SASS instructions"))
     divs = sum(_c(f, "ptx", k) for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"))
-    expl = f"SASS `CALL` instructions: {ca.get('CALL', 0)} in `{ctx.a}` vs {cb.get('CALL', 0)} in `{ctx.b}`. " + (
-        f"They call ptxas' 64-bit integer division routine ({divs} `div.s64`/`rem.s64` in PTX): each call is a "
-        "subroutine of tens of instructions with a return jump, on the path of every index computation."
-        if divs
-        else "ptxas emits calls for operations without a hardware instruction (64-bit division, some math)."
+    expl = (
+        f"SASS subroutine calls (`CALL` to code that returns with `RET`): {na} in `{ctx.a}` vs {nb} in `{ctx.b}`. "
+        + (
+            f"They call ptxas' 64-bit integer division routine ({divs} `div.s64`/`rem.s64` in PTX): each call is a "
+            "subroutine of tens of instructions with a return jump, on the path of every index computation."
+            if divs
+            else "The PTX has no 64-bit division; ptxas emits such subroutines for operations without a single "
+            "hardware instruction (e.g. some divisions and math functions); the SASS listing does not name the routine."
+        )
     )
     return [
         Finding(
             "sass.division-calls" if divs else "sass.calls",
             "major" if divs else "info",
-            f"`{more}` calls a software routine in SASS ({max(ca.get('CALL', 0), cb.get('CALL', 0))} `CALL`)",
+            f"`{more}` calls a software routine in SASS ({max(na, nb)} `CALL`)",
             expl,
             ev,
             stage="sass",
@@ -1222,7 +1530,7 @@ def rule_sass_instructions(ctx: Context) -> list[Finding]:
         Finding(
             "sass.instructions",
             "minor",
-            f"SASS instruction count {na} vs {nb} ({na / nb:.2f}×)",
+            f"SASS instruction count {na} in `{ctx.a}` vs {nb} in `{ctx.b}` ({na / nb:.2f}×)",
             expl,
             ev,
             stage="sass",
@@ -1359,8 +1667,8 @@ def rule_occupancy(ctx: Context) -> list[Finding]:
         Finding(
             "resources.occupancy",
             "major" if big else "minor",
-            f"Occupancy: {oa.ctas_per_sm} CTAs ({wa} warps) vs {ob.ctas_per_sm} CTAs ({wb} warps) per SM "
-            f"({oa.limiter} / {ob.limiter})",
+            f"Occupancy: {oa.ctas_per_sm} CTAs ({wa} warps) per SM in `{ctx.a}` vs {ob.ctas_per_sm} ({wb} warps) in "
+            f"`{ctx.b}` (limited by {oa.limiter} / {ob.limiter})",
             expl,
             ev,
             stage="resources",
@@ -1390,6 +1698,7 @@ RULES: list[tuple[RuleFn, tuple[str, ...]]] = [
     (rule_async_copies, ("pipeline.async-copies",)),
     (rule_wgmma_wait, ("pipeline.wgmma-wait",)),
     (rule_tma, ("ttgir.tma",)),
+    (rule_mask_alignment, ("lower.mask-alignment",)),
     (rule_ptx_memory, ("ptx.memory-ops",)),
     (rule_ptx_mma, ("ptx.mma",)),
     (rule_sass_calls, ("sass.division-calls", "sass.calls")),
@@ -1421,10 +1730,12 @@ CAUSES: dict[str, list[str]] = {
         "spec.constexpr-changed",
     ],
     "pipeline.async-copies": ["pipeline.load-not-pipelined", "loop.num-stages", "loop.flattened", "options.changed"],
-    "pipeline.wgmma-wait": ["loop.flattened", "pipeline.load-not-pipelined"],
+    "pipeline.wgmma-wait": ["pipeline.load-not-pipelined", "pipeline.buffers", "loop.flattened", "loop.num-stages"],
     "ttgir.tma": [],
+    "lower.mask-alignment": [*_SPEC, "spec.constexpr-changed", "options.changed"],
     "ptx.memory-ops": [
         "coalesce.vector-width",
+        "lower.mask-alignment",
         "pipeline.async-copies",
         "pipeline.load-not-pipelined",
         "coalesce.contiguity",
@@ -1441,11 +1752,44 @@ CAUSES: dict[str, list[str]] = {
         "loop.flattened",
         "ttir.i64-index-math",
         "sass.division-calls",
-        "pipeline.buffers",
+        "options.changed",
     ],
-    "resources.spills": ["resources.registers", "ptx.memory-ops", "loop.flattened", "pipeline.buffers"],
+    "resources.spills": ["resources.registers"],
     "resources.shared": ["pipeline.buffers", "loop.num-stages", "loop.flattened", "options.changed"],
     "resources.occupancy": ["resources.registers", "resources.shared", "options.changed"],
+}
+
+
+# Causes used only when none of a finding's CAUSES is present: weaker, structural explanations (more pipeline buffers
+# or another loop nest also change register use, but when PTX memory ops differ those are the direct reason).
+FALLBACK_CAUSES: dict[str, list[str]] = {
+    "resources.registers": ["pipeline.buffers", "pipeline.async-copies", "loop.nest", "spec.constexpr-changed"],
+    "resources.spills": ["ptx.memory-ops", "loop.flattened", "pipeline.buffers", "loop.nest"],
+    "sass.instructions": ["loop.nest", "loop.flattened", "pipeline.async-copies"],
+}
+
+
+# Links that hold only in one direction: (cause, effect) → +1 when both must predict the same variant, -1 when
+# opposite ones. Extra staged memory instructions explain more registers only in the variant that has them; more
+# pipeline buffers (predicted for the variant with fewer) explain more registers in the other one.
+DIRECTION: dict[tuple[str, str], int] = {
+    ("ptx.memory-ops", "resources.registers"): 1,
+    ("ptx.memory-ops", "resources.spills"): 1,
+    ("resources.registers", "resources.spills"): 1,
+    ("ttir.i64-index-math", "resources.registers"): 1,
+    ("sass.division-calls", "resources.registers"): 1,
+    ("ttir.i64-index-math", "sass.instructions"): 1,
+    ("sass.division-calls", "sass.instructions"): 1,
+    ("pipeline.buffers", "resources.registers"): -1,
+    ("pipeline.buffers", "resources.spills"): -1,
+    ("pipeline.async-copies", "resources.registers"): -1,
+}
+
+# Stage-0 findings whose explanation predicts effects downstream, and the id prefixes of those effects. When none is
+# present (the kernel states the fact another way, e.g. a `tl.multiple_of` hint), the finding is kept as information.
+EFFECTS: dict[str, tuple[str, ...]] = {
+    "spec.divisibility-lost": ("coalesce.", "lower.", "pipeline.", "ptx.memory-ops"),
+    "spec.constexpr-one-lost": ("coalesce.", "lower.", "pipeline.", "ptx.memory-ops"),
 }
 
 

@@ -385,6 +385,8 @@ class TerminalOptions:
     :ivar tabsize: tab stops for tabs inside IR lines (PTX, SASS).
     :ivar max_wrap: side-by-side: rows one long line may take before it is cut with ``…``.
     :ivar show_spec: print the stage-0 specialization table.
+    :ivar hunk_stages: stages whose hunks are printed (None: all); the others get one line in the summary and a
+        pointer at the end, so the default output stays readable (LLIR/PTX/SASS diffs run to thousands of lines).
     """
 
     color: bool = False
@@ -393,6 +395,7 @@ class TerminalOptions:
     tabsize: int = 4
     max_wrap: int = 4
     show_spec: bool = True
+    hunk_stages: tuple[str, ...] | None = None
 
 
 def render(c: Comparison, opts: TerminalOptions | None = None) -> str:
@@ -408,8 +411,18 @@ def render(c: Comparison, opts: TerminalOptions | None = None) -> str:
     out += _findings(c, opts)
     if opts.show_spec:
         out += _spec_table(c, opts)
+    hidden: list[StageDiff] = []
     for d in c.stage_diffs:
-        out += _stage(d, c, opts)
+        if opts.hunk_stages is None or d.stage in opts.hunk_stages or d.identical:
+            out += _stage(d, c, opts)
+        else:
+            hidden.append(d)
+    if hidden:
+        what = " · ".join(f"{d.stage} -{d.removed} +{d.added}" for d in hidden)
+        names = ",".join(d.stage for d in hidden)
+        out.append(
+            _paint([_s(f"not shown: {what} changed lines; add --stage all (or --stage {names})", S_DIM)], opts.color)
+        )
     return "\n".join(out) + "\n"
 
 

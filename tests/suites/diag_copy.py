@@ -5,6 +5,8 @@
 - ``plain``: no annotations; the JIT turns ``stride`` = 1 into a constant and marks pointers divisible by 16.
 - ``plain_twin``: the same body under another name (compiles to identical code after normalization).
 - ``annotated``: ``stride: int`` → ``stride`` stays a runtime ``i32`` (constant-1 specialization lost).
+- ``annotated_hint``: ``annotated`` with ``tl.max_contiguous(tl.multiple_of(offs * stride, BLOCK), BLOCK)`` on the
+  strided offsets (the remedy ``spec.constexpr-one-lost`` names): contiguous again.
 - ``dns``: ``do_not_specialize=["stride"]`` → same loss through the decorator.
 - ``dns_align``: ``do_not_specialize_on_alignment=["x_ptr", "y_ptr"]`` → pointers lose ``tt.divisibility``.
 - ``n64``: ``N: tl.int64`` → ``N`` is typed ``i64`` instead of ``i32``.
@@ -39,6 +41,14 @@ def copy_annotated(x_ptr, y_ptr, N, stride: int, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < N
     tl.store(y_ptr + offs, tl.load(x_ptr + offs * stride, mask=mask), mask=mask)
+
+
+@triton.jit
+def copy_annotated_hint(x_ptr, y_ptr, N, stride: int, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    x_offs = tl.max_contiguous(tl.multiple_of(offs * stride, BLOCK), BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + x_offs, mask=mask), mask=mask)
 
 
 @triton.jit(do_not_specialize=["stride"])
@@ -100,6 +110,7 @@ suite = Suite(
         "plain": Variant(copy_plain, "no annotations"),
         "plain_twin": Variant(copy_plain_twin, "the same body under another name"),
         "annotated": Variant(copy_annotated, "`stride: int`"),
+        "annotated_hint": Variant(copy_annotated_hint, "`stride: int`, contiguity stated on `offs * stride`"),
         "dns": Variant(copy_dns, "do_not_specialize=['stride']"),
         "dns_align": Variant(copy_dns_align, "do_not_specialize_on_alignment=['x_ptr', 'y_ptr']"),
         "n64": Variant(copy_n64, "`N: tl.int64`"),
