@@ -102,7 +102,14 @@ def dialect_of(stage: str) -> str:
     return _DIALECTS.get(stage, "text")
 
 
-def normalize(stage: str, text: str, kernel_name: str | None = None, *, raw: bool = False) -> NormalizedStage:
+def normalize(
+    stage: str,
+    text: str,
+    kernel_name: str | None = None,
+    *,
+    raw: bool = False,
+    line_range: tuple[int, int] | None = None,
+) -> NormalizedStage:
     """Normalize one stage text (see the module docstring for the rules per dialect).
 
     :param stage: stage name; unknown names are treated as plain text (lines kept, trailing blanks stripped).
@@ -110,6 +117,8 @@ def normalize(stage: str, text: str, kernel_name: str | None = None, *, raw: boo
     :param kernel_name: when given, occurrences of the kernel's name are replaced by ``KERNEL`` (so two variants
         with different function names compare equal).
     :param raw: no normalization at all: ``lines`` and ``shapes`` are the raw lines (``--raw``).
+    :param line_range: plain-text stages (``python``) only: keep raw lines ``first..last`` (1-based, inclusive;
+        the kernel function inside the file that defines it); ``raw`` and ``raw_line`` still refer to the whole text.
     :returns: a :class:`NormalizedStage`. Never raises on arbitrary text; if a dialect normalizer fails
         internally, the raw lines are returned with ``fallback=True``.
     """
@@ -133,7 +142,7 @@ def normalize(stage: str, text: str, kernel_name: str | None = None, *, raw: boo
             out = _Builder(stage, text, with_columns=True)
             _normalize_sass(out, raw_lines, kernel_name)
         else:
-            return _plain(stage, text, raw_lines, strip=True)
+            return _plain(stage, text, raw_lines, strip=True, line_range=line_range, kernel_name=kernel_name)
         return out.build()
     except Exception:  # defensive: the differ must show something for any input
         result = _plain(stage, text, raw_lines, strip=False)
@@ -199,13 +208,27 @@ def _find_symbols(line: str, syms: tuple[str, ...]) -> tuple[tuple[int, int], ..
     return tuple(out)
 
 
-def _plain(stage: str, text: str, raw_lines: list[str], *, strip: bool) -> NormalizedStage:
-    lines = [ln.rstrip() for ln in raw_lines] if strip else list(raw_lines)
+def _plain(
+    stage: str,
+    text: str,
+    raw_lines: list[str],
+    *,
+    strip: bool,
+    line_range: tuple[int, int] | None = None,
+    kernel_name: str | None = None,
+) -> NormalizedStage:
+    first, last = line_range if line_range else (1, len(raw_lines))
+    first, last = max(1, first), min(len(raw_lines), last)
+    numbers = list(range(first, last + 1))
+    lines = [raw_lines[n - 1].rstrip() if strip else raw_lines[n - 1] for n in numbers]
+    if kernel_name and line_range:  # the kernel's own name (``def matmul_kernel_annotated``) compares equal
+        name = re.compile(rf"\b{re.escape(kernel_name)}\b")
+        lines = [name.sub("KERNEL", ln) for ln in lines]
     return NormalizedStage(
         stage=stage,
         lines=lines,
         shapes=list(lines),
-        raw_line=list(range(1, len(lines) + 1)),
+        raw_line=numbers,
         columns=None,
         raw=text,
         symbols=[() for _ in lines],

@@ -69,8 +69,9 @@ def build_comparison(
         ta, tb = va.text(stage), vb.text(stage)
         if not ta or not tb:
             continue
-        na = normalize(stage, ta, va.kernel or None, raw=raw)
-        nb = normalize(stage, tb, vb.kernel or None, raw=raw)
+        ra, rb = _kernel_lines(va, stage, raw), _kernel_lines(vb, stage, raw)
+        na = normalize(stage, ta, va.kernel or None, raw=raw, line_range=ra)
+        nb = normalize(stage, tb, vb.kernel or None, raw=raw, line_range=rb)
         diffs.append(diff_stage(na, nb, context=context))
 
     diagnosis, note = None, None
@@ -93,6 +94,15 @@ def build_comparison(
         context=context,
         diagnosis_error=note,
     )
+
+
+def _kernel_lines(v: VariantResult, stage: str, raw: bool) -> tuple[int, int] | None:
+    """For the ``python`` stage: the kernel function's own lines (recorded by the compile driver), so the diff
+    shows the two kernels' sources rather than the (often shared) file that defines them."""
+    lines = v.metadata.get("kernel_lines")
+    if stage != "python" or raw or not (isinstance(lines, list) and len(lines) == 2):
+        return None
+    return int(lines[0]), int(lines[1])
 
 
 def _is_bundle(p: Path) -> bool:

@@ -224,3 +224,11 @@ def test_rename_changes_only_the_names(matmul_sm86: Bundle, stage: str) -> None:
     assert back.lines == n.lines and back.symbol_spans == n.symbol_spans
     changed = [k for k, (x, y) in enumerate(zip(n.lines, r.lines, strict=True)) if x != y]
     assert changed == [k for k, syms in enumerate(n.symbols) if syms]
+
+
+def test_python_line_range_keeps_raw_numbers_and_replaces_the_kernel_name() -> None:
+    text = "import triton\n\n@triton.jit\ndef my_kernel(x_ptr: int):\n    pass\n\nother = 1\n"
+    ns = normalize("python", text, "my_kernel", line_range=(3, 5))
+    assert ns.lines == ["@triton.jit", "def KERNEL(x_ptr: int):", "    pass"]
+    assert ns.raw_line == [3, 4, 5] and ns.raw == text
+    assert normalize("python", text, "my_kernel").lines[3] == "def my_kernel(x_ptr: int):"  # whole file: untouched
