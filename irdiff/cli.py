@@ -295,12 +295,11 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
 
     stages = parse_stages(stage)
     comparison = build_comparison(bundle, a, b, stages=stages, raw=raw, context=context)
-    everything = stage is None or stage.strip().lower() == "all"
     opts = TerminalOptions(
         color=color_enabled(color),
         width=terminal_width(width),
         side_by_side=side_by_side,
-        show_spec=everything,
+        show_spec=True,
         hunk_stages=DEFAULT_HUNK_STAGES if stage is None else None,
     )
     emit(render(comparison, opts), paging=paging)

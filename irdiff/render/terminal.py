@@ -648,8 +648,9 @@ def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
 def _spec_reasons(c: Comparison, r: SpecRow) -> list[str]:
     ra = _clean(r.a.reason) if r.a and r.a.reason else ""
     rb = _clean(r.b.reason) if r.b and r.b.reason else ""
-    if not r.differs or ra == rb:
+    if ra == rb or not (ra and rb) and not r.differs:
         return [ra or rb]
+    # Same outcome for different reasons (``M: int`` annotated on one side only) still shows both reasons.
     return [f"{c.a}: {ra or '(not a parameter)'}", f"{c.b}: {rb or '(not a parameter)'}"]
 
 
