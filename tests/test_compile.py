@@ -241,3 +241,18 @@ def test_default_bundle_dirs_differ_by_shape(tmp_path: Path, monkeypatch: pytest
     a = default_bundle_dir("matmul", CompileRequest("matmul", ["annotated"], "sm86"))
     b = default_bundle_dir("matmul", CompileRequest("matmul", ["annotated"], "sm86", shape={"M": 100}))
     assert a != b and a.name.startswith("matmul-sm86-")
+
+
+def test_a_bundle_never_mixes_triton_versions(tmp_path: Path) -> None:
+    from irdiff.compile import default_bundle_dir
+
+    ref = str(SUITES / "two_configs.py")
+    req = CompileRequest(ref, ["plain"], "sm86")
+    assert default_bundle_dir("x", req, "3.6.0") != default_bundle_dir("x", req, "3.9.0")
+    compile_bundle(req, tmp_path / "b", command=[])
+    manifest = tmp_path / "b" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["triton_version"] = "3.6.0-other"  # as if made by another Triton
+    manifest.write_text(json.dumps(data))
+    code, out = run_cli("compile", ref, "--variant", "dns", "--target", "sm86", "--save", str(tmp_path / "b"))
+    assert code == 2 and "made with Triton 3.6.0-other" in out

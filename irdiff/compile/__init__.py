@@ -197,8 +197,8 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
     if req.config != "all":
         for v in req.variants:
             select_config(suite, suite.variant(v).kernel, req.config)  # raises ValueError for a bad --config
-    root = Path(save) if save else default_bundle_dir(suite.name, req)
-    bundle = _open_bundle_dir(root, suite.name, req.target)
+    root = Path(save) if save else default_bundle_dir(suite.name, req, tv)
+    bundle = _open_bundle_dir(root, suite.name, req.target, tv)
 
     jobs: list[tuple[str, dict[str, Any]]] = []
     configs: list[Any] = [req.config]
@@ -277,13 +277,16 @@ def normalize_target(name: str) -> str:
     raise SuiteError(f"unsupported target {name!r} (supported: {', '.join(SUPPORTED_TARGETS)})")
 
 
-def default_bundle_dir(suite_name: str, req: CompileRequest) -> Path:
-    """``<cache>/bundles/<suite>-<target>-<hash>``: one directory per suite file, shape, config and dump choice, so
-    runs with other sizes or another file of the same suite name do not replace each other's bundle."""
+def default_bundle_dir(suite_name: str, req: CompileRequest, triton_version: str = "") -> Path:
+    """``<cache>/bundles/<suite>-<target>-<hash>``: one directory per suite file, shape, config, dump choice and
+    Triton version, so runs with other sizes, another file of the same suite name or another Triton do not replace
+    or mix with each other's bundle."""
     ref = req.suite
     path = _suite_file(ref)
     ident = json.dumps(
-        [str(path.resolve()) if path else ref, req.shape, req.config, req.passes], sort_keys=True, default=str
+        [str(path.resolve()) if path else ref, req.shape, req.config, req.passes, triton_version],
+        sort_keys=True,
+        default=str,
     )
     return cache_dir() / "bundles" / f"{suite_name}-{req.target}-{hashlib.sha256(ident.encode()).hexdigest()[:8]}"
 
@@ -293,13 +296,16 @@ def _ensure(p: Path) -> Path:
     return p
 
 
-def _open_bundle_dir(root: Path, suite: str, target: str) -> Bundle:
+def _open_bundle_dir(root: Path, suite: str, target: str, triton_version: str) -> Bundle:
+    """The bundle to add variants to: a new one, or the one already in ``root`` when it is for the same suite,
+    target and Triton version (variants of one bundle are always comparable)."""
     if (root / "manifest.json").is_file():
         existing = load_bundle(root)
-        if existing.suite == suite and existing.target == target:
+        if existing.suite == suite and existing.target == target and existing.triton_version in ("", triton_version):
             return existing
         raise SuiteError(
-            f"{root} already holds a bundle for {existing.suite} on {existing.target}; choose another --save directory"
+            f"{root} already holds a bundle for {existing.suite} on {existing.target} made with Triton "
+            f"{existing.triton_version or '?'}; choose another --save directory"
         )
     if root.exists() and any(root.iterdir()):
         raise SuiteError(f"{root} exists and is not an irdiff bundle; refusing to write into it")
