@@ -252,7 +252,16 @@ def test_verdict_tolerates_partial_records(matmul_sm86: Bundle, timing: object) 
 def test_explain_text(matmul_sm86: Bundle) -> None:
     d = diagnose(matmul_sm86, "annotated", "unannotated")
     text = explain(d, "coalesce.vector-width")
-    assert "chain: spec.constexpr-one-lost → coalesce.contiguity → coalesce.vector-width" in text
+    assert "  spec.constexpr-one-lost → coalesce.contiguity → coalesce.vector-width" in text
+    # every printed path follows the `causes` links, never the list order (user report: registers ← shared)
+    by_id = {f.id: f for f in d.findings}
+    paths = [ln.strip().split(" → ") for ln in text.splitlines() if ln.startswith("  ") and " → " in ln]
+    assert paths and all("coalesce.vector-width" in p for p in paths)
+    for p in paths:
+        for cause, effect in zip(p, p[1:]):
+            assert cause in by_id[effect].causes, (cause, effect)
+    reg = explain(d, "resources.registers")
+    assert "resources.shared → resources.registers" not in reg and "ptx.memory-ops → resources.registers" in reg
     for stage in ("── spec", "── python", "── ttir", "── llvm_debug", "── ttgir", "── ptx", "── sass"):
         assert stage in text
     with pytest.raises(KeyError, match="no finding"):

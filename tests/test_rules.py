@@ -471,3 +471,52 @@ def test_strip_loc_idempotent(s: str) -> None:
     once = strip_loc(s)
     assert strip_loc(once) == once
     assert "loc(" not in strip_loc(s + ' loc("f.py":1:2)')
+
+
+ADDV = str(SUITES / "diag_add_variants.py")
+
+
+@pytest.fixture(scope="module")
+def addv80(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(ADDV, ["plain", "mis8", "w8", "i64"], "sm80")
+
+
+def test_misaligned_pointer_remedy_and_width(addv80: Bundle) -> None:
+    """`x_ptr` only 8-byte aligned: the remedy starts with its first alternative (an aligned tensor), and the vector
+    width says 4 elements per thread issued as 32-bit accesses because of the proven alignment (not 4 × 32 = 32)."""
+    d = diagnose(addv80, "mis8", "plain")
+    rem = get(d, "spec.divisibility-lost").remedy
+    assert rem and rem.startswith("pass a 16-byte-aligned tensor for `x_ptr`") and "; or state the alignment" in rem
+    vw = get(d, "coalesce.vector-width").explanation
+    assert (
+        "4 elements per thread, issued as 32-bit (4-byte) accesses in `mis8` because the pointer is proven only" in vw
+    )
+    assert "4 elements per thread × 32 bits = 128-bit (16-byte) accesses in `plain`" in vw
+    assert "4 × 32 bits = 32-bit" not in vw
+
+
+def test_num_warps_ratios_and_occupancy(addv80: Bundle) -> None:
+    """num_warps 8 vs 4: ratios are left/right with the variants named, per-thread counts are explained and
+    downgraded, and equal resident warps are not called fewer."""
+    d = diagnose(addv80, "w8", "plain")
+    mem = get(d, "ptx.memory-ops")
+    m = re.search(r"in total: (\d+) in `w8` vs (\d+) in `plain` \(([\d.]+)×\)", mem.explanation)
+    assert m, mem.explanation
+    assert float(m.group(3)) == pytest.approx(int(m.group(1)) / int(m.group(2)), rel=0.05)
+    assert "twice the threads, half the instructions each" in mem.explanation
+    assert mem.severity == "minor" and get(d, "sass.instructions").severity == "info"
+    occ = get(d, "resources.occupancy")
+    assert occ.severity == "info" and "Fewer resident warps" not in occ.explanation and occ.predicts is None
+
+
+def test_i64_without_divrem_no_boilerplate(addv80: Bundle) -> None:
+    """64-bit index math without div/rem: no `//`/`%` or software-division sentence; no raw SSA names in prose."""
+    f = get(diagnose(addv80, "i64", "plain"), "ttir.i64-index-math")
+    assert "`//` and `%`" not in f.explanation and "division" not in f.explanation
+    assert "The first 64-bit value is `offs`" in f.explanation and not re.search(r"%\w", f.explanation)
+
+
+def test_mask_alignment_prose_uses_python_names(add80: Bundle) -> None:
+    """The mask is described by its Python source (`m = offs < n`), not by raw SSA names (`%offs_3, %m`)."""
+    f = get(diagnose(add80, "dns", "plain"), "lower.mask-alignment")
+    assert "`m = offs < n`" in f.explanation and not re.search(r"%\w", f.explanation)

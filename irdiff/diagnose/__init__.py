@@ -33,6 +33,7 @@ __all__ = [
     "Severity",
     "count_ops",
     "diagnose",
+    "causal_paths",
     "explain",
     "extract_facts",
     "identical_after_normalization",
@@ -317,9 +318,38 @@ _EXPLAIN_STAGES = (
 )
 
 
+def causal_paths(diagnosis: Diagnosis, finding_id: str, limit: int = 12) -> tuple[list[list[str]], int]:
+    """Every cause→effect path through ``finding_id``: from a root cause (a finding with no present cause) along the
+    ``causes`` links (not the list order) to it, then on to a final effect (a finding that causes nothing).
+
+    :returns: ``(paths, left_off)``: at most ``limit`` paths of finding ids, each containing ``finding_id``, in
+        diagnosis order; ``left_off`` counts the paths beyond ``limit``.
+    """
+    by_id = {x.id: x for x in diagnosis.findings}
+    order = {x.id: i for i, x in enumerate(diagnosis.findings)}
+    effects: dict[str, list[str]] = {x.id: [] for x in diagnosis.findings}
+    for x in diagnosis.findings:
+        for c in x.causes:
+            if c in effects and x.id not in effects[c]:
+                effects[c].append(x.id)
+    for v in effects.values():
+        v.sort(key=lambda i: order[i])
+
+    def walk(fid: str, step: Any, seen: tuple[str, ...]) -> list[list[str]]:
+        nxt = [n for n in step(fid) if n not in seen]
+        if not nxt:
+            return [[fid]]
+        return [[fid, *rest] for n in nxt for rest in walk(n, step, (*seen, fid))]
+
+    ups = walk(finding_id, lambda i: sorted((c for c in by_id[i].causes if c in by_id), key=lambda c: order[c]), ())
+    downs = walk(finding_id, lambda i: effects[i], ())
+    paths = [[*reversed(u[1:]), *d] for u in ups for d in downs]
+    return paths[:limit], max(0, len(paths) - limit)
+
+
 def explain(diagnosis: Diagnosis, finding_id: str, bundle: Bundle | None = None, context: int = 0) -> str:
-    """Plain text for ``--explain``: the finding, its chain, then the evidence lines of every finding on its chain
-    (causes before it, effects after it) grouped by stage in pipeline order, each tagged with its finding id.
+    """Plain text for ``--explain``: the finding, its causal paths (:func:`causal_paths`), then the evidence lines of
+    every finding on those paths grouped by stage in pipeline order, each tagged with its finding id.
 
     :param bundle: when given with ``context`` > 0, that many raw lines around each evidence line are shown too.
     :raises KeyError: no finding with that id (or unique id prefix); the message lists the ids.
@@ -328,35 +358,22 @@ def explain(diagnosis: Diagnosis, finding_id: str, bundle: Bundle | None = None,
     if f is None:
         ids = ", ".join(x.id for x in diagnosis.findings) or "none"
         raise KeyError(f"no finding {finding_id!r} (findings: {ids})")
-    by_id = {x.id: x for x in diagnosis.findings}
-    up: list[Finding] = []
-
-    def walk_up(x: Finding) -> None:
-        for c in x.causes:
-            if c in by_id and by_id[c] not in up and by_id[c] is not f:
-                walk_up(by_id[c])
-                up.append(by_id[c])
-
-    walk_up(f)
-    down: list[Finding] = []
-    frontier = [f.id]
-    while frontier:
-        nxt = []
-        for x in diagnosis.findings:
-            if x is not f and x not in down and x not in up and any(c in frontier for c in x.causes):
-                down.append(x)
-                nxt.append(x.id)
-        frontier = nxt
+    paths, more = causal_paths(diagnosis, f.id)
+    on_path = {fid for p in paths for fid in p}
     order = {x.id: i for i, x in enumerate(diagnosis.findings)}
-    down.sort(key=lambda x: order[x.id])
-    chain = [*up, f, *down]
+    chain = sorted((x for x in diagnosis.findings if x.id in on_path or x is f), key=lambda x: order[x.id])
     out = [f"{f.id} [{f.severity}] {f.title}", ""]
     if len(chain) > 1:
-        out += ["chain: " + " → ".join(x.id for x in chain), ""]
+        head = "causal path" if len(paths) == 1 else f"causal paths ({len(paths) + more})"
+        out.append(f"{head} through {f.id} (causes → it → effects, following each finding's `causes`):")
+        out += ["  " + " → ".join(p) for p in paths]
+        if more:
+            out.append(f"  … and {more} more")
+        out.append("")
     out.append(f.explanation)
     if f.remedy:
         out += ["", f"remedy (not tested by irdiff): {f.remedy}"]
-    out += ["", "evidence (every stage along the chain; * = this finding):"]
+    out += ["", "evidence (every stage along these paths; * = this finding):"]
     rank = {s: i for i, s in enumerate(_EXPLAIN_STAGES)}
     rows = [(x, e) for x in chain for e in x.evidence]
     for stage in sorted({e.stage for _, e in rows}, key=lambda s: rank.get(s, 99)):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from irdiff.diagnose.facts import Access, ArgFact, LoweredAccess, PipelineLoad, Ref, VariantFacts, strip_loc
-from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.model import Evidence, Finding, Severity
 
 __all__ = ["CAUSES", "DIRECTION", "EFFECTS", "FALLBACK_CAUSES", "RULES", "RULE_IDS", "Context", "run_rules"]
 
@@ -290,17 +290,33 @@ def rule_divisibility(ctx: Context) -> list[Finding]:
             rem.append(f"remove {_names(dnsa)} from `do_not_specialize_on_alignment`")
         if rem:
             rem[-1] += " (the cost is one extra compile per alignment class)"
+        # the JIT was free to specialize but the value itself did not qualify: the caller's data is the first remedy
+        plain = [
+            h[0]
+            for h in hits
+            if not (h[0].do_not_specialize or h[0].do_not_specialize_on_alignment)
+            and not (h[0].annotation and h[0].annotation not in ("tl.constexpr", "constexpr"))
+        ]
+        plain_ptrs = [a.name for a in plain if a.type.startswith("*")]
+        plain_ints = [a.name for a in plain if not a.type.startswith("*")]
+        if plain_ptrs:
+            rem.append(
+                f"pass a 16-byte-aligned tensor for {_names(plain_ptrs)} (a fresh allocation, or a `.clone()` of an "
+                "offset view: the JIT specializes on the base address of each call)"
+            )
+        if plain_ints:
+            rem.append(f"pass a multiple of 16 for {_names(plain_ints)} (e.g. pad the size)")
         hints = [f"`tl.multiple_of({n} + offs, 16)` on the pointer tensor" for n in ptrs[:1]]
         hints += [f"`tl.multiple_of(row * {n}, 16)` on the computed offset" for n in offsets[:1]]
         hints += [
             f"`offs < tl.multiple_of(tl.full(offs.shape, {n}, tl.int32), 16)` as the bound" for n in mask_only[:1]
         ]
         rem.append(
-            f"or state the alignment in the kernel, when every caller guarantees it, with {' / '.join(hints)}: "
+            f"{'or ' if rem else ''}state the alignment in the kernel, when every caller guarantees it, with {' / '.join(hints)}: "
             f"a hint on the bare parameter (`tl.multiple_of({names[0]}, 16)`) has no effect, because Triton attaches "
             "hints to the operation that defines a value and a parameter has none"
         )
-        remedy = ", ".join(rem)
+        remedy = "; ".join(rem)
         return [
             Finding(
                 id="spec.divisibility-lost",
@@ -419,24 +435,39 @@ def rule_i64(ctx: Context) -> list[Finding]:
         return []
     wide, narrow = (ctx.a, ctx.b) if fa.i64_ops > fb.i64_ops else (ctx.b, ctx.a)
     fw, fn = ctx.facts(wide), ctx.facts(narrow)
+    divrem = bool(fw.divrem64_ttir) or _c(fw, "ptx", "div.s64") + _c(fw, "ptx", "rem.s64") > 0
     first = fw.i64_first
     ev: list[Evidence] = []
     origin = ""
     if first is not None:
         ev.append(_ev(wide, first))
-        origin = f" The first 64-bit value is `{first.text.split(' loc(')[0]}`"
+        op = re.search(r"=\s*([\w.]+)", first.text)
+        stem = _stem_of(first.text)
+        origin = (
+            f" The first 64-bit value is {f'`{stem}`' if stem else 'a value'}"
+            f"{f' (`{op.group(1)}`, TTIR line {first.line})' if op else ''}"
+        )
         if fw.i64_first_python is not None:
             ev.append(_ev(wide, fw.i64_first_python))
             origin += f", from `{fw.i64_first_python.text}` (line {fw.i64_first_python.line})"
         if "get_program_id" in first.text or "extsi" in first.text:
-            origin += "; everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit"
+            origin += (
+                "; everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit"
+                if divrem
+                else "; everything derived from it (the offsets and the bound check) is 64-bit"
+            )
         origin += "."
     if fn.i64_first is not None:
         ev.append(_ev(narrow, fn.i64_first))
     expl = (
         f"`{wide}` computes {fw.i64_ops} TTIR values as `i64` where `{narrow}` has {fn.i64_ops}.{origin} "
-        "64-bit integer multiply/add take two 32-bit instructions each, 64-bit division and remainder have no "
-        "hardware instruction (ptxas calls a software routine), and every index needs two registers."
+        "64-bit integer multiply/add take two 32-bit instructions each"
+        + (
+            ", 64-bit division and remainder have no hardware instruction (ptxas calls a software routine),"
+            if divrem
+            else ""
+        )
+        + " and every index needs two registers."
     )
     return [
         Finding(
@@ -636,6 +667,25 @@ def _same_warps(ctx: Context) -> bool:
     return bool(ctx.fa.options.get("num_warps") == ctx.fb.options.get("num_warps"))
 
 
+def _warps_note(ctx: Context) -> str:
+    """When ``num_warps`` differs: why per-thread counts differ without more work per CTA (one sentence), else ""."""
+    wa, wb = ctx.fa.options.get("num_warps"), ctx.fb.options.get("num_warps")
+    if wa == wb or not isinstance(wa, int) or not isinstance(wb, int) or min(wa, wb) <= 0:
+        return ""
+    k = max(wa, wb) / min(wa, wb)
+    times = "twice" if k == 2 else f"{k:g}×"
+    frac = "half" if k == 2 else f"1/{k:g} of"
+    return (
+        f" `num_warps` is {wa} in `{ctx.a}` and {wb} in `{ctx.b}`: per-thread counts scale with the work per thread "
+        f"({times} the threads, {frac} the instructions each: the same work per CTA), so they do not compare directly."
+    )
+
+
+def _ratio(x: float, y: float) -> str:
+    """``x/y`` as "(0.5×)", or "" when ``y`` is 0."""
+    return f" ({x / y:.2g}×)" if y else ""
+
+
 def _pair_accesses(fa: VariantFacts, fb: VariantFacts) -> list[tuple[Access, Access]]:
     """Pair ``tt.load``/``tt.store`` of two variants by (kind, shape, element type) and order."""
     pairs = []
@@ -744,6 +794,26 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
     ]
 
 
+def _width_phrase(x: Access, variant: str) -> str:
+    """How ``x``'s vector width follows from its facts: ``min(perThread × element bits, contiguity, alignment, 128)``,
+    e.g. "4 elements per thread, issued as 32-bit (4-byte) accesses in `mis8` because the pointer is proven only
+    1-byte aligned"."""
+    d = _fast_dim(x)
+    lanes = f"{x.per_thread} element{'s' if x.per_thread != 1 else ''} per thread"
+    head = f"{lanes}, issued as {x.vector_bits}-bit ({x.vector_bits // 8}-byte) accesses in `{variant}`"
+    full = x.per_thread * x.elem_bits
+    if x.vector_bits >= min(full, 128):
+        return f"{lanes} × {x.elem_bits} bits = {x.vector_bits}-bit ({x.vector_bits // 8}-byte) accesses in `{variant}`"
+    why = []
+    div = x.divisibility[d] if d < len(x.divisibility) else None
+    if div is not None and max(1, div * 8 // max(x.elem_bits, 1)) * x.elem_bits <= x.vector_bits:
+        why.append(f"the pointer is proven only {div}-byte aligned")
+    cont = x.contiguity[d] if d < len(x.contiguity) else None
+    if cont is not None and cont * x.elem_bits <= x.vector_bits:
+        why.append(f"only {cont} consecutive element{'s are' if cont != 1 else ' is'} proven contiguous")
+    return head + (f" because {' and '.join(why)}" if why else "")
+
+
 def rule_vector_width(ctx: Context) -> list[Finding]:
     """``coalesce.vector-width``: elements per thread (``perThread``) × element width differs."""
     rows = [(x, y) for x, y in _pair_accesses(ctx.fa, ctx.fb) if x.vector_bits != y.vector_bits]
@@ -754,10 +824,7 @@ def rule_vector_width(ctx: Context) -> list[Finding]:
     for x, y in rows:
         ev.append(_ev(ctx.a, x.per_thread_ref, f"{x.label}: {x.per_thread_ref.text}"))
         ev.append(_ev(ctx.b, y.per_thread_ref, f"{y.label}: {y.per_thread_ref.text}"))
-        parts.append(
-            f"{x.label}: {x.per_thread} × {x.elem_bits} bits = {x.vector_bits}-bit ({x.vector_bits // 8}-byte) accesses "
-            f"in `{ctx.a}` vs {y.per_thread} × {y.elem_bits} = {y.vector_bits}-bit ({y.vector_bits // 8}-byte) in `{ctx.b}`"
-        )
+        parts.append(f"{x.label}: {_width_phrase(x, ctx.a)} vs {_width_phrase(y, ctx.b)}")
     for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
         for bl in f.blocked[:2]:
             r = bl["ref"]
@@ -765,7 +832,8 @@ def rule_vector_width(ctx: Context) -> list[Finding]:
     narrow = ctx.a if sum(x.vector_bits for x, _ in rows) < sum(y.vector_bits for _, y in rows) else ctx.b
     expl = (
         "The coalescing pass gives each thread `perThread` consecutive elements (the blocked layout's "
-        "`sizePerThread` along the fastest dimension), limited by the proven contiguity and alignment and by 128 bits: "
+        "`sizePerThread` along the fastest dimension); one access moves min(perThread × element bits, proven "
+        "contiguity, proven alignment, 128 bits): "
         + "; ".join(parts)
         + ". Narrower accesses mean proportionally more load/store instructions for the same bytes."
     )
@@ -1248,6 +1316,22 @@ def _same_pointer_info(x: Access | None, y: Access | None) -> bool:
     return x is not None and y is not None and (x.contiguity, x.divisibility) == (y.contiguity, y.divisibility)
 
 
+def _mask_source(python: str, kernel: str, names: list[str]) -> tuple[int, str] | None:
+    """``(line, text)`` of the first comparison (``m = offs < n``) using one of ``names`` in the body of ``def kernel``
+    in the saved Python source."""
+    lines = python.splitlines()
+    start = next((i for i, ln in enumerate(lines) if re.match(rf"\s*def\s+{re.escape(kernel)}\s*\(", ln)), None)
+    if start is None:
+        return None
+    for i in range(start + 1, len(lines)):
+        if re.match(r"(def|class|@)\b|\S", lines[i]) and not lines[i].startswith((" ", "\t")):
+            break
+        code = lines[i].split("#")[0].strip()
+        if re.search(r"\w\s*[<>]=?\s*\w", code) and any(re.search(rf"\b{re.escape(n)}\b", code) for n in names):
+            return i + 1, code
+    return None
+
+
 def rule_mask_alignment(ctx: Context) -> list[Finding]:
     """``lower.mask-alignment``: the coalescing pass gives a masked access the same elements per thread and the same
     pointer contiguity/alignment in both variants, but the LLIR/PTX instructions are narrower in one: the load/store
@@ -1315,12 +1399,13 @@ def rule_mask_alignment(ctx: Context) -> list[Finding]:
     )
     if lost:
         names = _names([a.name for a, _ in lost])
-        cmp = next(
-            (r.text.split("=", 1)[-1].split(" : ")[0].strip() for r in n0.mask_refs if "arith.cmpi" in r.text), ""
-        )
+        # describe the comparison by its Python source (`offs < n`), not by raw SSA names (`%offs_3, %m`)
+        pred = next((m.group(1) for r in n0.mask_refs if (m := re.search(r"arith\.cmpi\s+(\w+)", r.text))), "")
+        src = _mask_source(ctx.python.get(vn, ""), ctx.facts(vn).kernel, [a.name for a, _ in lost])
+        cmp = f"`{src[1]}`, line {src[0]}" if src else f"an `arith.cmpi {pred}` in TTGIR" if pred else ""
         expl += (
             f"The mask is computed from {names}"
-            + (f" (`{cmp}`)" if cmp else "")
+            + (f" ({cmp})" if cmp else "")
             + f", which `{vw}` marks `tt.divisibility = 16` and `{vn}` does not. For a bound check `offs < n` on "
             "contiguous offsets, AxisInfo's `CmpOpAxisInfoVisitor` sets the mask's constancy to gcd(contiguity of "
             "`offs`, divisibility of `offs`, divisibility of `n`): with `n` a multiple of 16 that is up to 16 "
@@ -1412,10 +1497,8 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
 
     ga, gb = gmem(ca), gmem(cb)
     expl = (
-        f"PTX memory instructions (`{ctx.a}` vs `{ctx.b}`): {table}. Global memory instructions in total: {ga} vs {gb}"
-        + (f" ({max(ga, gb) / max(1, min(ga, gb)):.1f}×)" if min(ga, gb) else "")
-        + ". "
-        + _width_note(keys[:10])
+        f"PTX memory instructions (`{ctx.a}` vs `{ctx.b}`): {table}. Global memory instructions in total: {ga} in "
+        f"`{ctx.a}` vs {gb} in `{ctx.b}`{_ratio(ga, gb)}. " + _width_note(keys[:10]) + _warps_note(ctx)
     )
 
     def sync(c: dict[str, int]) -> int:
@@ -1437,7 +1520,7 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     return [
         Finding(
             "ptx.memory-ops",
-            "major",
+            "major" if _same_warps(ctx) else "minor",
             f"PTX memory ops (`{ctx.a}`/`{ctx.b}`): "
             + ", ".join(f"{k} {ca.get(k, 0)}/{cb.get(k, 0)}" for k in keys[:4]),
             expl,
@@ -1519,17 +1602,21 @@ def rule_sass_instructions(ctx: Context) -> list[Finding]:
             r = f.first_lines.get("sass", {}).get(k)
             if r and c.get(k, 0):
                 ev.append(_ev(v, r, f"{r.text}   ({c[k]}× {k})"))
-    expl = f"SASS has {na} instructions in `{ctx.a}` and {nb} in `{ctx.b}` ({na / nb:.2f}×)." + (
-        " Memory/matrix ops that differ: "
-        + "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys[:8])
-        + "."
-        if keys
-        else ""
+    expl = (
+        f"SASS has {na} instructions in `{ctx.a}` and {nb} in `{ctx.b}` ({na / nb:.2f}×)."
+        + (
+            " Memory/matrix ops that differ: "
+            + "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys[:8])
+            + "."
+            if keys
+            else ""
+        )
+        + _warps_note(ctx)
     )
     return [
         Finding(
             "sass.instructions",
-            "minor",
+            "minor" if _same_warps(ctx) else "info",
             f"SASS instruction count {na} in `{ctx.a}` vs {nb} in `{ctx.b}` ({na / nb:.2f}×)",
             expl,
             ev,
@@ -1562,11 +1649,15 @@ def rule_registers(ctx: Context) -> list[Finding]:
         f"ptxas allocates {ra} registers per thread in `{ctx.a}` and {rb} in `{ctx.b}`"
         + (" (255 is the hardware limit: ptxas had to fit the kernel under the cap)" if cap else "")
         + ". More registers per thread mean fewer warps can be resident per SM."
+        + _warps_note(ctx)
     )
+    sev: Severity = "major" if cap or abs(ra - rb) >= 32 or max(ra, rb) >= 1.5 * min(ra, rb) else "minor"
+    if not _same_warps(ctx) and not cap:
+        sev = "minor" if sev == "major" else "info"
     return [
         Finding(
             "resources.registers",
-            "major" if cap or abs(ra - rb) >= 32 or max(ra, rb) >= 1.5 * min(ra, rb) else "minor",
+            sev,
             f"Registers per thread: {ra} in `{ctx.a}` vs {rb} in `{ctx.b}`",
             expl,
             ev,
@@ -1659,14 +1750,20 @@ def rule_occupancy(ctx: Context) -> list[Finding]:
     lower = ctx.a if wa < wb else ctx.b if wb < wa else None
     expl = (
         f"On {ctx.fa.target} one SM holds {oa.ctas_per_sm} CTA(s) of `{ctx.a}` ({wa} warps; limited by {oa.limiter}) "
-        f"and {ob.ctas_per_sm} of `{ctx.b}` ({wb} warps; limited by {ob.limiter}). Fewer resident warps leave less "
-        f"parallelism to hide memory latency. Limits used: {oa.source}."
+        f"and {ob.ctas_per_sm} of `{ctx.b}` ({wb} warps; limited by {ob.limiter}). "
+        + (
+            f"Fewer resident warps in `{lower}` leave less parallelism to hide memory latency. "
+            if lower
+            else f"The resident warps are the same ({wa}), in CTAs of different sizes: the same parallelism to hide "
+            "memory latency. "
+        )
+        + f"Limits used: {oa.source}."
     )
     big = min(wa, wb) == 0 or max(wa, wb) >= 2 * min(wa, wb)
     return [
         Finding(
             "resources.occupancy",
-            "major" if big else "minor",
+            "major" if big else "minor" if lower else "info",
             f"Occupancy: {oa.ctas_per_sm} CTAs ({wa} warps) per SM in `{ctx.a}` vs {ob.ctas_per_sm} ({wb} warps) in "
             f"`{ctx.b}` (limited by {oa.limiter} / {ob.limiter})",
             expl,
