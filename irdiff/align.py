@@ -341,12 +341,19 @@ def _pair_similar(
     out.extend((None, k) for k in range(b0, b1))
 
 
+_BARE_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
 def _alike(x: str, y: str, match: Matcher) -> bool:
     x, y = x.strip(), y.strip()
     if not x or not y:
         return False
     short, long = (x, y) if len(x) <= len(y) else (y, x)
     if len(short) >= 3 and long.startswith(short):
+        return True
+    # A bare name that gained (or lost) an annotation or default: ``M,`` vs ``M: int,`` (Python parameters).
+    core = short.rstrip(",;)")
+    if _BARE_NAME.fullmatch(core) and long.startswith(core) and long[len(core) : len(core) + 1] in (":", "=", " "):
         return True
     same = sum(n for _, _, n in _matching_blocks(match, x, y))
     return 2 * same >= _SIMILAR * (len(x) + len(y))

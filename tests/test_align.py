@@ -399,3 +399,12 @@ def test_arbitrary_text_diffs(a: str, b: str, stage: str) -> None:
     d = diff_texts(stage, a, b)
     _check_alignment(d)
     assert _rows(d) == _mirror_rows(diff_texts(stage, b, a))
+
+
+def test_python_parameters_that_gain_an_annotation_pair_up() -> None:
+    a = "def k(\n    a_ptr: tl.pointer_type,\n    M: int,\n    BLOCK: tl.constexpr,\n):\n"
+    b = "def k(\n    a_ptr,\n    M,\n    BLOCK: tl.constexpr,\n):\n"
+    d = diff_texts("python", a, b)
+    rows = [ln for h in d.hunks for ln in h.lines if ln.tag != "equal"]
+    assert [ln.tag for ln in rows] == ["replace", "replace"]
+    assert [(ln.a_text or "")[s.start : s.end] for ln in rows for s in ln.a_spans] == [": tl.pointer_type", ": int"]
