@@ -9,28 +9,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from diag_helpers import get, ids, texts
 
 from irdiff.bundle import Bundle
 from irdiff.cli import cli
-from irdiff.diagnose import Diagnosis, Finding, diagnose, explain
+from irdiff.diagnose import Diagnosis, diagnose, explain
 
 SUITES = Path(__file__).parent / "suites"
-
-
-def ids(d: Diagnosis) -> list[str]:
-    return [f.id for f in d.findings]
-
-
-def get(d: Diagnosis, fid: str) -> Finding:
-    f = d.finding(fid)
-    assert f is not None, f"{fid} missing; got {ids(d)}"
-    return f
-
-
-def texts(f: Finding, variant: str | None = None, stage: str | None = None) -> str:
-    return "\n".join(
-        e.text for e in f.evidence if (variant is None or e.variant == variant) and (stage is None or e.stage == stage)
-    )
 
 
 def before(d: Diagnosis, *chain: str) -> None:

@@ -7,11 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
+from diag_helpers import get, ids, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irdiff.bundle import Bundle, BundleError
-from irdiff.diagnose import KEY_COUNTS, Diagnosis, Finding, count_ops, diagnose
+from irdiff.diagnose import KEY_COUNTS, Diagnosis, count_ops, diagnose
 from irdiff.diagnose.facts import occupancy, sass_calls, strip_loc
 from irdiff.diagnose.rules import CAUSES, RULE_IDS
 
@@ -43,22 +44,6 @@ def loop90(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="module")
 def loop86(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
     return compile_suite(LOOP, ["dot3", "dot3w8"], "sm86")
-
-
-def ids(d: Diagnosis) -> list[str]:
-    return [f.id for f in d.findings]
-
-
-def get(d: Diagnosis, fid: str) -> Finding:
-    f = d.finding(fid)
-    assert f is not None, f"{fid} missing; got {ids(d)}"
-    return f
-
-
-def texts(f: Finding, variant: str | None = None, stage: str | None = None) -> str:
-    return "\n".join(
-        e.text for e in f.evidence if (variant is None or e.variant == variant) and (stage is None or e.stage == stage)
-    )
 
 
 def check_chain(d: Diagnosis) -> None:

@@ -157,12 +157,8 @@ def _run_worker(req: dict[str, Any]) -> VariantResult:
         return VariantResult(name=req["variant"], target=req["target"], directory=str(out), error=tail[0])
 
 
-def _config_list(suite_ref: str) -> int:
-    """Number of autotune configs of a suite (imports the suite; used only for ``--all-configs``)."""
-    from irdiff.compile.compat import base_jit_function  # noqa: F401 - keeps import cost in one place
-    from irdiff.suite import load_suite
-
-    suite = load_suite(suite_ref)
+def _config_count(suite: Any) -> int:
+    """Number of autotune configs of a suite (its own, else the largest ``triton.autotune`` list of its kernels)."""
     n = len(suite.configs)
     if n == 0:
         for v in suite.variants.values():
@@ -203,7 +199,7 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
     jobs: list[tuple[str, dict[str, Any]]] = []
     configs: list[Any] = [req.config]
     if req.config == "all":
-        n = _config_list(req.suite)
+        n = _config_count(suite)
         configs = list(range(n)) if n else [None]
     for v in req.variants:
         for c in configs:

@@ -347,7 +347,7 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
                 compiled = jit_fn.run(grid=(1,), warmup=True, **args, **kwargs)
                 knobs.compilation.always_compile = False
     except Exception as e:  # noqa: BLE001 - a failing compile is a result, not a crash
-        result.error = _compile_error_message(e, stderr_log)
+        result.error = _compile_error_message(e)
     result.compile_seconds = round(time.perf_counter() - t0, 3)
     result.cache_hit = bool(listened.get("cache_hit"))
     if captured:
@@ -383,7 +383,7 @@ def _llvm_debug_lines(stderr_text: str) -> str:
     )
 
 
-def _compile_error_message(e: Exception, stderr_log: Path) -> str:
+def _compile_error_message(e: Exception) -> str:
     msg = str(e).strip() or type(e).__name__
     name = type(e).__name__
     if name in {"CompilationError", "PTXASError"} or "triton" in type(e).__module__:
