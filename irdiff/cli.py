@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import wraps
 from typing import Any
 
@@ -46,12 +46,43 @@ def user_errors(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class SuiteFirstGroup(click.Group):
-    """A group where an unknown first word is a suite: ``irdiff matmul …`` means ``irdiff compare matmul …``."""
+    """A group where an unknown first word is a suite: ``irdiff matmul …`` means ``irdiff compare matmul …``.
+
+    Usage errors (unknown option, a value out of range) are one line, ``error: … (irdiff CMD --help)``, exit
+    status 2, like every other input error, instead of click's three-line usage block.
+    """
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and not args[0].startswith("-") and args[0] not in self.commands:
             args = ["compare", *args]
         return super().parse_args(ctx, args)
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx is not None else "irdiff"
+            message = " ".join(e.format_message().split())
+            click.echo(f"error: {message} (see '{where} --help')", err=True)
+            sys.exit(EXIT_USAGE)
+        except click.ClickException as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        if isinstance(rv, int) and not isinstance(rv, bool):
+            sys.exit(rv)
+        sys.exit(EXIT_OK)
 
 
 @click.group(cls=SuiteFirstGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -71,6 +102,7 @@ def target_option(f: Callable[..., Any]) -> Callable[..., Any]:
         "--target",
         default=None,
         metavar="SM",
+        callback=_check_target,
         help="GPU target: sm80, sm86, sm89, sm90, sm100, sm120 (default: the local GPU, else sm90).",
     )(f)
 
@@ -78,13 +110,19 @@ def target_option(f: Callable[..., Any]) -> Callable[..., Any]:
 def compile_options(f: Callable[..., Any]) -> Callable[..., Any]:
     opts = [
         target_option,
-        click.option("--config", "config", default=None, help="Autotune config: index or KEY=VALUE,..."),
+        click.option(
+            "--config", "config", default=None, callback=_check_config, help="Autotune config: index or KEY=VALUE,..."
+        ),
         click.option("--all-configs", is_flag=True, help="Compile every autotune config."),
-        click.option("--shape", "shape", default=None, help="Problem sizes, e.g. M=4096,N=4096,K=512."),
+        click.option(
+            "--shape", "shape", default=None, callback=_check_shape, help="Problem sizes, e.g. M=4096,N=4096,K=512."
+        ),
         click.option("--passes", is_flag=True, help="Also capture per-pass MLIR snapshots (MLIR_ENABLE_DUMP)."),
         click.option("--save", "save", default=None, type=click.Path(file_okay=False), help="Bundle directory."),
         click.option("--no-cache", is_flag=True, help="Recompile even if irdiff has a cached result."),
-        click.option("-j", "--jobs", default=0, type=int, help="Parallel compile processes (default: cores)."),
+        click.option(
+            "-j", "--jobs", default=0, type=click.IntRange(min=0), help="Parallel compile processes (default: cores)."
+        ),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -92,15 +130,62 @@ def compile_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def parse_shape(text: str | None) -> dict[str, int]:
-    if not text:
+    """``--shape M=4096,N=512`` → ``{"M": 4096, "N": 512}``.
+
+    :raises ValueError: not ``NAME=INT`` pairs, an empty name, a size ≤ 0, or a name given twice.
+    """
+    if text is None:
         return {}
+    if not text.strip():
+        raise ValueError("--shape '': expected NAME=INT[,NAME=INT...]")
     out: dict[str, int] = {}
     for part in text.split(","):
         k, eq, v = part.partition("=")
-        if not eq or not v.strip().lstrip("-").isdigit():
+        k, v = k.strip(), v.strip()
+        if not eq or not k or not v.lstrip("-+").isdigit():
             raise ValueError(f"--shape {text!r}: expected NAME=INT[,NAME=INT...]")
-        out[k.strip()] = int(v)
+        if int(v) <= 0:
+            raise ValueError(f"--shape {k}={v}: sizes must be positive integers")
+        if k in out:
+            raise ValueError(f"--shape {text!r}: {k} is given twice")
+        out[k] = int(v)
     return out
+
+
+def _check_target(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--target``: one of the supported targets (``sm90``, ``sm_90a``, ``90``); an empty value is an error, not
+    the default."""
+    if value is None:
+        return None
+    from irdiff.compile import normalize_target
+
+    try:
+        return normalize_target(value)
+    except SuiteError as e:
+        raise IrdiffError(str(e)) from None
+
+
+def _check_shape(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    try:
+        parse_shape(value)
+    except ValueError as e:
+        raise IrdiffError(str(e)) from None
+    return value
+
+
+def _check_config(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--config``: an index or ``KEY=VALUE,…`` (types are checked against the suite's configs when compiling)."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise IrdiffError("--config '': expected an index or KEY=VALUE[,KEY=VALUE...]")
+    from irdiff.compile import parse_config_option
+
+    try:
+        parse_config_option(value)
+    except ValueError as e:
+        raise IrdiffError(str(e)) from None
+    return value
 
 
 def _build_request(
@@ -142,7 +227,12 @@ def _report_errors(bundle: Any) -> int:
             click.echo(f"error: variant {v.name!r} failed to compile: {lines[0]}", err=True)
             rest = lines[1:]
             if len(rest) > 40:
-                click.echo(f"  … ({len(rest) - 39} lines omitted; the whole message is in {v.directory}/variant.json)")
+                from irdiff.render.words import plural
+
+                click.echo(
+                    f"  … ({plural(len(rest) - 39, 'line')} omitted; the whole message is in {v.directory}/variant.json)",
+                    err=True,
+                )
                 rest = rest[-39:]
             for line in rest:
                 click.echo(f"  {line}", err=True)
@@ -152,13 +242,22 @@ def _report_errors(bundle: Any) -> int:
 @cli.command("list")
 @user_errors
 def list_cmd() -> None:
-    """List built-in suites and their variants."""
+    """List built-in suites and their variants (wrapped to the terminal's width; 80 columns when piped)."""
+    import shutil
+    import textwrap
+
     from irdiff.suite import list_suites
 
+    width = max(40, shutil.get_terminal_size((80, 24)).columns)
     for s in list_suites():
-        click.echo(f"{s.name}: {s.description}")
+        click.echo(textwrap.fill(f"{s.name}: {s.description}", width, subsequent_indent="    "))
+        name_w = max((len(n) for n in s.variants), default=0)
         for name, v in s.variants.items():
-            click.echo(f"  {name:24s} {v.description}")
+            head = f"  {name:<{name_w}}  "
+            click.echo(
+                textwrap.fill(v.description or "", width, initial_indent=head, subsequent_indent=" " * len(head))
+                or head.rstrip()
+            )
 
 
 @cli.command("compile")
@@ -521,9 +620,19 @@ def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line
 @click.argument("suite")
 @click.option("--variant", "variant", default=None, help="Variant to time (default: the suite's pair).")
 @click.option("--against", "against", default=None, help="Variant to time beside it.")
-@click.option("--shape", "shape", default=None, help="Base problem sizes, e.g. M=4096,N=4096,K=512.")
-@click.option("--config", "config", default=None, help="Autotune config: index or KEY=VALUE,...")
-@click.option("--target", default=None, metavar="SM", help="Target for per-target values under --interpret (sm90).")
+@click.option(
+    "--shape", "shape", default=None, callback=_check_shape, help="Base problem sizes, e.g. M=4096,N=4096,K=512."
+)
+@click.option(
+    "--config", "config", default=None, callback=_check_config, help="Autotune config: index or KEY=VALUE,..."
+)
+@click.option(
+    "--target",
+    default=None,
+    metavar="SM",
+    callback=_check_target,
+    help="Target for per-target values under --interpret (sm90).",
+)
 @click.option("--save", "save", default=None, type=click.Path(file_okay=False), help="Bundle to store the run in.")
 @run_options
 @user_errors
@@ -561,6 +670,7 @@ _PROGRAM_ENV: dict[str, str] | None = None  # os.environ as irdiff was started w
     "--target",
     default=None,
     metavar="SM",
+    callback=_check_target,
     help="No GPU: compile for this target (sm80 … sm120) with a stand-in driver; kernels can be warmed up, not launched.",
 )
 @click.option(
@@ -574,7 +684,13 @@ _PROGRAM_ENV: dict[str, str] | None = None  # os.environ as irdiff was started w
     "--no-explain", is_flag=True, help="Skip recompiling each kernel afterwards for the compiler's reasoning log."
 )
 @click.option("--force", is_flag=True, help="Replace an earlier capture in the output directory.")
-@click.option("-j", "--jobs", default=0, type=int, help="Parallel processes for the after-run step (default: cores).")
+@click.option(
+    "-j",
+    "--jobs",
+    default=0,
+    type=click.IntRange(min=0),
+    help="Parallel processes for the after-run step (default: cores).",
+)
 @click.argument("program", nargs=-1, required=True, type=click.UNPROCESSED)
 @user_errors
 def capture_cmd(output: str, filter_: str | None, target: str | None, launches: int, no_explain: bool, force: bool,
@@ -593,9 +709,11 @@ def capture_cmd(output: str, filter_: str | None, target: str | None, launches: 
 
     r = run_capture(list(program), output, filter=filter_, target=target, launches=launches, force=force,
                     explain=not no_explain, jobs=jobs, env=_PROGRAM_ENV)  # fmt: skip
+    from irdiff.render.words import plural
+
     skipped = f", {len(r.skipped)} left out by --filter" if r.skipped else ""
     click.echo(
-        f"irdiff capture: {len(r.kernels)} kernels{skipped} in {r.directory} "
+        f"irdiff capture: {plural(len(r.kernels), 'kernel')}{skipped} in {r.directory} "
         f"(program {r.program_seconds:.1f} s, exit status {r.exit_code}; after-run step {r.finalize_seconds:.1f} s)",
         err=True,
     )

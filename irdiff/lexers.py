@@ -344,8 +344,8 @@ class SassLexer(RegexLexer):
                 r"(!?)(U?R(?:Z|\d+)|U?P(?:T|\d+)|SRZ)((?:\.[A-Za-z0-9_]+)*)\b",
                 bygroups(Operator, Name.Variable, Keyword.Type),
             ),
-            # Special registers: "SR_CTAID.X", "SR_TID.X", "SR_LANEID"
-            (r"SR_[A-Z0-9_]+(?:\.[A-Z0-9_]+)*", Name.Builtin),
+            # Special registers, whole, whatever their case: "SR_CTAID.X", "SR_TID.X", "SR_LANEID", "SR_CgaCtaId"
+            (r"SR_\w+(?:\.\w+)*", Name.Builtin),
             # Constant bank and descriptors: "c[0x0][0x28]", "desc[UR18][R4.64]", "gdesc[UR8].tnspB"
             (r"\b(?:c|desc|gdesc|tmem|idesc)(?=\[)", Name.Builtin),
             (r"0x[0-9A-Fa-f]+", Number.Hex),

@@ -144,6 +144,16 @@ def test_ptx_fixes_over_stock_lexer() -> None:
     assert (Keyword, "barx") not in tokens(TritonPtxLexer(), "barx:\n")
 
 
+@pytest.mark.parametrize(
+    "reg", ["SR_CgaCtaId", "SR_CTAID.X", "SR_TID.Y", "SR_LANEID", "SR_ClusterCtaId", "SR_SWINHI", "SR_CLOCKLO"]
+)
+def test_sass_special_registers_stay_whole(reg: str) -> None:
+    """Mixed-case special registers (``SR_CgaCtaId`` on sm90+) are one token, not ``SR_C`` + ``gaCtaId``."""
+    toks = tokens(SassLexer(), f"        /*0010*/                   S2UR UR4, {reg} ;\n")
+    assert (Name.Builtin, reg) in toks
+    assert [v for t, v in toks if t in Name] == ["UR4", reg]
+
+
 def test_llir_lexer_fills_llvmlexer_gaps(matmul_sm86: Bundle) -> None:
     from pygments.lexers.asm import LlvmLexer
 

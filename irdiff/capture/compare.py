@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from irdiff.bundle import Bundle, BundleError, load_bundle
 from irdiff.capture.pairing import KernelPair, Pairing, pair_kernels
+from irdiff.render.words import plural
 
 if TYPE_CHECKING:
     from irdiff.render import Comparison
@@ -272,7 +273,7 @@ def _describe_side(label: str, b: Bundle, sign: str) -> str:
     what = {"capture": "capture", "triton-cache": "Triton cache", "triton-dump": "TRITON_KERNEL_DUMP"}.get(
         b.suite, f"bundle {b.suite}"
     )
-    bits = [f"{len(b.variants)} kernels", what]
+    bits = [plural(len(b.variants), "kernel"), what]
     if b.target:
         bits.append(b.target)
     if b.triton_version:
@@ -329,7 +330,7 @@ def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120
         out.append("  (no kernel of A pairs with a kernel of B)")
     same = sum(1 for r in rows if not r.changed and not r.error)
     out.append("")
-    out.append(f"  {len(rows)} pairs: {len(rows) - same} differ, {same} identical")
+    out.append(f"  {plural(len(rows), 'pair')}: {len(rows) - same} differ, {same} identical")
     for label, names, b in ((cd.label_a, cd.pairing.only_a, cd.a), (cd.label_b, cd.pairing.only_b, cd.b)):
         if names:
             shown = ", ".join(f"{n} ({b.variants[n].kernel})" if b.variants[n].kernel != n else n for n in names)
@@ -394,11 +395,11 @@ def describe_alternative(b: Bundle, name: str, kept: str) -> str:
     else:
         n, auto = c
         if auto and auto >= n:
-            text = f"{n} launches, all by the autotuner's benchmark (not picked)"
+            text = f"{plural(n, 'launch', 'launches')}, all by the autotuner's benchmark (not picked)"
         elif auto:
-            text = f"{n} launches ({auto} by the autotuner's benchmark)"
+            text = f"{plural(n, 'launch', 'launches')} ({auto} by the autotuner's benchmark)"
         else:
-            text = f"{n} launches"
+            text = plural(n, "launch", "launches")
         if ck is not None:
             text += f"; paired: {ck[0]}" + (f" ({ck[1]} by the autotuner's benchmark)" if ck[1] else "")
         bits.append(text)

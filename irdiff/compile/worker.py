@@ -109,7 +109,14 @@ def select_config(suite: Suite, kernel: Any, selector: Any) -> dict[str, Any]:
     """Resolve ``--config`` (None, an index, or ``{"BLOCK_SIZE_M": 128, ...}``) to constexprs + options."""
     configs = list(suite.configs) or list(getattr(kernel, "configs", []) or [])
     if not configs:
-        return {}
+        if selector is None:
+            return {}
+        if isinstance(selector, int):
+            raise ValueError(f"--config {selector}: suite {suite.name!r} has no autotune configs (use KEY=VALUE)")
+        # No autotune configs: KEY=VALUE overrides the suite's own constexprs and options.
+        want = dict(selector)
+        _check_config_types(want, {**suite.constexprs, **suite.options}, set(getattr(kernel, "arg_names", None) or []))
+        return want
     if selector is None:
         chosen = configs[suite.default_config if suite.default_config < len(configs) else 0]
         return config_kwargs(chosen)
@@ -118,14 +125,45 @@ def select_config(suite: Suite, kernel: Any, selector: Any) -> dict[str, Any]:
             raise ValueError(f"--config {selector}: suite {suite.name!r} has configs 0..{len(configs) - 1}")
         return config_kwargs(configs[selector])
     want = dict(selector)
+    base = config_kwargs(configs[suite.default_config if suite.default_config < len(configs) else 0])
+    known = {*suite.constexprs, *suite.options, *(getattr(kernel, "arg_names", None) or [])}
+    _check_config_types(want, base, known)
     for c in configs:
         kw = config_kwargs(c)
         if all(str(kw.get(k)) == str(v) for k, v in want.items()):
             return kw
     # Not among the autotune configs: start from the default config and override.
-    base = config_kwargs(configs[suite.default_config if suite.default_config < len(configs) else 0])
     base.update(want)
     return base
+
+
+_OPTION_KEYS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+def _check_config_types(want: dict[str, Any], base: dict[str, Any], known: set[str]) -> None:
+    """``--config KEY=VALUE`` values must have the type the suite's configs give ``KEY`` (an ``int`` block size
+    stays an int): ``--config BLOCK_SIZE_M=abc`` is refused before anything is compiled.
+
+    :raises ValueError: a value of another type, or a key that is neither a config key nor a compile option.
+    """
+    for k, v in want.items():
+        if k in base:
+            ref = base[k]
+            if isinstance(ref, bool) or ref is None:
+                continue
+            if isinstance(ref, int) and not isinstance(v, int):
+                raise ValueError(f"--config {k}={v}: {k} is an integer (the suite's configs have {k}={ref})")
+            if isinstance(ref, int) and ref > 0 and v <= 0:
+                raise ValueError(f"--config {k}={v}: {k} must be a positive integer")
+        elif k in _OPTION_KEYS or k in known:
+            if k not in _OPTION_KEYS:
+                continue
+            if not isinstance(v, int) or v <= 0:
+                raise ValueError(f"--config {k}={v}: {k} must be a positive integer")
+        else:
+            raise ValueError(
+                f"--config {k}: not a parameter or option of the kernel (known: {', '.join(sorted({*base, *known}))})"
+            )
 
 
 def config_kwargs(c: Any) -> dict[str, Any]:

@@ -1,0 +1,83 @@
+"""Strict inputs: every option is checked before anything is compiled, with a one-line ``error: …`` and exit 2;
+plain output fits the terminal; counts have the right plural; the README lists every command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from irdiff.cli import cli, parse_shape
+from irdiff.render.words import plural
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(args: list[str], **env: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(cli, args, env={"IRDIFF_NO_GPU_PROBE": "1", **env})
+    return r.exit_code, r.stdout, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["matmul", "--target", ""], "unsupported target ''"),
+        (["matmul", "--target", "sm75"], "unsupported target 'sm75'"),
+        (["compile", "matmul", "--target", " "], "unsupported target"),
+        (["matmul", "--shape", "M=-5"], "sizes must be positive"),
+        (["matmul", "--shape", "K=0"], "sizes must be positive"),
+        (["matmul", "--shape", "M=4,M=8"], "given twice"),
+        (["matmul", "--shape", "=8"], "expected NAME=INT"),
+        (["matmul", "--shape", ""], "expected NAME=INT"),
+        (["run", "matmul", "--shape", "N=-1"], "sizes must be positive"),
+        (["matmul", "--config", ""], "expected an index"),
+        (["matmul", "--config", "BLOCK_SIZE_M"], "expected an index"),
+        (["matmul", "--config", "BLOCK_SIZE_M=abc"], "BLOCK_SIZE_M is an integer"),
+        (["compile", "softmax", "--config", "num_warps=four"], "num_warps"),
+        (["matmul", "--config", "num_stages=0"], "must be a positive integer"),
+        (["matmul", "--config", "NOT_A_PARAM=3"], "not a parameter or option"),
+        (["matmul", "-j", "-1"], "-1 is not in the range"),
+        (["matmul", "--context", "-2"], "not in the range"),
+        (["matmul", "--no-such-option"], "No such option"),
+        (["matmul", "--color", "sometimes"], "sometimes"),
+    ],
+)
+def test_bad_option_is_one_line_exit_2(args: list[str], says: str) -> None:
+    code, out, err = run([*args, "--no-run"] if args[0] == "matmul" else args)
+    assert code == 2, (code, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert says in lines[0]
+    assert "Traceback" not in err and not out.strip()
+
+
+def test_parse_shape_accepts_good_input() -> None:
+    assert parse_shape("M=4096, N=512") == {"M": 4096, "N": 512}
+    assert parse_shape(None) == {}
+
+
+def test_plural() -> None:
+    assert plural(1, "kernel") == "1 kernel"
+    assert plural(0, "kernel") == "0 kernels"
+    assert plural(2, "launch", "launches") == "2 launches"
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100])
+def test_list_fits_the_terminal(columns: int) -> None:
+    code, out, _ = run(["list"], COLUMNS=str(columns))
+    assert code == 0
+    assert max(len(ln) for ln in out.splitlines()) <= columns
+    assert re.search(r"^  annotated\s+wrapper", out, re.M)
+    # Every variant of every built-in suite is still listed.
+    for name in ("unannotated", "persistent-noflatten", "dns", "i64", "stages1"):
+        assert re.search(rf"^  {name}\s", out, re.M), name
+
+
+def test_readme_lists_every_command() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## Commands") :]
+    table = table[: table.index("\n\n", table.index("|"))]
+    for name in cli.commands:  # type: ignore[attr-defined]
+        assert f"`irdiff {name} " in table or f"`irdiff {name}`" in table, f"README's command table lacks {name}"
