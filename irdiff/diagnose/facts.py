@@ -862,22 +862,14 @@ def _name_loads(ttir_ops: list[_Op]) -> dict[tuple[str, tuple[int, ...], str], l
     return out
 
 
-def extract_facts(v: VariantResult) -> VariantFacts:
-    """Read every fact of one variant from its saved texts (missing stages give empty facts, never errors)."""
-    ttir = v.text("ttir")
-    ttgir = v.text("ttgir")
-    log = v.text("llvm_debug")
-    python_text = v.text("python")
-    source_path = str(v.metadata.get("source_path", ""))
-    arch = arch_of(v.target, v.metadata)
+# --------------------------------------------------------------------------------------------- extractors
+# One extractor per stage or log; :func:`extract_facts` calls them in pipeline order and assembles VariantFacts.
 
-    ttir_ops, loops_ttir = _walk_mlir(ttir, "ttir")
-    ttgir_ops, loops_ttgir = _walk_mlir(ttgir, "ttgir")
-    names = _name_loads(ttir_ops)
 
-    # stage 0
+def spec_facts(v: VariantResult, ttir: str) -> list[ArgFact]:
+    """Stage 0: how the JIT specialized each parameter (``v.specialization``) plus its TTIR signature fragment."""
     sig = _func_signature_args(ttir)
-    args = [
+    return [
         ArgFact(
             a.name,
             a.index,
@@ -894,7 +886,10 @@ def extract_facts(v: VariantResult) -> VariantFacts:
         for a in v.specialization
     ]
 
-    # coalescing
+
+def coalesce_facts(log: str, names: dict[tuple[str, tuple[int, ...], str], list[tuple[str, str]]]) -> list[Access]:
+    """The coalesce pass's per-access decisions, from the LLVM debug log (``TRITON_ENABLE_LLVM_DEBUG``,
+    ``lib/Dialect/TritonGPU/Transforms/Coalesce.cpp``); ``names`` gives Python names by (kind, shape, element)."""
     accesses: list[Access] = []
     used: dict[tuple[str, tuple[int, ...], str], int] = {}
     for blk in _coalesce_accesses(log):
@@ -933,9 +928,15 @@ def extract_facts(v: VariantResult) -> VariantFacts:
             )
         )
 
-    # pipeliner
+    return accesses
+
+
+def pipeliner_facts(
+    log: str, names: dict[tuple[str, tuple[int, ...], str], list[tuple[str, str]]]
+) -> list[PipelineLoad]:
+    """The software pipeliner's per-load decisions (pipelined or not, and why), from the LLVM debug log."""
     pipeline: list[PipelineLoad] = []
-    used = {}
+    used: dict[tuple[str, tuple[int, ...], str], int] = {}
     for d in _pipeliner_loads(log):
         pt = _ptr_tensor(d["op"])
         shape, elem = pt if pt else ([], "")
@@ -946,7 +947,23 @@ def extract_facts(v: VariantResult) -> VariantFacts:
         name = cands[i][0] if i < len(cands) else ""
         pipeline.append(PipelineLoad(shape, elem, d["width"], bool(d["pipelined"]), d["reason"], name, d["refs"]))
 
-    # TTGIR structure
+    return pipeline
+
+
+@dataclass
+class TTGIRMemoryFacts:
+    """Shared-memory buffers, async/TMA copies, synchronous loads in loops and waits, from TTGIR ops."""
+
+    buffers: list[Buffer]
+    prologue: list[Ref]
+    loop: list[Ref]
+    sync_loads: list[Ref]
+    tma: list[Ref]
+    waits: list[WaitFact]
+
+
+def ttgir_memory_facts(ttgir_ops: list[_Op]) -> TTGIRMemoryFacts:
+    """Buffers (``ttg.local_alloc``), copies (``ttg.async_copy_global_to_local``, TMA), loads and waits in TTGIR."""
     buffers: list[Buffer] = []
     pro: list[Ref] = []
     inloop: list[Ref] = []
@@ -986,6 +1003,11 @@ def extract_facts(v: VariantResult) -> VariantFacts:
             inner = op.loop is not None and not op.loop.has_inner
             waits.append(WaitFact(op.op, int(m.group(1)) if m else -1, op.loop_depth > 0, ref, inner))
 
+    return TTGIRMemoryFacts(buffers, pro, inloop, sync_loads, tma, waits)
+
+
+def ttgir_layout_facts(ttgir: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(blocked, mma)``: the ``#ttg.blocked`` and ``#ttg.nvidia_mma`` layout aliases defined at the top of TTGIR."""
     blocked: list[dict[str, Any]] = []
     mma: list[dict[str, Any]] = []
     for no, raw in enumerate(ttgir.splitlines(), 1):
@@ -1014,7 +1036,13 @@ def extract_facts(v: VariantResult) -> VariantFacts:
                 }
             )
 
-    # integer width (TTIR)
+    return blocked, mma
+
+
+def ttir_int_width_facts(
+    ttir: str, ttir_ops: list[_Op], source_path: str, python_text: str
+) -> tuple[int, Ref | None, Ref | None, list[Ref]]:
+    """``(i64 op count, first i64 op, its Python line, 64-bit div/rem ops)`` from TTIR result types."""
     i64_ops = 0
     i64_first: Ref | None = None
     i64_first_line = 0
@@ -1044,7 +1072,11 @@ def extract_facts(v: VariantResult) -> VariantFacts:
         raw_line = ttir.splitlines()[i64_first_line - 1]
         i64_py = python_ref(raw_line, _loc_table(ttir), source_path, python_text)
 
-    # counts
+    return i64_ops, i64_first, i64_py, divrem
+
+
+def stage_counts(v: VariantResult) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, Ref]]]:
+    """``(counts, first lines)`` of the key ops per text stage (:func:`irdiff.diagnose.counts.count_ops`)."""
     counts: dict[str, dict[str, int]] = {}
     first: dict[str, dict[str, Ref]] = {}
     for st in ("ttir", "ttgir", "llir", "ptx", "sass"):
@@ -1053,7 +1085,14 @@ def extract_facts(v: VariantResult) -> VariantFacts:
             counts[st] = count_ops(st, t)
             first[st] = _first_lines(st, t)
 
-    # lowering: each global tt.load/tt.store left in TTGIR, the instructions it became, and what its mask is made of
+    return counts, first
+
+
+def lowering_facts(
+    v: VariantResult, ttgir: str, ttgir_ops: list[_Op], accesses: list[Access]
+) -> tuple[list[LoweredAccess], dict[str, list[str]]]:
+    """``(lowered, arg_roles)``: each global ``tt.load``/``tt.store`` left in TTGIR, the LLIR/PTX instructions it
+    became (matched by source position) and what its mask is made of; per parameter, its roles in addresses/masks."""
     params = {a.name for a in v.specialization}
     ptr_types = {a.name: a.type for a in v.specialization}
     defs = {r: op for op in ttgir_ops for r in op.results}
@@ -1133,10 +1172,11 @@ def extract_facts(v: VariantResult) -> VariantFacts:
                 ptx_ref=max(pi, key=lambda x: x[1])[4] if pi else None,
             )
         )
-    arg_roles = {k: sorted(r) for k, r in roles.items()}
-    calls_sub, calls_branch = sass_calls(v.text("sass"))
+    return lowered, {k: sorted(r) for k, r in roles.items()}
 
-    # resources
+
+def resource_facts(v: VariantResult, ttgir: str, arch: int) -> tuple[dict[str, Any], dict[str, Ref], Occupancy | None]:
+    """``(resources, their ptxas/TTGIR lines, occupancy)`` from ptxas (``-v`` log) and Triton's metadata."""
     r = v.resources
     shared = r.shared_bytes if r.shared_bytes is not None else v.metadata.get("shared")
     resources: dict[str, Any] = {
@@ -1164,27 +1204,55 @@ def extract_facts(v: VariantResult) -> VariantFacts:
     num_warps = int(v.options.get("num_warps") or v.metadata.get("num_warps") or 4)
     occ = occupancy(arch, num_warps, r.registers, resources["shared_bytes"])
 
+    return resources, rrefs, occ
+
+
+def option_facts(v: VariantResult) -> dict[str, Any]:
+    """Launch/compile options, completed from metadata (``num_warps``, ``num_stages``, ``num_ctas``, ``maxnreg``)."""
     options = dict(v.options)
     for k in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
         if k not in options and k in v.metadata:
             options[k] = v.metadata[k]
+
+    return options
+
+
+def extract_facts(v: VariantResult) -> VariantFacts:
+    """Read every fact of one variant from its saved texts (missing stages give empty facts, never errors)."""
+    ttir = v.text("ttir")
+    ttgir = v.text("ttgir")
+    log = v.text("llvm_debug")
+    arch = arch_of(v.target, v.metadata)
+
+    ttir_ops, loops_ttir = _walk_mlir(ttir, "ttir")
+    ttgir_ops, loops_ttgir = _walk_mlir(ttgir, "ttgir")
+    names = _name_loads(ttir_ops)
+    accesses = coalesce_facts(log, names)
+    mem = ttgir_memory_facts(ttgir_ops)
+    blocked, mma = ttgir_layout_facts(ttgir)
+    source_path = str(v.metadata.get("source_path", ""))
+    i64_ops, i64_first, i64_py, divrem = ttir_int_width_facts(ttir, ttir_ops, source_path, v.text("python"))
+    counts, first = stage_counts(v)
+    lowered, arg_roles = lowering_facts(v, ttgir, ttgir_ops, accesses)
+    calls_sub, calls_branch = sass_calls(v.text("sass"))
+    resources, rrefs, occ = resource_facts(v, ttgir, arch)
 
     return VariantFacts(
         name=v.name,
         kernel=v.kernel,
         target=v.target,
         arch=arch,
-        options=options,
+        options=option_facts(v),
         config=dict(v.config),
-        args=args,
+        args=spec_facts(v, ttir),
         accesses=accesses,
-        pipeline=pipeline,
-        buffers=buffers,
-        async_copies_prologue=pro,
-        async_copies_loop=inloop,
-        sync_loads_loop=sync_loads,
-        tma_copies=tma,
-        waits=waits,
+        pipeline=pipeliner_facts(log, names),
+        buffers=mem.buffers,
+        async_copies_prologue=mem.prologue,
+        async_copies_loop=mem.loop,
+        sync_loads_loop=mem.sync_loads,
+        tma_copies=mem.tma,
+        waits=mem.waits,
         loops_ttir=loops_ttir,
         loops_ttgir=loops_ttgir,
         blocked=blocked,

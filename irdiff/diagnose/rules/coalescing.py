@@ -1,0 +1,193 @@
+"""Coalescing: pointer contiguity/alignment (AxisInfo) and the vector width the coalesce pass chose."""
+
+from __future__ import annotations
+
+from irdiff.diagnose.facts import Access, VariantFacts
+from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.rules.common import Context, _bytes, _ev
+from irdiff.diagnose.rules.registry import Emits, rule
+
+
+def _pair_accesses(fa: VariantFacts, fb: VariantFacts) -> list[tuple[Access, Access]]:
+    """Pair ``tt.load``/``tt.store`` of two variants by (kind, shape, element type) and order."""
+    pairs = []
+    used: set[int] = set()
+    for x in fa.accesses:
+        for j, y in enumerate(fb.accesses):
+            if j in used:
+                continue
+            if (x.kind, x.shape, x.elem) == (y.kind, y.shape, y.elem) and (
+                not x.name or not y.name or x.name == y.name
+            ):
+                pairs.append((x, y))
+                used.add(j)
+                break
+    return pairs
+
+
+def _fast_dim(acc: Access) -> int:
+    return acc.order[0] if acc.order else len(acc.shape) - 1
+
+
+@rule(
+    Emits(
+        "coalesce.contiguity",
+        causes=("spec.constexpr-one-lost", "spec.divisibility-lost", "spec.type-changed", "ttir.i64-index-math"),
+    ),
+    reads=("accesses",),
+)
+def rule_contiguity(ctx: Context) -> list[Finding]:
+    """``coalesce.contiguity``: AxisInfo's contiguity or divisibility of a global pointer differs."""
+    rows = []
+    orders = []
+    for x, y in _pair_accesses(ctx.fa, ctx.fb):
+        d = _fast_dim(x)
+        if x.contiguity and y.contiguity and len(x.contiguity) == len(y.contiguity):
+            # the dimension where either variant proves the most contiguity (orders may differ: with nothing
+            # contiguous the coalescing pass may pick another order, as Triton 3.6 does)
+            d = max(range(len(x.contiguity)), key=lambda i: (max(x.contiguity[i], y.contiguity[i]), i))
+        if x.order != y.order:
+            orders.append((x, y))
+        cx = x.contiguity[d] if d < len(x.contiguity) else None
+        cy = y.contiguity[d] if d < len(y.contiguity) else None
+        dx = x.divisibility[d] if d < len(x.divisibility) else None
+        dy = y.divisibility[d] if d < len(y.divisibility) else None
+        if cx != cy or dx != dy:
+            rows.append((x, y, d, cx, cy, dx, dy))
+    if not rows:
+        return []
+    ev: list[Evidence] = []
+    parts = []
+    for x, y, d, cx, cy, dx, dy in rows:
+        ev.append(_ev(ctx.a, x.ref, f"{x.label}: " + x.ref.text.split("Considering op:")[-1].strip()[:200]))
+        ev.append(_ev(ctx.a, x.axis_ref))
+        ev.append(_ev(ctx.b, y.axis_ref))
+        bits = []
+        if cx != cy:
+            bits.append(f"contiguity {cx} in `{ctx.a}` vs {cy} in `{ctx.b}`")
+        if dx != dy:
+            bits.append(
+                f"divisibility {dx} vs {dy} bytes"
+                if cx != cy
+                else f"divisibility {_bytes(dx)} in `{ctx.a}` vs {_bytes(dy)} in `{ctx.b}`"
+            )
+        parts.append(f"{x.label} (dim {d}): " + ", ".join(bits))
+    worse = (
+        ctx.a
+        if sum(r[3] or 0 for r in rows) + sum(r[5] or 0 for r in rows)
+        < sum(r[4] or 0 for r in rows) + sum(r[6] or 0 for r in rows)
+        else ctx.b
+    )
+    expl = (
+        "The coalescing pass (`tritongpu-coalesce`) asks AxisInfo how many consecutive elements of each pointer "
+        "tensor are contiguous and how aligned (in bytes) the first one is; "
+        + "; ".join(parts)
+        + ". Contiguity along the fastest dimension and alignment bound how many elements one thread may load "
+        "with a single vector instruction."
+        + (
+            " With nothing contiguous the coalescing pass also changes the access order: "
+            + "; ".join(f"{x.label} order {x.order} in `{ctx.a}` vs {y.order} in `{ctx.b}`" for x, y in orders)
+            + "."
+            if orders
+            else ""
+        )
+    )
+    cont = any(r[3] != r[4] for r in rows)
+    what = (
+        "contiguity"
+        if cont and all(r[5] == r[6] for r in rows)
+        else "contiguity and alignment"
+        if cont
+        else "alignment"
+    )
+    r0 = rows[0]
+    title = (
+        f"Pointer {what} proven by AxisInfo: {r0[0].label} "
+        + (
+            f"contiguity {r0[3]} in `{ctx.a}` vs {r0[4]} in `{ctx.b}`"
+            if r0[3] != r0[4]
+            else f"divisibility {_bytes(r0[5])} in `{ctx.a}` vs {_bytes(r0[6])} in `{ctx.b}`"
+        )
+        + (f" (+{len(rows) - 1} more)" if len(rows) > 1 else "")
+    )
+    return [
+        Finding(
+            "coalesce.contiguity",
+            "critical" if any((r[3] or 0) == 1 or (r[4] or 0) == 1 for r in rows) else "major",
+            title,
+            expl,
+            ev,
+            stage="ttgir",
+            predicts=worse,
+        )
+    ]
+
+
+def _width_phrase(x: Access, variant: str) -> str:
+    """How ``x``'s vector width follows from its facts: ``min(perThread × element bits, contiguity, alignment, 128)``,
+    e.g. "4 elements per thread, issued as 32-bit (4-byte) accesses in `mis8` because the pointer is proven only
+    1-byte aligned"."""
+    d = _fast_dim(x)
+    lanes = f"{x.per_thread} element{'s' if x.per_thread != 1 else ''} per thread"
+    head = f"{lanes}, issued as {x.vector_bits}-bit ({x.vector_bits // 8}-byte) accesses in `{variant}`"
+    full = x.per_thread * x.elem_bits
+    if x.vector_bits >= min(full, 128):
+        return f"{lanes} × {x.elem_bits} bits = {x.vector_bits}-bit ({x.vector_bits // 8}-byte) accesses in `{variant}`"
+    why = []
+    div = x.divisibility[d] if d < len(x.divisibility) else None
+    if div is not None and max(1, div * 8 // max(x.elem_bits, 1)) * x.elem_bits <= x.vector_bits:
+        why.append(f"the pointer is proven only {div}-byte aligned")
+    cont = x.contiguity[d] if d < len(x.contiguity) else None
+    if cont is not None and cont * x.elem_bits <= x.vector_bits:
+        why.append(f"only {cont} consecutive element{'s are' if cont != 1 else ' is'} proven contiguous")
+    return head + (f" because {' and '.join(why)}" if why else "")
+
+
+@rule(
+    Emits(
+        "coalesce.vector-width",
+        causes=(
+            "coalesce.contiguity",
+            "spec.constexpr-one-lost",
+            "spec.divisibility-lost",
+            "spec.type-changed",
+            "options.changed",
+        ),
+    ),
+    reads=("accesses", "blocked"),
+)
+def rule_vector_width(ctx: Context) -> list[Finding]:
+    """``coalesce.vector-width``: elements per thread (``perThread``) × element width differs."""
+    rows = [(x, y) for x, y in _pair_accesses(ctx.fa, ctx.fb) if x.vector_bits != y.vector_bits]
+    if not rows:
+        return []
+    ev: list[Evidence] = []
+    parts = []
+    for x, y in rows:
+        ev.append(_ev(ctx.a, x.per_thread_ref, f"{x.label}: {x.per_thread_ref.text}"))
+        ev.append(_ev(ctx.b, y.per_thread_ref, f"{y.label}: {y.per_thread_ref.text}"))
+        parts.append(f"{x.label}: {_width_phrase(x, ctx.a)} vs {_width_phrase(y, ctx.b)}")
+    for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
+        for bl in f.blocked[:2]:
+            r = bl["ref"]
+            ev.append(Evidence(v, r["stage"], r["line"], r["text"]))
+    narrow = ctx.a if sum(x.vector_bits for x, _ in rows) < sum(y.vector_bits for _, y in rows) else ctx.b
+    expl = (
+        "The coalescing pass gives each thread `perThread` consecutive elements (the blocked layout's "
+        "`sizePerThread` along the fastest dimension); one access moves min(perThread × element bits, proven "
+        "contiguity, proven alignment, 128 bits): "
+        + "; ".join(parts)
+        + ". Narrower accesses mean proportionally more load/store instructions for the same bytes."
+    )
+    return [
+        Finding(
+            "coalesce.vector-width",
+            "critical" if any(min(x.vector_bits, y.vector_bits) < 32 for x, y in rows) else "major",
+            f"Vector width of global accesses (`{ctx.a}` vs `{ctx.b}`): "
+            + ", ".join(f"{x.label} {x.vector_bits} vs {y.vector_bits} bits" for x, y in rows[:3]),
+            expl,
+            ev,
+            stage="ttgir",
+            predicts=narrow,
+        )
+    ]

@@ -1,0 +1,111 @@
+"""Shared by the rule modules: the :class:`Context` every rule receives, evidence and wording helpers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from irdiff.diagnose.facts import Ref, VariantFacts
+from irdiff.diagnose.model import Evidence
+
+
+@dataclass
+class Context:
+    """The two variants being compared and their facts; ``texts`` gives raw stage texts for tracing (by variant)."""
+
+    a: str
+    b: str
+    fa: VariantFacts
+    fb: VariantFacts
+    ttgir: dict[str, str]
+    python: dict[str, str]
+
+    def facts(self, which: str) -> VariantFacts:
+        return self.fa if which == self.a else self.fb
+
+
+def _ev(variant: str, ref: Ref | None, text: str | None = None) -> Evidence:
+    if ref is None:
+        return Evidence(variant, "spec", None, text or "")
+    return Evidence(variant, ref.stage, ref.line, text if text is not None else ref.text)
+
+
+def _names(items: list[str]) -> str:
+    quoted = [f"`{x}`" for x in items]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _bytes(n: int | None) -> str:
+    return "?" if n is None else f"{n} byte" if n == 1 else f"{n} bytes"
+
+
+def _kb(n: int | None) -> str:
+    if n is None:
+        return "?"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n // 1024} KB"
+    return f"{n / 1024:.1f} KB ({n} B)" if n >= 1024 else f"{n} B"
+
+
+def _param_line(python: str, kernel: str, name: str) -> Ref | None:
+    """The line of parameter ``name`` in ``def kernel(...)`` of the saved source."""
+    lines = python.splitlines()
+    start = next((i for i, ln in enumerate(lines) if re.match(rf"\s*def\s+{re.escape(kernel)}\s*\(", ln)), None)
+    if start is None:
+        return None
+    for i in range(start, min(start + 80, len(lines))):
+        if re.search(rf"(?:\(|,|^)\s*{re.escape(name)}\s*(?::|,|=|\))", lines[i]):
+            return Ref("python", i + 1, lines[i].strip())
+        if i > start and re.search(r"\)\s*(->[^:]*)?:\s*$", lines[i]):
+            break
+    return None
+
+
+def _decorator_line(python: str, kernel: str, word: str) -> Ref | None:
+    """A line mentioning ``word`` (``do_not_specialize``) in the decorator above ``def kernel``."""
+    lines = python.splitlines()
+    start = next((i for i, ln in enumerate(lines) if re.match(rf"\s*def\s+{re.escape(kernel)}\s*\(", ln)), None)
+    if start is None:
+        return None
+    for i in range(start - 1, max(start - 15, -1), -1):
+        if word in lines[i]:
+            return Ref("python", i + 1, lines[i].strip())
+        if lines[i].strip() == "" or lines[i].lstrip().startswith("def "):
+            break
+    return None
+
+
+def _c(f: VariantFacts, stage: str, key: str) -> int:
+    return f.counts.get(stage, {}).get(key, 0)
+
+
+def _same_warps(ctx: Context) -> bool:
+    """Per-thread counts (instructions, registers) compare only when both variants use the same ``num_warps``."""
+    return bool(ctx.fa.options.get("num_warps") == ctx.fb.options.get("num_warps"))
+
+
+def _warps_note(ctx: Context) -> str:
+    """When ``num_warps`` differs: why per-thread counts differ without more work per CTA (one sentence), else ""."""
+    wa, wb = ctx.fa.options.get("num_warps"), ctx.fb.options.get("num_warps")
+    if wa == wb or not isinstance(wa, int) or not isinstance(wb, int) or min(wa, wb) <= 0:
+        return ""
+    k = max(wa, wb) / min(wa, wb)
+    times = "twice" if k == 2 else f"{k:g}×"
+    frac = "half" if k == 2 else f"1/{k:g} of"
+    return (
+        f" `num_warps` is {wa} in `{ctx.a}` and {wb} in `{ctx.b}`: per-thread counts scale with the work per thread "
+        f"({times} the threads, {frac} the instructions each: the same work per CTA), so they do not compare directly."
+    )
+
+
+def _ratio(x: float, y: float) -> str:
+    """``x/y`` as "(0.5×)", or "" when ``y`` is 0."""
+    return f" ({x / y:.2g}×)" if y else ""
+
+
+def _stem_of(line: str) -> str:
+    """Python name hint of the value an MLIR line defines (``%b_112 = ...`` → ``b``)."""
+    m = re.match(r"^%([A-Za-z_][\w]*?)(?:_\d+)?\s*=", line)
+    return m.group(1) if m and not re.match(r"^(arg|c|cst)\d*$", m.group(1)) else ""

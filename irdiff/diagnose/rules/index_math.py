@@ -1,0 +1,115 @@
+"""Index math in TTIR: 64-bit index arithmetic and 64-bit division/remainder."""
+
+from __future__ import annotations
+
+import re
+
+from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.rules.common import Context, _c, _ev, _stem_of
+from irdiff.diagnose.rules.registry import Emits, rule
+
+
+@rule(
+    Emits("ttir.i64-index-math", causes=("spec.type-changed",)),
+    reads=("i64_ops", "i64_first", "i64_first_python", "divrem64_ttir", "counts"),
+)
+def rule_i64(ctx: Context) -> list[Finding]:
+    """``ttir.i64-index-math``: index arithmetic is 64-bit in one variant (counts TTIR ops with ``i64`` results)."""
+    fa, fb = ctx.fa, ctx.fb
+    if fa.i64_ops == fb.i64_ops or max(fa.i64_ops, fb.i64_ops) < 2:
+        return []
+    wide, narrow = (ctx.a, ctx.b) if fa.i64_ops > fb.i64_ops else (ctx.b, ctx.a)
+    fw, fn = ctx.facts(wide), ctx.facts(narrow)
+    divrem = bool(fw.divrem64_ttir) or _c(fw, "ptx", "div.s64") + _c(fw, "ptx", "rem.s64") > 0
+    first = fw.i64_first
+    ev: list[Evidence] = []
+    origin = ""
+    if first is not None:
+        ev.append(_ev(wide, first))
+        op = re.search(r"=\s*([\w.]+)", first.text)
+        stem = _stem_of(first.text)
+        origin = (
+            f" The first 64-bit value is {f'`{stem}`' if stem else 'a value'}"
+            f"{f' (`{op.group(1)}`, TTIR line {first.line})' if op else ''}"
+        )
+        if fw.i64_first_python is not None:
+            ev.append(_ev(wide, fw.i64_first_python))
+            origin += f", from `{fw.i64_first_python.text}` (line {fw.i64_first_python.line})"
+        if "get_program_id" in first.text or "extsi" in first.text:
+            origin += (
+                "; everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit"
+                if divrem
+                else "; everything derived from it (the offsets and the bound check) is 64-bit"
+            )
+        origin += "."
+    if fn.i64_first is not None:
+        ev.append(_ev(narrow, fn.i64_first))
+    expl = (
+        f"`{wide}` computes {fw.i64_ops} TTIR values as `i64` where `{narrow}` has {fn.i64_ops}.{origin} "
+        "64-bit integer multiply/add take two 32-bit instructions each"
+        + (
+            ", 64-bit division and remainder have no hardware instruction (ptxas calls a software routine),"
+            if divrem
+            else ""
+        )
+        + " and every index needs two registers."
+    )
+    return [
+        Finding(
+            "ttir.i64-index-math",
+            "major",
+            f"Index arithmetic is 64-bit in `{wide}` ({fw.i64_ops} i64 ops vs {fn.i64_ops})",
+            expl,
+            ev,
+            remedy=(
+                "keep the program id and offsets in int32 when every index fits below 2^31; widen only the final "
+                "offset (or the base pointer) to int64 if a tensor exceeds 2^31 elements"
+            ),
+            stage="ttir",
+            predicts=wide,
+        )
+    ]
+
+
+@rule(
+    Emits("ttir.divrem-64", causes=("ttir.i64-index-math",)),
+    reads=("divrem64_ttir", "counts", "first_lines"),
+)
+def rule_divrem64(ctx: Context) -> list[Finding]:
+    """``ttir.divrem-64``: 64-bit ``divsi``/``remsi`` in TTIR and ``div.s64``/``rem.s64`` in PTX in one variant."""
+    da = len(ctx.fa.divrem64_ttir) + _c(ctx.fa, "ptx", "div.s64") + _c(ctx.fa, "ptx", "rem.s64")
+    db = len(ctx.fb.divrem64_ttir) + _c(ctx.fb, "ptx", "div.s64") + _c(ctx.fb, "ptx", "rem.s64")
+    if da == db:
+        return []
+    wide = ctx.a if da > db else ctx.b
+    narrow = ctx.b if wide == ctx.a else ctx.a
+    fw, fn = ctx.facts(wide), ctx.facts(narrow)
+    ev = [_ev(wide, r) for r in fw.divrem64_ttir[:4]]
+    for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"):
+        r = fw.first_lines.get("ptx", {}).get(k)
+        if r:
+            ev.append(_ev(wide, r, f"{r.text}   ({_c(fw, 'ptx', k)}× {k})"))
+    for k in ("div.s32", "rem.s32"):
+        r = fn.first_lines.get("ptx", {}).get(k)
+        if r:
+            ev.append(_ev(narrow, r, f"{r.text}   ({_c(fn, 'ptx', k)}× {k})"))
+    n_ptx = sum(_c(fw, "ptx", k) for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"))
+    expl = (
+        f"`{wide}` divides 64-bit integers: {len(fw.divrem64_ttir)} `arith.divsi`/`arith.remsi` on `i64` in TTIR, "
+        f"{n_ptx} `div.s64`/`rem.s64` in PTX ({len(fn.divrem64_ttir)} and "
+        f"{sum(_c(fn, 'ptx', k) for k in ('div.s64', 'rem.s64', 'div.u64', 'rem.u64'))} in `{narrow}`). "
+        "GPUs have no 64-bit integer divider: ptxas expands each into a call to a division subroutine of dozens of "
+        "instructions, where a 32-bit division by a value is a short inline sequence."
+    )
+    return [
+        Finding(
+            "ttir.divrem-64",
+            "major",
+            f"64-bit division/remainder in `{wide}` ({n_ptx} `div.s64`/`rem.s64` in PTX)",
+            expl,
+            ev,
+            remedy="compute the index split (`//`, `%`) in int32, e.g. keep `tl.program_id` and `tl.arange` in int32",
+            stage="ttir",
+            predicts=wide,
+        )
+    ]

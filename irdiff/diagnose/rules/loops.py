@@ -1,0 +1,148 @@
+"""Loop structure: flattened or nested loops (TTIR/TTGIR) and per-loop ``num_stages``."""
+
+from __future__ import annotations
+
+import re
+
+from irdiff.diagnose.facts import VariantFacts
+from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.rules.common import Context, _ev
+from irdiff.diagnose.rules.registry import Emits, rule
+
+
+def _ttir_loop_summary(f: VariantFacts) -> tuple[int, int, bool]:
+    depth = max((lp.depth for lp in f.loops_ttir), default=0)
+    gdepth = max((lp.depth for lp in f.loops_ttgir), default=0)
+    flat = any(lp.flatten for lp in f.loops_ttir)
+    return depth, gdepth, flat
+
+
+@rule(
+    Emits("loop.flattened", causes=("spec.constexpr-changed",)),
+    Emits("loop.nest", causes=("spec.constexpr-changed",)),
+    reads=("loops_ttir", "loops_ttgir"),
+)
+def rule_loops(ctx: Context) -> list[Finding]:
+    """``loop.flattened`` (a nest marked ``tt.flatten`` is fused into one loop in TTGIR) and ``loop.nest`` (the
+    ``scf.for`` structure differs otherwise), with the number of loop-carried values."""
+    out: list[Finding] = []
+    fused: dict[str, bool] = {}
+    for v in (ctx.a, ctx.b):
+        f = ctx.facts(v)
+        d, gd, flat = _ttir_loop_summary(f)
+        fused[v] = flat and d >= 2 and gd < d
+    if fused[ctx.a] != fused[ctx.b]:
+        fz = ctx.a if fused[ctx.a] else ctx.b
+        other = ctx.b if fz == ctx.a else ctx.a
+        ff, fo = ctx.facts(fz), ctx.facts(other)
+        outer = next(lp for lp in ff.loops_ttir if lp.flatten)
+        inner = next((lp for lp in ff.loops_ttir if lp.depth == 2), None)
+        main = max((lp for lp in ff.loops_ttgir), key=lambda lp: lp.iter_args, default=None)
+        omain = max((lp for lp in fo.loops_ttgir), key=lambda lp: lp.iter_args, default=None)
+        ev = [_ev(fz, outer.ref, outer.ref.text[:240]), Evidence(fz, "ttir", outer.end_line, "} {tt.flatten}")]
+        if inner:
+            ev.append(_ev(fz, inner.ref, inner.ref.text[:240]))
+        if main:
+            ev.append(_ev(fz, main.ref, main.ref.text[:240]))
+        for lp in fo.loops_ttgir[:2]:
+            ev.append(_ev(other, lp.ref, lp.ref.text[:240]))
+        n_for = len(ff.loops_ttgir)
+        expl = (
+            f"In `{fz}` the tile loop is written `tl.range(..., flatten=True)` (`tt.flatten` on the outer `scf.for`), "
+            "and the NVIDIA backend's `TritonGPUFuseNestedLoops` pass (run for compute capability 8.x and 9.x) fuses it "
+            "with the inner K loop into a single loop over tiles × K steps "
+            f"(TTIR: {len(ff.loops_ttir)} nested `scf.for`; TTGIR: {n_for} `scf.for`, the steady-state one carrying "
+            f"{main.iter_args if main else '?'} values)"
+            + (
+                f"; `{other}` keeps {len(fo.loops_ttgir)} loop(s) with {omain.iter_args} loop-carried values"
+                if omain
+                else ""
+            )
+            + ". The per-tile work (computing the tile's row/column offsets, the epilogue store) now happens inside "
+            "the fused loop under `scf.if`, and values that used to be recomputed per tile become loop-carried."
+        )
+        out.append(
+            Finding(
+                "loop.flattened",
+                "major",
+                f"Tile loop and K loop are fused into one loop in `{fz}` (`flatten=True`)",
+                expl,
+                ev,
+                remedy="`flatten=False` on the tile loop keeps the nest (both operands can then be pipelined)",
+                stage="ttir",
+                predicts=None,
+            )
+        )
+        return out
+    # other structural changes
+    sa = [(lp.depth, lp.iter_args) for lp in ctx.fa.loops_ttgir]
+    sb = [(lp.depth, lp.iter_args) for lp in ctx.fb.loops_ttgir]
+    ta = [lp.depth for lp in ctx.fa.loops_ttir]
+    tb = [lp.depth for lp in ctx.fb.loops_ttir]
+    if ta != tb or [d for d, _ in sa] != [d for d, _ in sb]:
+        ev = [_ev(ctx.a, lp.ref, lp.ref.text[:240]) for lp in ctx.fa.loops_ttgir[:3]]
+        ev += [_ev(ctx.b, lp.ref, lp.ref.text[:240]) for lp in ctx.fb.loops_ttgir[:3]]
+        expl = (
+            f"`{ctx.a}` has {len(ta)} `scf.for` in TTIR (max depth {max(ta, default=0)}) and {len(sa)} in TTGIR; "
+            f"`{ctx.b}` has {len(tb)} (max depth {max(tb, default=0)}) and {len(sb)}. "
+            f"Loop-carried values of the TTGIR loops: {[n for _, n in sa]} vs {[n for _, n in sb]}."
+        )
+        title = (
+            f"Loop nest differs: {len(ta)} `scf.for` (depth {max(ta, default=0)}) in `{ctx.a}` vs {len(tb)} "
+            f"(depth {max(tb, default=0)}) in `{ctx.b}`"
+        )
+        out.append(Finding("loop.nest", "minor", title, expl, ev, stage="ttir"))
+    return out
+
+
+@rule(
+    Emits("loop.num-stages", causes=("spec.constexpr-changed", "options.changed")),
+    reads=("options", "loops_ttir"),
+)
+def rule_num_stages_attr(ctx: Context) -> list[Finding]:
+    """``loop.num-stages``: the ``tt.num_stages`` attribute of a TTIR loop differs."""
+
+    def stages(f: VariantFacts) -> list[tuple[int, Evidence]]:
+        out = []
+        for lp in f.loops_ttir:
+            m = re.search(r"tt\.num_stages = (\d+)", lp.attrs)
+            if m:
+                out.append((int(m.group(1)), Evidence(f.name, "ttir", lp.end_line, lp.attrs)))
+        return out
+
+    sa, sb = stages(ctx.fa), stages(ctx.fb)
+    if not (sa or sb):
+        return []
+
+    def values(st_: list[tuple[int, Evidence]], f: VariantFacts) -> list[int]:
+        if st_:
+            return [v for v, _ in st_]
+        opt = f.options.get("num_stages")
+        return [int(opt)] * max(1, len(f.loops_ttir)) if isinstance(opt, int) else []
+
+    xa, xb = values(sa, ctx.fa), values(sb, ctx.fb)
+    if sorted(set(xa)) == sorted(set(xb)):
+        return []
+    ev = [e for _, e in sa] + [e for _, e in sb]
+    va = ", ".join(str(s) for s, _ in sa) or f"default ({ctx.fa.options.get('num_stages')})"
+    vb = ", ".join(str(s) for s, _ in sb) or f"default ({ctx.fb.options.get('num_stages')})"
+    ma, mb = min(xa, default=0), min(xb, default=0)
+    low = ctx.a if ma < mb else ctx.b if mb < ma else None
+    expl = (
+        f"The loop's `tt.num_stages` is {va} in `{ctx.a}` and {vb} in `{ctx.b}`. The software pipeliner "
+        "(`triton-loop-pipeline`) prefetches loads `num_stages - 1` iterations ahead with `cp.async` into a ring of "
+        "shared-memory buffers; with `num_stages = 1` it leaves the loop alone, so each iteration waits for its own "
+        "global loads."
+    )
+    return [
+        Finding(
+            "loop.num-stages",
+            "major",
+            f"Loop pipelining depth `tt.num_stages`: {va} in `{ctx.a}` vs {vb} in `{ctx.b}`",
+            expl,
+            ev,
+            remedy="`num_stages >= 2` on the loop (`tl.range(..., num_stages=N)`) lets the row loads be prefetched",
+            stage="ttir",
+            predicts=low,
+        )
+    ]

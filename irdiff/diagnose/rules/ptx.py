@@ -1,0 +1,126 @@
+"""PTX: memory instructions (global/shared, widths) and MMA instructions."""
+
+from __future__ import annotations
+
+import re
+
+from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.rules.common import Context, _ev, _ratio, _same_warps, _warps_note
+from irdiff.diagnose.rules.registry import Emits, rule
+
+_PTX_MEM_PREFIX = ("ld.global", "st.global", "cp.async", "ld.shared", "st.shared", "ldmatrix", "stmatrix")
+
+
+def _width_note(keys: list[str]) -> str:
+    """What the global memory instructions among ``keys`` move per thread, e.g. "`ld.global.b32` moves 4 bytes per
+    thread and instruction, `ld.global.v4.b32` 16"; plus what ``cp.async`` is, when present."""
+    sizes = []
+    for k in keys:
+        if k.startswith(("ld.global", "st.global")):
+            m = re.search(r"\.(?:v(\d+)\.)?[a-z]+(\d+)$", k)
+            if m:
+                sizes.append((k, (int(m.group(1) or 1) * int(m.group(2))) // 8))
+        elif re.match(r"^cp\.async \d+B$", k):
+            sizes.append((k, int(k.split()[1][:-1])))
+    out = ""
+    if sizes:
+        first, rest = sizes[0], sizes[1:]
+        out = f"`{first[0]}` moves {first[1]} byte{'s' if first[1] != 1 else ''} per thread and instruction" + "".join(
+            f", `{k}` {n}" for k, n in rest
+        )
+        out += ". "
+    if any(k.startswith("cp.async") for k in keys):
+        out += "`cp.async` copies global→shared memory without passing through registers."
+    return out.strip()
+
+
+@rule(
+    Emits(
+        "ptx.memory-ops",
+        causes=(
+            "coalesce.vector-width",
+            "lower.mask-alignment",
+            "pipeline.async-copies",
+            "pipeline.load-not-pipelined",
+            "coalesce.contiguity",
+            "loop.flattened",
+            "ttgir.tma",
+            "options.changed",
+        ),
+    ),
+    reads=("options", "counts", "first_lines"),
+)
+def rule_ptx_memory(ctx: Context) -> list[Finding]:
+    """``ptx.memory-ops``: global/shared memory instructions in PTX by kind and width."""
+    ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
+    keys = sorted(
+        {k for k in (*ca, *cb) if k.startswith(_PTX_MEM_PREFIX) and ca.get(k, 0) != cb.get(k, 0)},
+        key=lambda k: (not k.startswith(("ld.global", "cp.async", "st.global")), k),
+    )
+    if not keys:
+        return []
+    ev: list[Evidence] = []
+    for k in keys[:8]:
+        for v, f, c in ((ctx.a, ctx.fa, ca), (ctx.b, ctx.fb, cb)):
+            r = f.first_lines.get("ptx", {}).get(k)
+            if r and c.get(k, 0):
+                ev.append(_ev(v, r, f"{r.text}   ({c[k]}× {k})"))
+    table = "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys[:10])
+
+    def gmem(c: dict[str, int]) -> int:
+        return sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global", "cp.async ")))
+
+    ga, gb = gmem(ca), gmem(cb)
+    expl = (
+        f"PTX memory instructions (`{ctx.a}` vs `{ctx.b}`): {table}. Global memory instructions in total: {ga} in "
+        f"`{ctx.a}` vs {gb} in `{ctx.b}`{_ratio(ga, gb)}. " + _width_note(keys[:10]) + _warps_note(ctx)
+    )
+
+    def sync(c: dict[str, int]) -> int:
+        return sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global")))
+
+    def cpa(c: dict[str, int]) -> int:
+        return sum(n for k, n in c.items() if k.startswith("cp.async ") or k == "cp.async.bulk.tensor")
+
+    if not _same_warps(ctx):
+        predicts: str | None = None  # per-thread counts of different num_warps are not comparable
+    elif bool(ca.get("cp.async.bulk.tensor")) != bool(cb.get("cp.async.bulk.tensor")):
+        predicts = None  # TMA (one instruction per CTA) vs per-thread copies: counts not comparable
+    elif cpa(ca) != cpa(cb):  # fewer asynchronous copies: loads wait in the loop
+        predicts = ctx.a if cpa(ca) < cpa(cb) else ctx.b
+    elif abs(sync(ca) - sync(cb)) > 0.2 * max(sync(ca), sync(cb), 1):
+        predicts = ctx.a if sync(ca) > sync(cb) else ctx.b
+    else:
+        predicts = None
+    return [
+        Finding(
+            "ptx.memory-ops",
+            "major" if _same_warps(ctx) else "minor",
+            f"PTX memory ops (`{ctx.a}`/`{ctx.b}`): "
+            + ", ".join(f"{k} {ca.get(k, 0)}/{cb.get(k, 0)}" for k in keys[:4]),
+            expl,
+            ev,
+            stage="ptx",
+            predicts=predicts,
+        )
+    ]
+
+
+@rule(
+    Emits("ptx.mma", causes=("layout.mma",)),
+    reads=("mma", "counts", "first_lines"),
+)
+def rule_ptx_mma(ctx: Context) -> list[Finding]:
+    """``ptx.mma``: ``mma.sync``/``wgmma`` counts differ."""
+    ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
+    keys = [k for k in ("mma.sync", "wgmma") if ca.get(k, 0) != cb.get(k, 0)]
+    if not keys:
+        return []
+    ev = []
+    for k in keys:
+        for v, f, c in ((ctx.a, ctx.fa, ca), (ctx.b, ctx.fb, cb)):
+            r = f.first_lines.get("ptx", {}).get(k)
+            if r:
+                ev.append(_ev(v, r, f"{r.text}   ({c.get(k, 0)}× {k})"))
+    expl = "Matrix instructions: " + "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys) + "."
+    return [Finding("ptx.mma", "minor", expl, expl, ev, stage="ptx")]
