@@ -25,6 +25,7 @@ from irdiff.cli import cli
 from irdiff.diagnose import Diagnosis, Finding
 from irdiff.pipeline import build_comparison, load_pair, parse_stages
 from irdiff.render import Comparison
+from irdiff.render.order import present_findings
 from irdiff.render.terminal import (
     PLAIN,
     TerminalOptions,
@@ -161,13 +162,14 @@ def test_color_has_syntax_and_resets(report_color: str, report: str) -> None:
 
 
 def test_findings_section(comparison: Comparison, report: str) -> None:
-    """Every finding of the real diagnosis is listed once, in the diagnosis' order, with its severity."""
+    """Every finding of the real diagnosis is listed once, in reading order (root, effects by severity,
+    unexplained: irdiff.render.order), with its severity."""
     assert comparison.diagnosis is not None and comparison.diagnosis.findings
     plain = strip(report)
     start = plain.index("── findings")
     end = plain.index("── stage 0")
     body = plain[start:end]
-    at = [body.index(f" {f.id} ") for f in comparison.diagnosis.findings]
+    at = [body.index(f" {p.finding.id} ") for p in present_findings(comparison.diagnosis)]
     assert at == sorted(at)
     for f in comparison.diagnosis.findings:
         assert re.search(rf"^  {f.severity}\s+{re.escape(f.id)} ", body, re.M)

@@ -30,7 +30,10 @@ def diagnosis_json(bundle: Bundle, d: Diagnosis, *, facts: bool = True) -> dict[
         "triton_version": bundle.triton_version,
         "bundle": bundle.directory,
     }
+    from irdiff.render.order import present_findings  # the reading order every format shares
+
     body = d.to_json()
+    body["findings"] = [{**p.finding.to_json(), "role": p.role} for p in present_findings(d)]
     if not facts:
         body.pop("facts", None)
     out.update(body)
@@ -58,4 +61,6 @@ def diagnosis_output(bundle: Bundle, a: str, b: str, *, as_json: bool = False, e
         return json.dumps(diagnosis_json(bundle, d), indent=1, default=str)
     if d.identical:
         return identical_line(a, b)
-    return "\n".join(f"{f.id} [{f.severity}] {f.title}" for f in d.findings)
+    from irdiff.render.order import present_findings
+
+    return "\n".join(f"{p.finding.id} [{p.finding.severity}] ({p.role}) {p.finding.title}" for p in present_findings(d))

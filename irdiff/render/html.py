@@ -40,6 +40,7 @@ from pygments.token import _TokenType
 from irdiff import __version__
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
 from irdiff.render.locations import source_map
+from irdiff.render.order import ROLE_LABELS, present_findings
 from irdiff.render.report import Header, TimingTable, header, timing_table
 
 __all__ = ["render_html", "REPORT_GENERATOR", "Highlighter"]
@@ -227,6 +228,17 @@ class FindingView:
     causes: list[tuple[str, str, str]]  # (id, anchor, title)
     effects: list[tuple[str, str, str]]
     evidence: list[EvidenceView]
+    role: str = "root"  # irdiff.render.order: root, effect or unexplained
+
+
+@dataclass
+class FindingGroup:
+    """Consecutive findings of one role (root, effects, unexplained); ``start`` numbers the list on."""
+
+    role: str
+    label: str
+    start: int
+    findings: list[FindingView]
 
 
 @dataclass
@@ -516,7 +528,8 @@ def build_view(c: Comparison) -> dict[str, Any]:
         for f in diag.findings:
             for cause in f.causes:
                 effects.setdefault(cause, []).append(f.id)
-        for f in diag.findings:
+        for p in present_findings(diag):
+            f = p.finding
             evs = []
             for e in f.evidence:
                 side = _variant_side(c, e.variant)
@@ -550,8 +563,14 @@ def build_view(c: Comparison) -> dict[str, Any]:
                     causes=[(x, _anchor("f-", x), titles.get(x, x)) for x in f.causes if x in titles],
                     effects=[(x, _anchor("f-", x), titles[x]) for x in effects.get(f.id, []) if x in titles],
                     evidence=evs,
+                    role=p.role,
                 )
             )
+    groups: list[FindingGroup] = []
+    for i, fv in enumerate(findings, 1):
+        if not groups or groups[-1].role != fv.role:
+            groups.append(FindingGroup(fv.role, ROLE_LABELS[fv.role], i, []))
+        groups[-1].findings.append(fv)
 
     # Logs that evidence points into (short: ptxas -v and the LLVM debug reasoning).
     logs: list[LogView] = []
@@ -586,6 +605,7 @@ def build_view(c: Comparison) -> dict[str, Any]:
         "diagnosis": diag,
         "verdict": _prose(diag.verdict) if diag is not None and diag.verdict else None,
         "findings": findings,
+        "finding_groups": groups,
         "spec": spec_rows(c),
         "resources": res,
         "timing": timing,

@@ -27,12 +27,16 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from irdiff import __version__
 from irdiff.render import Comparison, spec_rows, stage_summaries
 from irdiff.render.locations import source_map
+from irdiff.render.order import present_findings
 from irdiff.render.report import timing_record
+
+if TYPE_CHECKING:
+    from irdiff.diagnose import Diagnosis
 
 __all__ = ["SCHEMA", "report_json", "render_json", "schema"]
 
@@ -143,9 +147,16 @@ def report_json(c: Comparison) -> dict[str, Any]:
         "b": _variant(c, c.b),
         "specialization": spec,
         "stages": stages,
-        "diagnosis": c.diagnosis.to_json() if c.diagnosis is not None else None,
+        "diagnosis": _diagnosis_json(c.diagnosis) if c.diagnosis is not None else None,
         "timing": timing_record(c),
     }
+
+
+def _diagnosis_json(d: Diagnosis) -> dict[str, Any]:
+    """The diagnosis with its findings in reading order (:mod:`irdiff.render.order`), each with its ``role``."""
+    body = d.to_json()
+    body["findings"] = [{**p.finding.to_json(), "role": p.role} for p in present_findings(d)]
+    return body
 
 
 def render_json(c: Comparison) -> str:

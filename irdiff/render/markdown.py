@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
+from irdiff.render.order import ROLE_LABELS, present_findings
 from irdiff.render.report import header, timing_table
 
 __all__ = ["LIMIT", "MARKER", "render_markdown"]
@@ -119,7 +120,7 @@ def _fenced(lines: list[str], lang: str = "diff") -> list[str]:
 def _hunk_blocks(c: Comparison) -> list[_HunkBlock]:
     evidence: dict[tuple[str, str], set[int]] = {}
     if c.diagnosis is not None:
-        for f in c.diagnosis.findings:
+        for f in (p.finding for p in present_findings(c.diagnosis)):
             for e in f.evidence:
                 side = "a" if e.variant == c.a else "b" if e.variant == c.b else ""
                 if side and e.line:
@@ -222,16 +223,26 @@ def render_markdown(c: Comparison, limit: int = LIMIT) -> str:
     else:
         if diag.verdict:
             out += [f"> {_prose(diag.verdict)}", ""]
-        for i, f in enumerate(diag.findings, 1):
+        role = ""
+        for i, p in enumerate(present_findings(diag), 1):
+            f = p.finding
+            if p.role != role:  # one list per group, numbered on across groups ("3." starts the next list at 3)
+                role = p.role
+                if out[-1] != "":
+                    out.append("")
+                out += [f"**{_text(ROLE_LABELS[role]).capitalize()}**", ""]
+            # Continuation lines are indented by the marker's width ("10. " is four columns): with less, CommonMark
+            # (GitHub) ends the list at item 10 and starts a new one.
+            pad = " " * len(f"{i}. ")
             out.append(f"{i}. **{f.severity}** · {_text(f.stage)} · **{_prose(f.title)}** ({_code(f.id)})")
-            out.append(f"   {_prose(f.explanation)}")
+            out.append(f"{pad}{_prose(f.explanation)}")
             if f.causes:
-                out.append("   *Caused by:* " + ", ".join(_code(x) for x in f.causes))
+                out.append(f"{pad}*Caused by:* " + ", ".join(_code(x) for x in f.causes))
             if f.remedy:
-                out.append(f"   *Remedy:* {_prose(f.remedy)}")
+                out.append(f"{pad}*Remedy:* {_prose(f.remedy)}")
             for e in f.evidence:
                 where = f"{e.variant} · {e.stage}" + (f":{e.line}" if e.line else "")
-                out.append(f"   - {_text(where)}: {_code(e.text)}")
+                out.append(f"{pad}- {_text(where)}: {_code(e.text)}")
     out.append("")
 
     # Stage 0.

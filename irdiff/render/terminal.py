@@ -45,6 +45,7 @@ from pygments.token import Comment, Error, Keyword, Name, Number, String, _Token
 
 from irdiff.lexers import lexer_for_stage
 from irdiff.render import Comparison, SpecRow, resource_rows, spec_rows, stage_summaries
+from irdiff.render.order import ROLE_LABELS, present_findings
 
 if TYPE_CHECKING:
     from irdiff.align import DiffLine, Hunk, Span, StageDiff
@@ -511,12 +512,18 @@ def _findings(c: Comparison, opts: TerminalOptions) -> list[str]:
             return [_line([_s("findings unavailable: ", S_DIFFERS), _s(_clean(c.diagnosis_error))], opts.color), ""]
         return []
     color, width = opts.color, opts.width
-    findings = list(getattr(d, "findings", []) or [])
-    lines = [_rule([_s(f"findings ({len(findings)}, cause → effect)", S_TITLE)], width, color)]
+    presented = present_findings(d)
+    findings = [p.finding for p in presented]
+    lines = [_rule([_s(f"findings ({len(findings)}: root → effects → unexplained)", S_TITLE)], width, color)]
     if not findings:
         lines.append("  no findings: the diagnostics found no known cause for the differences")
     id_w = max((len(f.id) for f in findings), default=0)
-    for f in findings:
+    role = ""
+    for p in presented:
+        f = p.finding
+        if p.role != role:
+            role = p.role
+            lines.append(_paint([_s(f"  {ROLE_LABELS[role]}", S_HUNK)], color))
         sev = str(f.severity)
         title_x = 2 + 8 + 1 + id_w + 2
         titles = textwrap.wrap(_clean(f.title), max(30, width - title_x)) or [""]

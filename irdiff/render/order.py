@@ -1,0 +1,86 @@
+"""The order in which every format presents findings: the root first, then its effects by severity, then the
+differences nothing explains.
+
+The diagnosis (:mod:`irdiff.diagnose`) decides what is a root and what causes what (``Finding.causes``); this
+module only decides the reading order, the same for the terminal, Markdown, HTML and JSON:
+
+1. **root**: findings that nothing causes and that cause something, or the diagnosis' first finding (its chosen
+   root), in the diagnosis' order. A finding marked ``role == "root"`` by the diagnosis is always a root.
+2. **effect**: findings caused by another finding, most severe first (``critical`` → ``info``); ties keep the
+   diagnosis' order (cause before effect).
+3. **unexplained**: findings with no cause and no effect (nothing links them to a root), most severe first. A
+   finding marked ``role == "unexplained"`` by the diagnosis always goes here.
+
+Example: ``spec.constexpr-one-lost`` (major, root) → ``coalesce.vector-width`` (critical, effect) →
+``ptx.memory-ops`` (minor, effect); an isolated ``sass.calls`` (minor) comes last as unexplained.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from irdiff.diagnose import Diagnosis, Finding
+
+__all__ = ["Role", "Presented", "present_findings", "ordered_diagnosis", "ROLE_LABELS"]
+
+Role = Literal["root", "effect", "unexplained"]
+
+# The heading of each group, as every format prints it.
+ROLE_LABELS: dict[str, str] = {
+    "root": "root cause",
+    "effect": "effects, most severe first",
+    "unexplained": "unexplained (nothing links these to a root)",
+}
+
+_RANK = {"critical": 0, "major": 1, "minor": 2, "info": 3}
+
+
+@dataclass(frozen=True)
+class Presented:
+    """One finding and its place in the reading order."""
+
+    finding: Finding
+    role: Role
+
+
+def _role(f: Finding, first: bool, caused_by_someone: set[str]) -> Role:
+    marked = getattr(f, "role", None)
+    if marked in ("root", "unexplained"):
+        return marked  # type: ignore[no-any-return]
+    if f.causes:
+        return "effect"
+    if first or f.id in caused_by_someone:
+        return "root"
+    return "unexplained"
+
+
+def present_findings(d: Diagnosis | None) -> list[Presented]:
+    """The findings of ``d`` in reading order (root, effects by severity, unexplained); empty for None."""
+    if d is None:
+        return []
+    findings = list(d.findings)
+    ids = {f.id for f in findings}
+    cited = {c for f in findings for c in f.causes if c in ids}
+    roles = [_role(f, i == 0, cited) for i, f in enumerate(findings)]
+    # A finding whose causes are all absent from this diagnosis links to nothing shown: not an effect here.
+    for i, f in enumerate(findings):
+        if roles[i] == "effect" and not any(c in ids for c in f.causes):
+            roles[i] = "root" if f.id in cited or i == 0 else "unexplained"
+    order = {"root": 0, "effect": 1, "unexplained": 2}
+    idx = sorted(
+        range(len(findings)),
+        key=lambda i: (
+            order[roles[i]],
+            0 if roles[i] == "root" else _RANK.get(str(findings[i].severity), 9),
+            i,
+        ),
+    )
+    return [Presented(findings[i], roles[i]) for i in idx]
+
+
+def ordered_diagnosis(d: Diagnosis) -> Diagnosis:
+    """A copy of ``d`` whose ``findings`` are in reading order (for JSON and other list-shaped output)."""
+    return dataclasses.replace(d, findings=[p.finding for p in present_findings(d)])
