@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from report_browser import Browser, require_browser, wait_until
 
@@ -162,6 +162,7 @@ def test_highlighter_escapes_and_marks_spans() -> None:
     assert 'class="' in str(hl.line_html(toks)) and " x" not in str(hl.line_html(toks))
 
 
+@settings(deadline=None)  # the first example builds five lexers: slow on a loaded 2-core machine
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=80))
 def test_highlighter_keeps_text(text: str) -> None:
     """Whatever the lexer does, the visible text of a rendered line is the line itself."""
