@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from irdiff import __version__
 from irdiff.bundle import BundleError
 from irdiff.suite import SuiteError
 
@@ -86,7 +87,7 @@ class SuiteFirstGroup(click.Group):
 
 
 @click.group(cls=SuiteFirstGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="irdiff")
+@click.version_option(version=__version__, prog_name="irdiff")
 def cli() -> None:
     """Diff Triton kernel variants stage by stage and explain why they differ.
 
@@ -341,7 +342,11 @@ def _run_step(bundle: Any, suite: str, variants: list[str], shape: str | None, c
             return run_standalone(opts, save, click.echo, ["irdiff", *sys.argv[1:]])
         return run_after_compile(bundle, opts, click.echo)
     except RuntimeError as e:
-        raise IrdiffError(str(e)) from None
+        if standalone:
+            raise IrdiffError(str(e)) from None
+        # the comparison still has every static finding to show: report the runner's failure, exit 1 at the end
+        click.echo(f"error: the run failed: {e}", err=True)
+        return 1
 
 
 def _check_stages(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -497,23 +502,28 @@ def compare_cmd(
     bundle.pair = [a, b]
     bundle.save()
     _report_errors(bundle)
+    run_status = 0
     if not no_run:
         import contextlib
 
         with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-            _run_step(bundle, suite, [a, b], shape, config, shapes, autotune, graph, interpret, bundle.target)
+            run_status = _run_step(
+                bundle, suite, [a, b], shape, config, shapes, autotune, graph, interpret, bundle.target
+            )
     if outputs:
         _write_reports(bundle, a, b, stage, context, raw, outputs, force)
         if any(p == "-" for _, p in outputs):
-            return
+            sys.exit(1 if run_status else 0)
     if as_json or explain_id:
         from irdiff.diagnose.output import diagnosis_output
 
         click.echo(diagnosis_output(bundle, a, b, as_json=as_json, explain_id=explain_id))
-        return
+        sys.exit(1 if run_status else 0)
     if any(v.error for v in bundle.variants.values()):
         sys.exit(1)
     _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging)
+    if run_status:
+        sys.exit(1)
 
 
 @cli.command("diff")

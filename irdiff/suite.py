@@ -70,6 +70,10 @@ DTYPE_BYTES: dict[str, int] = {
 }
 
 
+INPUT_INITS = ("randn", "rand", "ones", "zeros", "arange")
+OUTPUT_INITS = ("nan", "zeros", "ones")
+
+
 class SuiteError(Exception):
     """A suite or variant cannot be found or loaded; the message is one line meant for the user."""
 
@@ -84,8 +88,14 @@ class Tensor:
     :param align: byte alignment of the base pointer that the compile driver presents to the JIT
         (16 gives ``tt.divisibility = 16``; 8 models a misaligned view). The runner allocates real memory
         and offsets it to honour this.
-    :param output: True for tensors the kernel writes (poisoned with NaN before correctness runs).
-    :param init: ``"randn"`` (seeded normal values), ``"rand"`` (uniform [0, 1)), ``"ones"`` or ``"arange"``.
+    :param output: True for tensors the kernel writes.
+    :param init: how the tensor starts. Inputs: ``"randn"`` (seeded normal values, the default), ``"rand"``
+        (uniform [0, 1)), ``"ones"``, ``"zeros"`` or ``"arange"``. Outputs: ``"nan"`` (the default: every element
+        poisoned, so an element the kernel never writes is caught; integers get ``iinfo.max // 2``, a value no
+        small addition overflows, booleans ``True``), ``"zeros"``, ``"ones"``, a number, or a function given the
+        output tensor that fills it in place or returns its initial values. A kernel that *reads* its output
+        (``tt.atomic_rmw``, ``tt.load`` on the same pointer: split-K, histograms, ``out += …``) needs a real
+        starting value; the runner refuses ``"nan"`` for such an output and says so (``irdiff/run/access.py``).
     """
 
     shape: tuple[int, ...]
@@ -93,13 +103,29 @@ class Tensor:
     strides: tuple[int, ...] | None = None
     align: int = 16
     output: bool = False
-    init: str = "randn"
+    init: Any = None
 
     def __post_init__(self) -> None:
         if self.dtype not in DTYPE_BYTES:
             raise SuiteError(f"unknown dtype {self.dtype!r}; known: {', '.join(sorted(DTYPE_BYTES))}")
         if self.strides is not None and len(self.strides) != len(self.shape):
             raise SuiteError(f"tensor strides {self.strides} do not match shape {self.shape}")
+        init = self.init
+        if init is None or callable(init) or (isinstance(init, (int, float)) and not isinstance(init, bool)):
+            return
+        known = OUTPUT_INITS if self.output else INPUT_INITS
+        if not isinstance(init, str) or init not in known:
+            raise SuiteError(
+                f"unknown init {init!r} for an {'output' if self.output else 'input'} tensor; "
+                f"known: {', '.join(known)}, a number or a function"
+            )
+
+    @property
+    def start(self) -> Any:
+        """The effective ``init``: ``"randn"`` for an input and ``"nan"`` for an output unless one was given."""
+        if self.init is None:
+            return "nan" if self.output else "randn"
+        return self.init
 
     def stride(self, dim: int) -> int:
         """Stride of ``dim`` in elements (row-major unless ``strides`` was given)."""
@@ -220,11 +246,17 @@ class Suite:
     :param flops: ``shape -> FLOP count`` of one launch (for TFLOP/s).
     :param bytes: ``shape -> bytes moved`` by one launch (for GB/s).
     :param reference: ``(inputs: dict of torch tensors/values, shape) -> torch.Tensor or dict of outputs``, used by
-        the runner to check correctness (computed in float32 where sensible).
+        the runner to check correctness. It receives floating inputs as float64 and outputs as the kernel found
+        them (their ``init``), so keep float64 (``.double()``, dtype-preserving ops): each variant's error is then
+        measured against an fp64 result.
     :param baseline: ``(inputs, shape) -> output`` a library implementation the runner times beside the variants
         (``torch.matmul`` in the inputs' dtype for ``matmul``); its ``__name__`` labels the table column. Optional.
     :param description: one line shown by ``irdiff list``.
     :param default_pair: the ``(variant, against)`` pair compared when the user names none.
+    :param compare: how outputs of different shapes (variants that pad differently, a reference without the
+        padding) are compared: ``"common"`` compares the common leading region (``t[:m, :n]``) and names the
+        difference; a function ``(output name, tensor, shape) -> tensor`` maps each variant's output to the part
+        that must match. None (the default): outputs of different shapes are reported "not comparable".
     """
 
     name: str
@@ -242,6 +274,7 @@ class Suite:
     baseline: Callable[..., Any] | None = None
     description: str = ""
     default_pair: tuple[str, str] | None = None
+    compare: Any = None
     source_file: str = ""
 
     def variant(self, name: str) -> Variant:

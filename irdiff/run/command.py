@@ -2,7 +2,9 @@
 
 ``irdiff SUITE …`` (compare) calls :func:`run_after_compile` after compiling; ``irdiff run SUITE …`` calls
 :func:`run_standalone`. Both print with the ``echo`` function they are given (``click.echo``) and return an exit
-status: 0, or 1 when a variant produced a wrong result or failed to run (the timings are printed all the same).
+status: 0; 1 when a variant produced a wrong result, the variants disagree, or a variant failed to run (a CUDA
+fault included; the other variant's timing is printed all the same); 2 from ``irdiff run`` when nothing could be
+timed (no GPU, no torch). Wrong results and failures are printed first, before any table.
 """
 
 from __future__ import annotations
@@ -47,10 +49,10 @@ def cuda_unavailable_reason() -> str | None:
     """None when a CUDA device is usable through torch, else the one-line notice to print."""
     from irdiff.compile import local_gpu_capability
 
+    if importlib.util.find_spec("torch") is None:
+        return "torch is not installed: compile and diff only (install the run extra: pip install 'irdiff[run]')"
     if local_gpu_capability() is None:
         return NO_GPU_NOTICE
-    if importlib.util.find_spec("torch") is None:
-        return "torch is not installed: compile and diff only (pip install torch to time the variants)"
     import torch
 
     if not torch.cuda.is_available():
@@ -102,13 +104,14 @@ def format_timing(rec: Mapping[str, Any]) -> str:
         f" torch {ver.get('torch')}, CUDA {ver.get('cuda')}",
         f"method: {rec.get('method')}",
     ]
+    lines = headline(rec) + lines
     if peak:
         lines.append(
             f"peak ({peak['source']}): {peak['tflops']:g} TFLOP/s fp16 dense tensor core, {peak['gbps']:g} GB/s"
         )
     lines += ["", format_table(rec), ""]
     ref_name = rec.get("reference_name") or "reference"
-    det = [["shape", "kernel", "median ms", "IQR ms", "n", "TFLOP/s", "GB/s", "% peak", "rel err", "correct"]]
+    det = [["shape", "kernel", "median ms", "IQR ms", "n", "TFLOP/s", "GB/s", "% peak", "err vs fp64", "correctness"]]
     for r in rec.get("rows", []):
         label = shape_label(r["shape"])
         entries = [(n, r["variants"].get(n, {})) for n in rec.get("variants", [])]
@@ -117,9 +120,8 @@ def format_timing(rec: Mapping[str, Any]) -> str:
             entries.append((ref_name, r["reference"]))
         for name, e in entries:
             if e.get("error"):
-                det.append([label, name, "error", "", "", "", "", "", "", e["error"][:60]])
+                det.append([label, name, "—", "", "", "", "", "", "", "failed (see findings)"])
                 continue
-            correct = e.get("correct")
             det.append(
                 [
                     label,
@@ -131,7 +133,7 @@ def format_timing(rec: Mapping[str, Any]) -> str:
                     _num(e.get("gbps"), ".0f"),
                     _num(e.get("pct_peak"), ".1f"),
                     _num(e.get("rel_err"), ".2e"),
-                    "—" if correct is None else ("yes" if correct else "NO"),
+                    state_cell(e),
                 ]
             )
     lines += _grid(det)
@@ -149,10 +151,72 @@ def format_timing(rec: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _findings(findings: list[dict[str, Any]]) -> list[str]:
+SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2, "info": 3}
+FAILING_KINDS = ("correctness", "agreement", "error")
+
+
+def _severity(f: Mapping[str, Any]) -> str:
+    sev = f.get("severity")
+    if isinstance(sev, str) and sev in SEVERITY_ORDER:
+        return sev
+    return "critical" if f.get("kind") in FAILING_KINDS else "info"
+
+
+def _mark(f: Mapping[str, Any]) -> str:
+    return {"critical": "✗", "major": "!", "minor": "·", "info": "·"}[_severity(f)]
+
+
+def _findings(findings: list[dict[str, Any]], rec: Mapping[str, Any] | None = None) -> list[str]:
+    """The findings, most severe first; with none, what was actually checked (no claim the run cannot make)."""
     if not findings:
-        return ["", "correctness: every variant matches the reference and the other variants"]
-    return ["", "findings:"] + [f"  ✗ {f['message']}" for f in findings]
+        states = _states(rec or {})
+        if states and states <= {"correct"}:
+            return ["", "correctness: every variant matches the reference (and the other variants)"]
+        if states and states <= {"correct", "agrees"}:
+            return ["", "correctness: the variants agree with each other (no reference to check them against)"]
+        return ["", "correctness: not checked (no reference and nothing to compare with)"]
+    order = sorted(findings, key=lambda f: SEVERITY_ORDER[_severity(f)])
+    out = ["", "findings:"]
+    for f in order:
+        lines = str(f.get("message", "")).splitlines() or [""]
+        out.append(f"  {_mark(f)} {lines[0]}")
+        out += [f"      {ln}" for ln in lines[1:]]
+    return out
+
+
+def _states(rec: Mapping[str, Any]) -> set[str]:
+    return {
+        str(e.get("state"))
+        for r in rec.get("rows", [])
+        for e in (r.get("variants") or {}).values()
+        if isinstance(e, dict) and e.get("state")
+    }
+
+
+def headline(rec: Mapping[str, Any]) -> list[str]:
+    """The lines printed before anything else when a variant is wrong or failed (critical findings)."""
+    crit = [f for f in rec.get("findings", []) if _severity(f) == "critical"]
+    if not crit:
+        return []
+    out = []
+    for f in crit:
+        first = str(f.get("message", "")).splitlines()[0] if f.get("message") else ""
+        what = {"correctness": "WRONG RESULT", "agreement": "VARIANTS DISAGREE", "error": "FAILED"}.get(
+            str(f.get("kind")), "CRITICAL"
+        )
+        out.append(f"✗ {what}: {first}")
+    return out + [""]
+
+
+def state_cell(e: Mapping[str, Any]) -> str:
+    """``correct`` / ``WRONG`` / ``agrees`` / ``not checked`` (``failed`` when it did not run)."""
+    if e.get("error"):
+        return "failed"
+    st = e.get("state")
+    if st is None:  # records written before the four states
+        c = e.get("correct")
+        st = "not checked" if c is None else ("correct" if c else "wrong")
+    return "WRONG" if st == "wrong" else str(st)
 
 
 def format_interpret(rec: Mapping[str, Any]) -> str:
@@ -160,34 +224,58 @@ def format_interpret(rec: Mapping[str, Any]) -> str:
     reference, then the findings."""
     names = list(rec.get("variants", []))
     ver = rec.get("versions", {})
-    lines = [f"interpreter check (CPU, Triton {ver.get('triton')}, torch {ver.get('torch')}): {rec.get('method')}"]
+    lines = headline(rec) + [
+        f"interpreter check (CPU, Triton {ver.get('triton')}, torch {ver.get('torch')}): {rec.get('method')}"
+    ]
     first = rec.get("rows", [{}])[0].get("variants", {}) if rec.get("rows") else {}
     for n in names:
         cfg = first.get(n, {}).get("config")
         if cfg:
             lines.append(f"config ({n}): " + ", ".join(f"{k}={v}" for k, v in cfg.items()))
     lines.append("")
-    rows = [["shape"] + names + ["agreement"]]
+    rows = [["shape"] + [f"{n} (err vs fp64)" for n in names] + ["agreement"]]
     for r in rec.get("rows", []):
         cells = [shape_label(r["shape"])]
         for n in names:
             e = r["variants"].get(n, {})
-            if e.get("error"):
-                cells.append("error")
-            elif e.get("correct") is None:
-                cells.append("—")
-            else:
-                cells.append(("ok " if e["correct"] else "WRONG ") + _num(e.get("rel_err"), ".2e"))
+            err = e.get("rel_err")
+            cells.append(state_cell(e) + (f" {_num(err, '.2e')}" if isinstance(err, (int, float)) else ""))
         agr = r.get("agreement") or []
-        cells.append("—" if not agr else ("ok" if all(a["ok"] for a in agr) else "DIFFER"))
+        if not agr:
+            cells.append("—")
+        elif any(a.get("comparable") is False for a in agr):
+            cells.append("not comparable")
+        else:
+            cells.append("agree" if all(a["ok"] for a in agr) else "DIFFER")
         rows.append(cells)
     lines += _grid(rows, left=1)
-    lines += _findings(rec.get("findings", []))
+    lines += _findings(rec.get("findings", []), rec)
     return "\n".join(lines)
 
 
 def _status(rec: Mapping[str, Any]) -> int:
-    return 1 if rec.get("findings") else 0
+    """1 when a variant is wrong, failed, or the variants disagree; else 0 (refused starts, accuracy gaps and
+    not-comparable outputs are reported but are no failure)."""
+    return 1 if any(f.get("kind") in FAILING_KINDS for f in rec.get("findings", [])) else 0
+
+
+def _ttirs(bundle: Bundle | None) -> dict[str, str]:
+    if bundle is None:
+        return {}
+    return {n: v.text("ttir") for n, v in bundle.variants.items() if not v.error and v.text("ttir")}
+
+
+def _compiled_ttirs(opts: RunOptions, shapes: list[dict[str, int]]) -> dict[str, str]:
+    """TTIR of each variant through the compile driver (cached), to find outputs the kernel reads (the
+    interpreter compiles nothing). Empty when that compile fails: the variants' own run reports the error."""
+    try:
+        from irdiff.compile import CompileRequest, compile_bundle
+
+        req = CompileRequest(suite=opts.suite, variants=list(opts.variants), target=opts.target or "sm90",
+                             config=opts.config, shape=dict(shapes[0]) if shapes else {})  # fmt: skip
+        return _ttirs(compile_bundle(req, None, command=[]))
+    except Exception:  # noqa: BLE001 - detection is best effort here
+        return {}
 
 
 def _execute(opts: RunOptions, echo: Echo, bundle: Bundle | None) -> tuple[int, str, dict[str, Any] | None]:
@@ -196,12 +284,17 @@ def _execute(opts: RunOptions, echo: Echo, bundle: Bundle | None) -> tuple[int, 
         from irdiff.run.interpret import run_interpreted
 
         shapes = _shapes(opts, default_cap=64)
-        rec = run_interpreted(opts.suite, opts.variants, shapes, opts.config, opts.target or "sm90", opts.seed)
+        ttirs = _ttirs(bundle) or _compiled_ttirs(opts, shapes)
+        rec = run_interpreted(opts.suite, opts.variants, shapes, opts.config, opts.target or "sm90", opts.seed,
+                              ttirs=ttirs)  # fmt: skip
         echo(format_interpret(rec))
         return _status(rec), "interpret", rec
     reason = cuda_unavailable_reason()
     if reason:
-        echo(reason, err=True)
+        if bundle is None:
+            echo(f"error: nothing was timed: {reason}; check correctness on the CPU with --interpret", err=True)
+            return 2, "", None
+        echo(f"{reason}; nothing was timed (--interpret checks correctness on the CPU)", err=True)
         return 0, "", None
     from irdiff.run.runner import RunRequest, local_target, run_timing
     from irdiff.run.timing import TimingOptions

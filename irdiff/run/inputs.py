@@ -10,8 +10,11 @@ For each :class:`~irdiff.suite.Tensor`:
   strided view, so two variants with the same parameter name, shape and dtype see the same values whatever their
   layout. ``randn``/``rand``/``ones``/``arange`` floats; integers uniform in [-8, 8) ([0, 16) unsigned); booleans
   fair coin flips. No input is all zeros (a zero input hides wrong indexing).
-- outputs (``output=True``): poisoned before each correctness run (:func:`poison_outputs`) with NaN (floats) or the
-  dtype's largest value (integers), so elements a kernel never writes are caught by the comparison.
+- outputs (``output=True``): set before each correctness launch (:func:`poison_outputs`) to the tensor's ``init``:
+  ``"nan"`` (the default) poisons floats with NaN, integers with ``iinfo.max // 2`` (adding a count to it does not
+  overflow) and booleans with ``True``, so elements a kernel never writes are caught by the comparison;
+  ``"zeros"``, ``"ones"``, a number or a function give the starting value an accumulating kernel needs. The
+  initial values are kept (:attr:`Inputs.initial`) so the reference sees the output as the kernel found it.
 
 torch is imported lazily; this module imports without it.
 """
@@ -66,6 +69,7 @@ class Inputs:
     :ivar specs: parameter name → the :class:`Tensor` description, for tensor parameters.
     :ivar outputs: names of the output tensor parameters, in argument order.
     :ivar storage: parameter name → the flat allocation behind the view (keeps offsets/gaps alive).
+    :ivar initial: output name → copy of its starting values (only outputs whose ``init`` is not ``"nan"``).
     """
 
     args: dict[str, Any]
@@ -73,6 +77,20 @@ class Inputs:
     outputs: list[str] = field(default_factory=list)
     storage: dict[str, Any] = field(default_factory=dict)
     device: str = "cpu"
+    initial: dict[str, Any] = field(default_factory=dict)
+
+    def reference_args(self) -> dict[str, Any]:
+        """The arguments as the kernel found them: outputs hold their initial values; an output that starts as NaN
+        (the kernel must not read it) is passed as zeros of its shape."""
+        out = {}
+        for k, v in self.args.items():
+            if k in self.initial:
+                out[k] = self.initial[k]
+            elif k in self.outputs:
+                out[k] = v.new_zeros(v.shape)
+            else:
+                out[k] = v
+        return out
 
 
 def _param_seed(seed: int, name: str) -> int:
@@ -107,19 +125,22 @@ def _values(spec: Tensor, seed: int, device: str) -> Any:
     n = 1
     for s in shape:
         n *= s
-    if spec.init == "ones":
+    init = spec.start
+    if init == "ones":
         return torch.ones(shape, dtype=dt, device=device)
-    if spec.init == "arange":
+    if init == "zeros":
+        return torch.zeros(shape, dtype=dt, device=device)
+    if init == "arange":
         return torch.arange(n, device=device).reshape(shape).to(dt)
     if dt == torch.bool:
         return torch.rand(shape, generator=gen, device=device) < 0.5
     if dt.is_floating_point:
-        if spec.init == "rand":
+        if init == "rand":
             x = torch.rand(shape, generator=gen, device=device, dtype=torch.float32)
-        elif spec.init == "randn":
+        elif init == "randn":
             x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32)
         else:
-            raise ValueError(f"unknown init {spec.init!r} (randn, rand, ones, arange)")
+            raise ValueError(f"unknown init {init!r} for an input (randn, rand, ones, zeros, arange)")
         return x.to(dt)
     low, high = (0, 16) if spec.dtype.startswith("u") else (-8, 8)
     x = torch.randint(low, high, shape, generator=gen, device=device, dtype=torch.int64)
@@ -154,7 +175,7 @@ def build_inputs(values: Mapping[str, Any], device: str = "cuda", seed: int = 0)
         out.args[name] = view
         if v.output:
             out.outputs.append(name)
-            _poison(flat)
+            _start(out, name)
         else:
             flat.zero_()
             view.copy_(_values(v, _param_seed(seed, name), device))
@@ -169,13 +190,37 @@ def _poison(t: Any) -> None:
     elif t.dtype == torch.bool:
         t.fill_(True)
     else:
-        t.fill_(torch.iinfo(t.dtype).max)
+        t.fill_(torch.iinfo(t.dtype).max // 2)
+
+
+def _start(inputs: Inputs, name: str) -> None:
+    """Set output ``name`` to its starting value (poison the whole allocation first, so gaps stay poisoned)."""
+    flat, view, spec = inputs.storage[name], inputs.args[name], inputs.specs[name]
+    _poison(flat)
+    init = spec.start
+    if isinstance(init, str) and init == "nan":
+        inputs.initial.pop(name, None)
+        return
+    if init == "zeros":
+        view.fill_(0)
+    elif init == "ones":
+        view.fill_(1)
+    elif isinstance(init, (int, float)):
+        view.fill_(init)
+    elif callable(init):
+        try:
+            got = init(view)
+        except Exception as e:  # noqa: BLE001 - user code
+            raise ValueError(f"init function of output {name!r} failed: {type(e).__name__}: {e}") from None
+        if got is not None:
+            view.copy_(got)
+    inputs.initial[name] = view.clone()
 
 
 def poison_outputs(inputs: Inputs) -> None:
-    """Fill every output allocation with NaN (integers: the dtype's maximum) before a correctness launch."""
+    """Set every output to its starting value (``init``; NaN poison by default) before a correctness launch."""
     for name in inputs.outputs:
-        _poison(inputs.storage[name])
+        _start(inputs, name)
 
 
 def clone_outputs(inputs: Inputs) -> dict[str, Any]:

@@ -21,12 +21,15 @@ with the suite's reference and with each other; it runs on ``cuda`` and, under T
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from irdiff.run import correctness as corr
+from irdiff.run.access import outputs_read
 from irdiff.run.inputs import Inputs, build_inputs, clone_outputs, poison_outputs
+from irdiff.run.isolate import check_isolated
 from irdiff.run.launch import Launch, make_launch
 from irdiff.run.peaks import lookup_peak, pct_of_peak
 from irdiff.run.stats import summarize, verdict
@@ -34,7 +37,7 @@ from irdiff.run.sweep import shape_label
 from irdiff.run.timing import TimingOptions, device_info, measure
 from irdiff.suite import Suite, load_suite
 
-__all__ = ["RunRequest", "ShapeCheck", "check_shape", "run_timing"]
+__all__ = ["RunRequest", "ShapeCheck", "VariantCheck", "check_shape", "check_variant", "run_timing"]
 
 REFERENCE_KEY = "__reference__"
 
@@ -60,6 +63,24 @@ class RunRequest:
     autotune: bool = False
     baseline: bool = True
     target: str | None = None
+    isolate: bool = True
+
+
+@dataclass
+class VariantCheck:
+    """One variant launched once at one shape: its record entry, findings, outputs and the launch kept for timing.
+
+    ``entry``: ``{"state", "correct", "rel_err", "checks", "config", "resources", "reference_dtype"}`` or, when it
+    could not run, ``{"error", "state": "not checked", "correct": None}``.
+    """
+
+    name: str
+    entry: dict[str, Any]
+    findings: list[dict[str, Any]]
+    outputs: dict[str, Any] = field(default_factory=dict)
+    dtypes: dict[str, str] = field(default_factory=dict)
+    launch: Launch | None = None
+    inputs: Inputs | None = None
 
 
 @dataclass
@@ -85,6 +106,197 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
+def error_text(e: BaseException) -> str:
+    """``Type: message`` with every line of the message (compiler errors put the cause last)."""
+    text = str(e).strip()
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def set_allocator(device: str) -> None:
+    """Give Triton an allocator for kernels that need global scratch memory (TMA descriptors made on the device,
+    ``tl.make_tensor_descriptor``): ``triton.set_allocator`` with torch allocations on ``device``."""
+    import torch
+    import triton
+
+    fn = getattr(triton, "set_allocator", None)
+    if fn is None:
+        return
+
+    def alloc(size: int, alignment: int, stream: Any) -> Any:
+        return torch.empty(size, dtype=torch.int8, device=device)
+
+    fn(alloc)
+
+
+def kernel_ttir(launch: Launch) -> str | None:
+    """The TTIR of the binary ``launch`` would run, compiled (not launched) through the JIT's ``run(warmup=True)``;
+    None under the interpreter or when the JIT cannot compile it here."""
+    run = getattr(launch.kernel, "run", None)
+    if run is None or type(launch.kernel).__name__ == "InterpretedFunction":
+        return None
+    try:
+        k = run(*(), grid=launch.grid, warmup=True, **launch.inputs.args, **launch.meta)
+    except Exception:  # noqa: BLE001 - the launch itself reports compile errors
+        return None
+    asm = getattr(k, "asm", None) or {}
+    text = asm.get("ttir") if isinstance(asm, Mapping) else None
+    return text if isinstance(text, str) else None
+
+
+def _upcast(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Floating tensors as float64, so a reference written with ``.double()`` or dtype-preserving ops is fp64."""
+    import torch
+
+    out: dict[str, Any] = {}
+    for k, v in args.items():
+        out[k] = v.to(torch.float64) if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+    return out
+
+
+def check_variant(
+    suite: Suite,
+    name: str,
+    shape: Mapping[str, int],
+    device: str,
+    target: str,
+    selector: Any = None,
+    seed: int = 0,
+    meta: Mapping[str, Any] | None = None,
+    ttir: str | None = None,
+) -> VariantCheck:
+    """Launch ``name`` once at ``shape`` on its starting outputs and check it against the suite's reference.
+
+    Outputs the kernel also reads (``irdiff.run.access``, from ``ttir`` or the JIT's own compile) must not start as
+    NaN: such a variant is not launched for correctness (state ``not checked``, a finding says which output and
+    how to fix the suite) but is still returned with its launch, for timing.
+    """
+    shape = dict(shape)
+    label = shape_label(shape)
+    findings: list[dict[str, Any]] = []
+    try:
+        v = suite.variant(name)
+        inputs = build_inputs((v.args or suite.args)(shape), device=device, seed=seed)
+        launch = make_launch(suite, name, inputs, shape, target, selector=selector, meta=meta)
+    except Exception as e:  # noqa: BLE001 - a variant that cannot run is a finding, not a crash
+        return _failed(name, shape, error_text(e))
+    text = ttir if ttir is not None else (kernel_ttir(launch) if device.startswith("cuda") else None)
+    reads = outputs_read(text, inputs.outputs) if text else {}
+    refused = {o: ops for o, ops in reads.items() if inputs.specs[o].start == "nan"}
+    entry: dict[str, Any] = {"config": launch.config, "reads_outputs": reads}
+    if refused:
+        msgs = [
+            f"{o} is read by the kernel ({', '.join(ops)}) and would start as NaN: give it a starting value in the "
+            f"suite (Tensor(..., output=True, init='zeros'), a number or a function)"
+            for o, ops in refused.items()
+        ]
+        entry.update({"state": corr.NOT_CHECKED, "correct": None, "rel_err": None, "checks": [], "refused": msgs})
+        findings.append(
+            {
+                "kind": "init",
+                "severity": "major",
+                "variant": name,
+                "shape": shape,
+                "message": f"{name} at {label}: correctness not checked: " + "; ".join(msgs),
+            }  # fmt: skip
+        )
+        return VariantCheck(name, entry, findings, launch=launch, inputs=inputs, dtypes=_dtypes(inputs))
+    try:
+        poison_outputs(inputs)
+        initial = inputs.reference_args()
+        launch()
+        _sync(device)
+    except Exception as e:  # noqa: BLE001 - a variant that cannot run is a finding, not a crash
+        return _failed(name, shape, error_text(e))
+    outs = clone_outputs(inputs)
+    entry["resources"] = launch.resources()
+    entry.update(_against_reference(suite, name, initial, inputs, outs, shape, findings))
+    return VariantCheck(name, entry, findings, outs, _dtypes(inputs), launch, inputs)
+
+
+def _failed(name: str, shape: dict[str, int], msg: str) -> VariantCheck:
+    entry = {"error": msg, "state": corr.NOT_CHECKED, "correct": None, "rel_err": None}
+    finding = {"kind": "error", "severity": "critical", "variant": name, "shape": shape,
+               "message": f"{name} failed at {shape_label(shape)}: {msg}"}  # fmt: skip
+    return VariantCheck(name, entry, [finding])
+
+
+def agreement(
+    suite: Suite, shape: Mapping[str, int], checks: Mapping[str, VariantCheck], order: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Compare the first variant that ran with every other one; settle the states of variants without a
+    reference check (``agrees`` / ``not checked``); add the ≥10× accuracy finding.
+
+    :returns: ``(agreement rows, findings)``; mutates the entries' ``state``.
+    """
+    label = shape_label(shape)
+    findings: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    ran = [n for n in order if n in checks and checks[n].outputs]
+    if ran:
+        first = ran[0]
+        for other in ran[1:]:
+            cs = corr.compare_outputs(
+                checks[first].outputs, checks[other].outputs, checks[first].dtypes, other, suite.compare, shape
+            )
+            ok, err = corr.worst(cs)
+            comparable = any(c.comparable for c in cs)
+            notes = [c.note for c in cs if c.note]
+            rows.append({"a": first, "b": other, "ok": ok if comparable else None, "rel_err": err,
+                         "comparable": comparable, "notes": notes})  # fmt: skip
+            if not comparable:
+                findings.append({"kind": "not-comparable", "severity": "info", "variant": first, "against": other,
+                                 "shape": dict(shape), "message": "; ".join(c.message(first) for c in cs)
+                                 + f" at {label}"})  # fmt: skip
+            elif not ok:
+                sev = "critical" if suite.reference is None else "major"
+                findings.append(
+                    {
+                        "kind": "agreement",
+                        "severity": sev,
+                        "variant": first,
+                        "against": other,
+                        "shape": dict(shape),
+                        "rel_err": err,
+                        "message": "; ".join(c.message(first) for c in cs if c.comparable and not c.ok)
+                        + f" at {label}"
+                        + ("" if suite.reference is not None else " (no reference: which one is right is not known)"),
+                    }  # fmt: skip
+                )
+    # states of variants the reference did not settle
+    for n in ran:
+        e = checks[n].entry
+        if e.get("state") in (corr.CORRECT, corr.WRONG):
+            continue
+        mine = [r for r in rows if n in (r["a"], r["b"]) and r["comparable"]]
+        e["state"] = corr.AGREES if mine and all(r["ok"] for r in mine) else corr.NOT_CHECKED
+    findings += _accuracy_gap(checks, ran, label, shape)
+    return rows, findings
+
+
+def _accuracy_gap(
+    checks: Mapping[str, VariantCheck], ran: list[str], label: str, shape: Mapping[str, int]
+) -> list[dict[str, Any]]:
+    """A finding when one variant's error against the reference is ≥ 10× its partner's (TF32 vs IEEE fp32)."""
+    errs: dict[str, float] = {}
+    for n in ran:
+        e = checks[n].entry.get("rel_err")
+        if isinstance(e, (int, float)) and math.isfinite(e):
+            errs[n] = float(e)
+    if len(errs) < 2:
+        return []
+    best = min(errs, key=lambda n: errs[n])
+    worst_n = max(errs, key=lambda n: errs[n])
+    lo, hi = errs[best], errs[worst_n]
+    if best == worst_n or hi <= 0 or (lo > 0 and hi / lo < corr.ACCURACY_GAP):
+        return []
+    factor = f"{hi / lo:.3g}×" if lo > 0 else "infinitely"
+    both = all(checks[n].entry.get("state") == corr.CORRECT for n in (best, worst_n))
+    return [{"kind": "numerics", "severity": "minor", "variant": worst_n, "against": best, "shape": dict(shape),
+             "rel_err": hi, "message": f"{worst_n} is {factor} less accurate than {best} at {label} (error against "
+             f"the fp64 reference {hi:.2e} vs {lo:.2e})" + (" although both pass the tolerance" if both else "")
+             + "; e.g. TF32 (tl.dot input_precision='tf32', the fp32 default) against IEEE fp32"}]  # fmt: skip
+
+
 def check_shape(
     suite: Suite,
     variants: list[str],
@@ -94,85 +306,63 @@ def check_shape(
     selector: Any = None,
     seed: int = 0,
     metas: Mapping[str, Mapping[str, Any]] | None = None,
+    ttirs: Mapping[str, str] | None = None,
 ) -> ShapeCheck:
-    """Launch each variant once on poisoned outputs and check it against the reference and the first variant.
+    """Every variant through :func:`check_variant` in this process, then :func:`agreement`.
 
-    A variant that fails to compile or launch gets ``{"error": message, "correct": False}``; the others go on.
+    A variant that fails to compile or launch gets ``{"error": message, "state": "not checked"}``; the others go on
+    (a CUDA fault poisons the process's context: :mod:`irdiff.run.isolate` runs each variant in its own process).
     """
     shape = dict(shape)
-    label = shape_label(shape)
-    results: dict[str, dict[str, Any]] = {}
-    findings: list[dict[str, Any]] = []
-    launches: dict[str, Launch] = {}
-    inputs_by: dict[str, Inputs] = {}
-    outputs_by: dict[str, dict[str, Any]] = {}
+    checks: dict[str, VariantCheck] = {}
     for name in variants:
-        v = suite.variant(name)
-        try:
-            inputs = build_inputs((v.args or suite.args)(shape), device=device, seed=seed)
-            meta = metas.get(name) if metas else None
-            launch = make_launch(suite, name, inputs, shape, target, selector=selector, meta=meta)
-            poison_outputs(inputs)
-            launch()
-            _sync(device)
-        except Exception as e:  # noqa: BLE001 - a variant that cannot run is a finding, not a crash
-            msg = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
-            results[name] = {"error": msg, "correct": False, "rel_err": None}
-            findings.append({"kind": "error", "variant": name, "shape": shape, "message": f"{name} at {label}: {msg}"})
-            continue
-        launches[name] = launch
-        inputs_by[name] = inputs
-        outs = clone_outputs(inputs)
-        outputs_by[name] = outs
-        entry: dict[str, Any] = {"config": launch.config, "resources": launch.resources()}
-        entry.update(_against_reference(suite, name, inputs, outs, shape, findings))
-        results[name] = entry
+        meta = metas.get(name) if metas else None
+        checks[name] = check_variant(suite, name, shape, device, target, selector, seed, meta, (ttirs or {}).get(name))
+    return combine(suite, shape, variants, checks)
 
-    agreement: list[dict[str, Any]] = []
-    ran = [n for n in variants if n in outputs_by]
-    if ran:
-        first = ran[0]
-        for other in ran[1:]:
-            checks = corr.compare_outputs(outputs_by[first], outputs_by[other], _dtypes(inputs_by[first]), other)
-            ok, err = corr.worst(checks)
-            agreement.append({"a": first, "b": other, "ok": ok, "rel_err": err})
-            if not ok:
-                findings.append(
-                    {
-                        "kind": "agreement",
-                        "variant": first,
-                        "against": other,
-                        "shape": shape,
-                        "rel_err": err,
-                        "message": "; ".join(c.message(first) for c in checks if not c.ok) + f" at {label}",
-                    }
-                )
-    outputs_by.clear()
-    return ShapeCheck(shape, results, agreement, findings, launches, inputs_by)
+
+def combine(suite: Suite, shape: dict[str, int], variants: list[str], checks: Mapping[str, VariantCheck]) -> ShapeCheck:
+    """The :class:`ShapeCheck` of per-variant checks (from this process or from isolated children)."""
+    findings = [f for n in variants if n in checks for f in checks[n].findings]
+    rows, more = agreement(suite, shape, checks, variants)
+    findings += more
+    results = {n: checks[n].entry for n in variants if n in checks}
+    launches = {n: c.launch for n, c in checks.items() if c.launch is not None and "error" not in c.entry}
+    inputs = {n: c.inputs for n, c in checks.items() if c.inputs is not None and "error" not in c.entry}
+    for c in checks.values():
+        c.outputs = {}
+    return ShapeCheck(shape, results, rows, findings, launches, inputs)
 
 
 def _against_reference(
     suite: Suite,
     name: str,
+    initial: Mapping[str, Any],
     inputs: Inputs,
     outs: Mapping[str, Any],
     shape: Mapping[str, int],
     findings: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """``{"correct", "rel_err", "checks"}`` of ``outs`` against the suite's reference; appends a finding per wrong
-    output."""
+    """``{"state", "correct", "rel_err", "checks", "reference_dtype"}`` of ``outs`` against the suite's reference,
+    computed on the arguments as the kernel found them, upcast to float64; appends a finding per wrong output."""
     if suite.reference is None:
-        return {"correct": None, "rel_err": None, "checks": []}
-    expected = corr.expected_outputs(suite, inputs.args, inputs.outputs, shape)
-    checks = corr.check_outputs(outs, expected, _dtypes(inputs))
+        return {"state": corr.NOT_CHECKED, "correct": None, "rel_err": None, "checks": []}
+    expected = corr.expected_outputs(suite, _upcast(initial), inputs.outputs, shape)
+    ref_dtypes = sorted({str(t.dtype).replace("torch.", "") for t in expected.values() if hasattr(t, "dtype")})
+    checks = corr.check_outputs(outs, expected, _dtypes(inputs), how=suite.compare, shape=shape)
     del expected
     ok, err = corr.worst(checks)
+    state = corr.state_of(checks)
     label = shape_label(shape)
     for c in checks:
-        if not c.ok:
+        if not c.comparable:
+            findings.append({"kind": "not-comparable", "severity": "info", "variant": name, "shape": dict(shape),
+                             "output": c.output, "message": f"{c.message(name)} at {label}"})  # fmt: skip
+        elif not c.ok:
             findings.append(
                 {
                     "kind": "correctness",
+                    "severity": "critical",
                     "variant": name,
                     "shape": dict(shape),
                     "output": c.output,
@@ -182,7 +372,13 @@ def _against_reference(
                     "message": f"{c.message(name)} at {label}",
                 }
             )
-    return {"correct": ok, "rel_err": err, "checks": [c.to_json() for c in checks]}
+    return {
+        "state": state,
+        "correct": True if state == corr.CORRECT else False if state == corr.WRONG else None,
+        "rel_err": err,
+        "checks": [c.to_json() for c in checks],
+        "reference_dtype": ",".join(ref_dtypes),
+    }
 
 
 def _rates(suite: Suite, shape: Mapping[str, int], median_ms: float) -> tuple[float | None, float | None]:
@@ -227,10 +423,28 @@ def _baseline_check(suite: Suite, inputs: Inputs, shape: Mapping[str, int]) -> d
     outs = dict(out) if isinstance(out, Mapping) else ({inputs.outputs[0]: out} if len(inputs.outputs) == 1 else {})
     if not outs:
         return {"correct": None, "rel_err": None}
-    expected = corr.expected_outputs(suite, inputs.args, inputs.outputs, shape)
-    checks = corr.check_outputs(outs, {k: v for k, v in expected.items() if k in outs}, _dtypes(inputs), "reference")
+    expected = corr.expected_outputs(suite, _upcast(inputs.reference_args()), inputs.outputs, shape)
+    checks = corr.check_outputs(
+        outs, {k: v for k, v in expected.items() if k in outs}, _dtypes(inputs), "reference", suite.compare, shape
+    )
     ok, err = corr.worst(checks)
     return {"correct": ok, "rel_err": err}
+
+
+def _launches_here(suite: Suite, chk: ShapeCheck, target: str, req: RunRequest, findings: list) -> None:
+    """Inputs and launches in this process, for timing, of the variants that ran in their own process."""
+    for name, e in chk.variants.items():
+        if e.get("error"):
+            continue
+        try:
+            v = suite.variant(name)
+            inputs = build_inputs((v.args or suite.args)(chk.shape), device="cuda", seed=req.seed)
+            chk.launches[name] = make_launch(suite, name, inputs, chk.shape, target, selector=req.config)
+            chk.inputs[name] = inputs
+        except Exception as ex:  # noqa: BLE001 - reported, the other variant is still timed
+            e["error"] = error_text(ex)
+            findings.append({"kind": "error", "severity": "critical", "variant": name, "shape": chk.shape,
+                             "message": f"{name} failed at {shape_label(chk.shape)}: {e['error']}"})  # fmt: skip
 
 
 def local_target() -> str:
@@ -278,11 +492,23 @@ def run_timing(req: RunRequest, log: Callable[[str], None] | None = None) -> dic
         "findings": [],
     }
     autotune_rows: list[dict[str, Any]] = []
-    for shape in req.shapes:
+    set_allocator("cuda")
+    if log:
+        log(f"checking {', '.join(req.variants)} of {suite.name} ({len(req.shapes)} shape(s)), one process each")
+    per_shape = (
+        check_isolated(req.suite, req.variants, req.shapes, "cuda", target, req.config, req.seed, log=log)
+        if req.isolate
+        else [None] * len(req.shapes)
+    )
+    for shape, isolated in zip(req.shapes, per_shape):
         label = shape_label(shape)
         if log:
-            log(f"running {suite.name} at {label}")
-        chk = check_shape(suite, req.variants, shape, "cuda", target, req.config, req.seed)
+            log(f"timing {suite.name} at {label}")
+        if isolated is None:
+            chk = check_shape(suite, req.variants, shape, "cuda", target, req.config, req.seed)
+        else:
+            chk = combine(suite, dict(shape), req.variants, isolated)
+            _launches_here(suite, chk, target, req, record["findings"])
         row: dict[str, Any] = {"shape": dict(shape), "variants": chk.variants, "reference": None}
         row["agreement"] = chk.agreement
         record["findings"].extend(chk.findings)
@@ -306,15 +532,28 @@ def run_timing(req: RunRequest, log: Callable[[str], None] | None = None) -> dic
                 tuned[name] = w
                 own = make_launch(suite, name, inputs, shape, target, selector=w.config)
                 poison_outputs(inputs)
+                initial = inputs.reference_args()
                 own()
                 _sync("cuda")
                 outs = clone_outputs(inputs)
-                tuned_checks[name] = _against_reference(suite, f"{name}@tuned", inputs, outs, shape, record["findings"])
+                tuned_checks[name] = _against_reference(
+                    suite, f"{name}@tuned", initial, inputs, outs, shape, record["findings"]
+                )
                 del outs
                 fns[f"{name}@tuned"] = own
             autotune_rows.append({"shape": dict(shape), "winners": {n: w.to_json() for n, w in tuned.items()}})
+        m = None
         if fns:
-            m = measure(fns, req.timing)
+            try:
+                m = measure(fns, req.timing)
+            except Exception as ex:  # noqa: BLE001 - a fault while timing: keep what was measured so far
+                msg = error_text(ex)
+                record["findings"].append({"kind": "error", "severity": "critical", "variant": ", ".join(fns),
+                                           "shape": dict(shape), "message": f"timing failed at {label}: {msg}"})  # fmt: skip
+                row["reference"] = ref_entry
+                record["rows"].append(row)
+                break
+        if m is not None:
             record["method"] = m.method
             record["settings"] = {k: v for k, v in m.settings.items() if k != "estimate_ms"}
             for name in chk.launches:

@@ -103,7 +103,10 @@ def parse_shapes(specs: Sequence[str], base: Mapping[str, int]) -> list[dict[str
 
 
 def shape_label(shape: Mapping[str, int]) -> str:
-    """Compact label grouping equal dimensions: ``M=N=K=4096``, ``M=N=8192 K=512``."""
+    """Compact label grouping equal dimensions: ``M=N=K=4096``, ``M=N=8192 K=512``; ``default shape`` for a suite
+    without named dimensions."""
+    if not shape:
+        return "default shape"
     groups: dict[int, list[str]] = {}
     for k, v in shape.items():
         groups.setdefault(v, []).append(k)

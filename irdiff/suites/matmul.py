@@ -173,9 +173,9 @@ def matmul_args(shape: dict[str, int]) -> dict[str, object]:
 
 
 def matmul_reference(inputs: dict[str, object], shape: dict[str, int]) -> dict[str, object]:
-    """``C = A @ B`` computed by torch in float32, returned for the output parameter ``c_ptr``."""
+    """``C = A @ B`` computed by torch in float64 (the runner passes float64 inputs), for the output ``c_ptr``."""
     a, b = inputs["a_ptr"], inputs["b_ptr"]
-    return {"c_ptr": a.float() @ b.float()}  # type: ignore[attr-defined]
+    return {"c_ptr": a.double() @ b.double()}  # type: ignore[attr-defined]
 
 
 def torch_matmul(inputs: dict[str, object], shape: dict[str, int]) -> object:

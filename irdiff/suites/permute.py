@@ -62,8 +62,8 @@ def permute_args(shape: dict[str, int]) -> dict[str, object]:
 
 
 def permute_reference(inputs: dict[str, Any], shape: dict[str, int]) -> dict[str, Any]:
-    """``y = x.permute(0, 2, 1, 3)`` in float32 (torch), for the output parameter ``y_ptr``."""
-    return {"y_ptr": inputs["x_ptr"].float().permute(0, 2, 1, 3).contiguous()}
+    """``y = x.permute(0, 2, 1, 3)`` in float64 (torch), for the output parameter ``y_ptr``."""
+    return {"y_ptr": inputs["x_ptr"].double().permute(0, 2, 1, 3).contiguous()}
 
 
 def torch_permute_copy(inputs: dict[str, Any], shape: dict[str, int]) -> Any:

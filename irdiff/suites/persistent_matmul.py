@@ -169,8 +169,8 @@ def _grid(shape: dict[str, int], meta: dict[str, Any]) -> tuple[int, ...]:
 
 
 def persistent_matmul_reference(inputs: dict[str, Any], shape: dict[str, int]) -> dict[str, Any]:
-    """``C = A @ B`` in float32 (torch), for the output parameter ``c_ptr``."""
-    return {"c_ptr": inputs["a_ptr"].float() @ inputs["b_ptr"].float()}
+    """``C = A @ B`` in float64 (torch), for the output parameter ``c_ptr``."""
+    return {"c_ptr": inputs["a_ptr"].double() @ inputs["b_ptr"].double()}
 
 
 def torch_matmul(inputs: dict[str, Any], shape: dict[str, int]) -> Any:

@@ -69,11 +69,11 @@ def rmsnorm_args(shape: dict[str, int]) -> dict[str, object]:
 
 
 def rmsnorm_reference(inputs: dict[str, Any], shape: dict[str, int]) -> dict[str, Any]:
-    """``y = x * rsqrt(mean(x^2, dim=-1) + eps) * w`` in float32 (torch), for the output parameter ``y_ptr``."""
+    """``y = x * rsqrt(mean(x^2, dim=-1) + eps) * w`` in float64 (torch), for the output parameter ``y_ptr``."""
     import torch
 
-    x = inputs["x_ptr"].float()
-    w = inputs["w_ptr"].float()
+    x = inputs["x_ptr"].double()
+    w = inputs["w_ptr"].double()
     eps = float(inputs.get("eps", EPS))
     return {"y_ptr": x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps) * w}
 

@@ -63,10 +63,10 @@ def softmax_args(shape: dict[str, int]) -> dict[str, object]:
 
 
 def softmax_reference(inputs: dict[str, Any], shape: dict[str, int]) -> dict[str, Any]:
-    """``y = softmax(x, dim=-1)`` in float32 (torch), for the output parameter ``y_ptr``."""
+    """``y = softmax(x, dim=-1)`` in float64 (torch), for the output parameter ``y_ptr``."""
     import torch
 
-    return {"y_ptr": torch.softmax(inputs["x_ptr"].float(), dim=-1)}
+    return {"y_ptr": torch.softmax(inputs["x_ptr"].double(), dim=-1)}
 
 
 def torch_softmax(inputs: dict[str, Any], shape: dict[str, int]) -> Any:
