@@ -322,9 +322,11 @@ def test_interpret_matmul_both_variants_correct() -> None:
     for row in rec["rows"]:
         for name in ("annotated", "unannotated"):
             v = row["variants"][name]
-            assert v["correct"] is True and v["rel_err"] < TOLERANCES["fp16"]
-            assert v["config"]["BLOCK_SIZE_M"] == 32
-        assert row["agreement"] == [{"a": "annotated", "b": "unannotated", "ok": True, "rel_err": 0.0}]
+            assert v["correct"] is True and v["state"] == "correct" and v["rel_err"] < TOLERANCES["fp16"]
+            assert v["config"]["BLOCK_SIZE_M"] == 32 and v["reference_dtype"] == "float64"
+        assert row["agreement"] == [
+            {"a": "annotated", "b": "unannotated", "ok": True, "rel_err": 0.0, "comparable": True, "notes": []}
+        ]
 
 
 def test_interpret_catches_planted_bug() -> None:
@@ -362,7 +364,11 @@ def test_cli_bad_shapes_is_one_line_error() -> None:
 @pytest.mark.skipif(_gpu(), reason="checks the no-GPU path")
 def test_cli_without_gpu_prints_notice(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["run", "matmul"])
-    assert res.exit_code == 0 and res.output.strip() == NO_GPU_NOTICE
+    assert res.exit_code == 2
+    assert (
+        res.output.strip()
+        == f"error: nothing was timed: {NO_GPU_NOTICE}; check correctness on the CPU with --interpret"
+    )
     res = CliRunner().invoke(cli, ["matmul", "--target", "sm90", "--save", str(tmp_path / "b")])
     assert res.exit_code == 0, res.output
     assert NO_GPU_NOTICE in res.output

@@ -111,7 +111,8 @@ def format_timing(rec: Mapping[str, Any]) -> str:
         )
     lines += ["", format_table(rec), ""]
     ref_name = rec.get("reference_name") or "reference"
-    det = [["shape", "kernel", "median ms", "IQR ms", "n", "TFLOP/s", "GB/s", "% peak", "err vs fp64", "correctness"]]
+    det = [["shape", "kernel", "median ms", "IQR ms", "n", "TFLOP/s", "GB/s", "% peak", "SM MHz", "W", "err vs fp64",
+            "correctness"]]  # fmt: skip
     for r in rec.get("rows", []):
         label = shape_label(r["shape"])
         entries = [(n, r["variants"].get(n, {})) for n in rec.get("variants", [])]
@@ -120,7 +121,7 @@ def format_timing(rec: Mapping[str, Any]) -> str:
             entries.append((ref_name, r["reference"]))
         for name, e in entries:
             if e.get("error"):
-                det.append([label, name, "—", "", "", "", "", "", "", "failed (see findings)"])
+                det.append([label, name, "—", "", "", "", "", "", "", "", "", "failed (see findings)"])
                 continue
             det.append(
                 [
@@ -132,6 +133,8 @@ def format_timing(rec: Mapping[str, Any]) -> str:
                     _num(e.get("tflops"), ".1f"),
                     _num(e.get("gbps"), ".0f"),
                     _num(e.get("pct_peak"), ".1f"),
+                    _num(e.get("sm_mhz"), ".0f"),
+                    _num(e.get("power_w"), ".0f"),
                     _num(e.get("rel_err"), ".2e"),
                     state_cell(e),
                 ]

@@ -20,6 +20,7 @@ with the suite's reference and with each other; it runs on ``cuda`` and, under T
 
 from __future__ import annotations
 
+import functools
 import gc
 import math
 from collections.abc import Callable, Mapping
@@ -406,6 +407,50 @@ def _timing_entry(suite: Suite, shape: Mapping[str, int], samples: list[float], 
     }
 
 
+CLOCK_GAP = 0.03
+"""Partners whose median SM clocks differ by more than this fraction get a finding."""
+
+
+def _block_medians(m: Any, key: str) -> list[float]:
+    """Median launch time of each measured block (the verdict resamples these); all launches when no blocks."""
+    blocks = getattr(m, "blocks", {}).get(key) or []
+    if len(blocks) >= 2:
+        return [sorted(b)[len(b) // 2] for b in blocks if b]
+    return list(m.samples[key])
+
+
+def _timed_entry(suite: Suite, shape: Mapping[str, int], m: Any, peak: Any, key: str) -> dict[str, Any]:
+    return {**_timing_entry(suite, shape, m.samples[key], peak), **_clock_entry(m, key)}
+
+
+def _block_verdict(m: Any, a: str, an: str, b: str, bn: str) -> Any:
+    """The verdict of ``a`` against ``b`` over their block medians, labelled ``an`` and ``bn``."""
+    return verdict(an, _block_medians(m, a), bn, _block_medians(m, b))
+
+
+def _clock_entry(m: Any, key: str) -> dict[str, Any]:
+    c = getattr(m, "clocks", {}).get(key)
+    out: dict[str, Any] = {"block_medians_ms": _block_medians(m, key) if getattr(m, "blocks", {}).get(key) else []}
+    if c:
+        out.update({"sm_mhz": c["sm_mhz"], "power_w": c["power_w"]})
+    return out
+
+
+def _clock_findings(m: Any, a: str, b: str, shape: Mapping[str, int]) -> list[dict[str, Any]]:
+    ca, cb = (getattr(m, "clocks", {}).get(n) for n in (a, b))
+    if not ca or not cb or not ca["sm_mhz"] or not cb["sm_mhz"]:
+        return []
+    gap = ca["sm_mhz"] / cb["sm_mhz"] - 1.0
+    if abs(gap) <= CLOCK_GAP:
+        return []
+    hi, lo = (a, b) if gap > 0 else (b, a)
+    chi, clo = (ca, cb) if gap > 0 else (cb, ca)
+    return [{"kind": "clock", "severity": "major", "variant": hi, "against": lo, "shape": dict(shape),
+             "message": f"{hi} ran at {chi['sm_mhz']:.0f} MHz ({chi['power_w']:.0f} W), {lo} at {clo['sm_mhz']:.0f} "
+             f"MHz ({clo['power_w']:.0f} W): {abs(gap) * 100:.1f}% apart at {shape_label(shape)}; part of the time "
+             "difference is the clock each sustains (power or thermal limit), not the kernels' own work"}]  # fmt: skip
+
+
 def _baseline_launch(suite: Suite, inputs: Inputs, shape: Mapping[str, int]) -> Callable[[], Any]:
     fn = suite.baseline
     assert fn is not None
@@ -556,32 +601,29 @@ def run_timing(req: RunRequest, log: Callable[[str], None] | None = None) -> dic
         if m is not None:
             record["method"] = m.method
             record["settings"] = {k: v for k, v in m.settings.items() if k != "estimate_ms"}
+            te = functools.partial(_timed_entry, suite, shape, m, peak)
+            vd_of = functools.partial(_block_verdict, m)
+
             for name in chk.launches:
-                row["variants"][name].update(_timing_entry(suite, shape, m.samples[name], peak))
+                row["variants"][name].update(te(name))
             if REFERENCE_KEY in m.samples and ref_entry is not None:
-                ref_entry.update(_timing_entry(suite, shape, m.samples[REFERENCE_KEY], peak))
+                ref_entry.update(te(REFERENCE_KEY))
             for name, w in tuned.items():
                 row.setdefault("tuned", {})[name] = {
-                    **_timing_entry(suite, shape, m.samples[f"{name}@tuned"], peak),
+                    **te(f"{name}@tuned"),
                     "config": w.config,
                     "bench_ms": w.bench_ms,
                     **tuned_checks.get(name, {}),
                 }
             vds = []
             if len(pair) == 2 and all(n in m.samples for n in pair):
-                vds.append(verdict(pair[0], m.samples[pair[0]], pair[1], m.samples[pair[1]]))
+                vds.append(vd_of(pair[0], pair[0], pair[1], pair[1]))
+                record["findings"] += _clock_findings(m, pair[0], pair[1], shape)
             if tuned and len(pair) == 2 and all(f"{n}@tuned" in m.samples for n in pair):
-                vds.append(
-                    verdict(
-                        f"{pair[0]}@tuned",
-                        m.samples[f"{pair[0]}@tuned"],
-                        f"{pair[1]}@tuned",
-                        m.samples[f"{pair[1]}@tuned"],
-                    )
-                )
+                vds.append(vd_of(f"{pair[0]}@tuned", f"{pair[0]}@tuned", f"{pair[1]}@tuned", f"{pair[1]}@tuned"))
             if REFERENCE_KEY in m.samples:
                 for name in chk.launches:
-                    vds.append(verdict(name, m.samples[name], str(ref_name), m.samples[REFERENCE_KEY]))
+                    vds.append(vd_of(name, name, REFERENCE_KEY, str(ref_name)))
             for vd in vds:
                 vd.shape = dict(shape)
                 record["verdicts"].append(vd.to_json())

@@ -1,24 +1,27 @@
-"""Timing launches on a CUDA GPU with CUDA events.
+"""Timing launches on a CUDA GPU with CUDA events, each variant under its own sustained load.
 
 Method (written into the bundle as ``runs["timing"]["method"]``):
 
-1. Each launch runs once untimed (the JIT compiles it), then ``warmup`` more times; the warm-up launches are timed
-   to estimate one launch's duration.
-2. Unless ``reps`` is given, each variant gets ``ceil(target_ms / slowest estimate)`` timed launches, clamped to
-   ``[min_reps, max_reps]``; every variant gets the same number.
-3. The timed launches are *interleaved*: rounds of ``round_size`` launches per variant, in the order A B A B …,
-   the starting variant rotating from round to round, so clock and temperature drift affect every variant alike.
-4. Before every timed launch the L2 cache is flushed by zeroing a buffer twice the device's L2 size
-   (``torch.cuda.get_device_properties().L2_cache_size``), so each launch reads its inputs from DRAM as in a
-   real program. The flush runs between, not inside, the pair of events.
-5. All rounds are enqueued back to back and synchronized once at the end, so a heavy kernel runs under sustained
-   load as in ``triton.testing.do_bench`` (the GPU's clock under sustained tensor-core load is lower than in
-   short bursts). Where enqueuing a round takes the CPU longer than the GPU takes to run it (tiny kernels), and
-   before the first round, a spin kernel (``torch.cuda._sleep``) runs first, long enough for the CPU to enqueue
-   the round, so the events measure the kernels, not Python's launch overhead. The clock also depends on the
-   power the *other* kernels of the interleave draw: on an H200 a tensor-core-bound GEMM measured 0.222 ms beside
-   a slow, low-power variant and 0.233–0.246 ms beside other GEMMs (``benchmarks/results/runner-h200``).
-6. With ``graph=True`` (``--graph``), each variant's ``graph_launches`` back-to-back launches are captured in a
+1. Each launch runs once untimed (the JIT compiles it), then ``warmup`` more times, timed, to estimate one
+   launch's duration.
+2. Each variant is timed in *blocks*: back-to-back launches lasting at least ``block_ms`` (100 ms by default,
+   long enough for the SM clock to settle at what this kernel alone sustains; at most ``max_block_launches``), one
+   pair of CUDA events around each launch. The blocks alternate between variants (A B, then B A, …), so slow drift
+   of clock and temperature falls on every variant alike, and a fast kernel is never timed in the short gap
+   between two launches of a slow, low-power one, at a boost clock it cannot sustain alone (seen on an H200: the
+   same GEMM read 735–749 TFLOP/s beside one partner and 642–647 beside another with launch-by-launch
+   interleaving). The first block of each variant is warm-up and is dropped.
+3. Before every timed launch the L2 cache is flushed by zeroing a buffer twice the device's L2 size, between, not
+   inside, the pair of events, so each launch reads its inputs from DRAM as in a real program.
+4. A block is enqueued whole and then synchronized. Where enqueuing it takes the CPU longer than the GPU takes to
+   run it (tiny kernels), a spin kernel (``torch.cuda._sleep``) runs first, long enough for the CPU to get ahead.
+5. During every block the SM clock and the board power are sampled through NVML (``nvidia-ml-py``, optional:
+   without it no clocks are reported) every few milliseconds; each variant's median clock and power are reported
+   beside its time, and the runner flags a variant whose clock differs from its partner's by more than 3 %.
+6. Statistics (:mod:`irdiff.run.stats`): per variant the median and IQR of every timed launch; the verdict's
+   interval comes from resampling *blocks* (their medians), so it covers block-to-block variation, not only
+   launch-to-launch.
+7. With ``graph=True`` (``--graph``), each variant's ``graph_launches`` back-to-back launches are captured in a
    CUDA graph and the graph's replays are timed instead (per-launch time = replay time / ``graph_launches``); no
    flush between the launches of a replay (L2 warm). This suits tiny kernels, where launch overhead dominates.
 
@@ -27,13 +30,15 @@ All times are milliseconds per launch. torch is imported lazily.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["Measurement", "TimingOptions", "device_info", "measure", "schedule"]
+__all__ = ["ClockSampler", "Measurement", "TimingOptions", "block_order", "device_info", "measure", "schedule"]
 
 
 @dataclass
@@ -42,14 +47,15 @@ class TimingOptions:
 
     warmup: int = 10
     reps: int | None = None
-    target_ms: float = 300.0
-    min_reps: int = 30
-    max_reps: int = 500
-    round_size: int = 10
+    block_ms: float = 100.0
+    blocks: int = 8
+    max_block_launches: int = 2000
+    min_block_launches: int = 3
     flush_l2: bool = True
     graph: bool = False
     graph_launches: int = 10
     spin: bool = True
+    sample_clocks: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,11 +63,18 @@ class TimingOptions:
 
 @dataclass
 class Measurement:
-    """Samples (ms per launch, in launch order) for every name, and the method in words."""
+    """Samples (ms per launch, in launch order) for every name, the block structure, clocks, and the method.
+
+    :ivar blocks: name → per measured block, the launch times (ms) of that block.
+    :ivar clocks: name → ``{"sm_mhz": median, "power_w": median, "per_block": [{"sm_mhz", "power_w"}, …]}``
+        (empty without NVML).
+    """
 
     samples: dict[str, list[float]]
     method: str
     settings: dict[str, Any] = field(default_factory=dict)
+    blocks: dict[str, list[list[float]]] = field(default_factory=dict)
+    clocks: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def schedule(names: Sequence[str], reps: int, round_size: int) -> list[list[str]]:
@@ -182,10 +195,86 @@ def _capture_graphs(launches: Mapping[str, Callable[[], Any]], k: int) -> dict[s
     return replays
 
 
-def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | None = None) -> Measurement:
-    """Time every launch (``{name: zero-argument callable}``) interleaved with the others.
+class ClockSampler:
+    """SM clock (MHz) and board power (W) of GPU 0 sampled by a background thread through NVML (``pynvml`` from
+    ``nvidia-ml-py``); ``available`` is False when the binding or the driver's NVML is missing."""
 
-    :returns: per-name samples in ms per launch (``n`` equal for all names) and the method text.
+    def __init__(self, period_s: float = 0.005):
+        self.period_s = period_s
+        self.available = False
+        self.samples: list[tuple[float, float, float]] = []  # (host time, MHz, W)
+        self._stop = False
+        self._thread: Any = None
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            idx = 0
+            visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+            if visible.isdigit():
+                idx = int(visible)
+            self._nvml = pynvml
+            self._handle = pynvml.nvmlDeviceGetHandleByIndex(idx)
+            self.available = True
+        except Exception:  # noqa: BLE001 - NVML is optional
+            self.available = False
+
+    def _read(self) -> tuple[float, float]:
+        n = self._nvml
+        mhz = float(n.nvmlDeviceGetClockInfo(self._handle, n.NVML_CLOCK_SM))
+        watts = float(n.nvmlDeviceGetPowerUsage(self._handle)) / 1000.0
+        return mhz, watts
+
+    def __enter__(self) -> ClockSampler:
+        if self.available:
+            import threading
+
+            def loop() -> None:
+                while not self._stop:
+                    try:
+                        mhz, w = self._read()
+                        self.samples.append((time.perf_counter(), mhz, w))
+                    except Exception:  # noqa: BLE001
+                        return
+                    time.sleep(self.period_s)
+
+            self._thread = threading.Thread(target=loop, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop = True
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+
+    def window(self, t0: float, t1: float) -> dict[str, float] | None:
+        """Median clock and power of the samples taken between host times ``t0`` and ``t1``."""
+        got = [(m, w) for t, m, w in self.samples if t0 <= t <= t1]
+        if not got:
+            return None
+        mhz = sorted(m for m, _ in got)[len(got) // 2]
+        w = sorted(x for _, x in got)[len(got) // 2]
+        return {"sm_mhz": mhz, "power_w": w, "n": len(got)}
+
+
+def block_order(names: Sequence[str], blocks: int) -> list[str]:
+    """The order of blocks: one warm-up block each, then ``blocks`` rounds with the first name rotating.
+
+    >>> block_order(["A", "B"], 2)
+    ['A', 'B', 'A', 'B', 'B', 'A']
+    """
+    out = list(names)
+    for r in range(blocks):
+        k = r % len(names) if names else 0
+        out += list(names[k:]) + list(names[:k])
+    return out
+
+
+def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | None = None) -> Measurement:
+    """Time every launch (``{name: zero-argument callable}``) in alternating sustained blocks (module docstring).
+
+    :returns: per-name samples in ms per launch from the measured blocks (``n`` equal for all names), the blocks,
+        NVML clocks, and the method text.
     :raises RuntimeError: no CUDA device.
     """
     import torch
@@ -205,7 +294,6 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
     flush = opts.flush_l2 and not opts.graph
     cuda = _Cuda(flush, opts.spin)
 
-    # Warm-up, timed, to estimate each launch's duration and the CPU cost of enqueuing one launch.
     est: dict[str, float] = {}
     cpu_s = 0.0
     for name in names:
@@ -217,31 +305,51 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
         cuda.sync()
         times = sorted(s.elapsed_time(e) for s, e in evs)
         est[name] = times[len(times) // 2]
+    flush_ms = _flush_ms(cuda) if flush else 0.0
     slowest = max(est.values()) if est else 1.0
     if opts.reps:
-        reps = opts.reps
+        per_block = max(1, math.ceil(opts.reps / max(1, opts.blocks)))
     else:
-        reps = math.ceil(opts.target_ms / max(slowest, 1e-6))
-        reps = max(opts.min_reps, min(opts.max_reps, reps))
-
-    flush_ms = _flush_ms(cuda) if flush else 0.0
+        per_block = math.ceil(opts.block_ms / max(slowest + flush_ms, 1e-6))
+        per_block = max(opts.min_block_launches, min(opts.max_block_launches, per_block))
     cpu_ms = cpu_s * 1e3
-    samples: dict[str, list[float]] = {n: [] for n in names}
-    rounds = schedule(names, reps, opts.round_size)
-    records: list[tuple[str, Any, Any]] = []
-    spun = 0
-    for r, order in enumerate(rounds):
-        # The GPU must never wait for the CPU inside a timed pair: where enqueuing a round takes longer than
-        # running it (and before the first round, when the queue is empty), a spin kernel runs first.
-        gpu_round = sum(est[n] + flush_ms for n in order)
-        if opts.spin and (r == 0 or cpu_ms * len(order) > 0.8 * gpu_round):
-            cuda.spin(cpu_ms * len(order) * 1.5)
-            spun += 1
-        records.extend((name, *_timed(cuda, fns[name], flush)) for name in order)
-    cuda.sync()
-    for name, s, e in records:
-        samples[name].append(s.elapsed_time(e) / per_launch)
 
+    blocks: dict[str, list[list[float]]] = {n: [] for n in names}
+    per_block_clock: dict[str, list[dict[str, float]]] = {n: [] for n in names}
+    spun = 0
+    order = block_order(names, opts.blocks)
+    seen: set[str] = set()
+    with ClockSampler() if opts.sample_clocks else contextlib.nullcontext() as sampler:
+        for name in order:
+            gpu_ms = per_block * (est[name] + flush_ms)
+            t0 = time.perf_counter()
+            if opts.spin and cpu_ms * per_block > 0.5 * gpu_ms:
+                cuda.spin(cpu_ms * per_block * 1.5)
+                spun += 1
+            else:
+                cuda.spin(min(2.0, cpu_ms * 4))
+            recs = [_timed(cuda, fns[name], flush) for _ in range(per_block)]
+            cuda.sync()
+            t1 = time.perf_counter()
+            times = [s.elapsed_time(e) / per_launch for s, e in recs]
+            if name not in seen:  # the first block of each variant is warm-up
+                seen.add(name)
+                continue
+            blocks[name].append(times)
+            if sampler is not None and sampler.available:
+                w = sampler.window(t0, t1)
+                if w:
+                    per_block_clock[name].append(w)
+    samples = {n: [t for b in blocks[n] for t in b] for n in names}
+    clocks: dict[str, dict[str, Any]] = {}
+    for n in names:
+        pb = per_block_clock[n]
+        if pb:
+            clocks[n] = {
+                "sm_mhz": sorted(x["sm_mhz"] for x in pb)[len(pb) // 2],
+                "power_w": sorted(x["power_w"] for x in pb)[len(pb) // 2],
+                "per_block": pb,
+            }
     if opts.graph:
         how = (
             f"CUDA graph replays of {per_launch} back-to-back launches timed with CUDA events (time per launch = "
@@ -253,23 +361,23 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
             if flush
             else "; L2 not flushed"
         )
+    block_len = per_block * (slowest + flush_ms)
     method = (
-        f"{how}; {opts.warmup} warm-up launches per variant; {reps} timed launches per variant, interleaved in "
-        f"rounds of {opts.round_size} (A B A B …, first variant rotating each round) and enqueued back to back"
-        + (
-            f" (a spin kernel ran before {spun} of {len(rounds)} rounds so that the GPU never waits for the CPU)"
-            if spun and cuda.cycles_per_ms > 0
-            else ""
-        )
-        + "; statistics: median and IQR"
+        f"{how}; {opts.warmup} warm-up launches per variant; each variant timed in {opts.blocks} blocks of "
+        f"{per_block} back-to-back launches (~{block_len:.0f} ms for the slowest) after one warm-up block, blocks "
+        "alternating between variants (A B, B A, …)"
+        + (f" (a spin kernel ran before {spun} blocks so that the GPU never waits for the CPU)" if spun else "")
+        + ("; SM clock and power sampled through NVML during every block" if clocks else "; no NVML clocks")
+        + "; statistics: median and IQR of launches, verdict interval by resampling blocks"
     )
     settings = {
         **opts.to_json(),
-        "reps_used": reps,
+        "launches_per_block": per_block,
+        "reps_used": per_block * opts.blocks,
         "flush_bytes": cuda.flush_bytes,
         "flush_ms": flush_ms,
         "cpu_enqueue_ms": cpu_ms,
-        "spin_rounds": spun,
+        "spin_blocks": spun,
         "estimate_ms": est,
     }
-    return Measurement(samples=samples, method=method, settings=settings)
+    return Measurement(samples=samples, method=method, settings=settings, blocks=blocks, clocks=clocks)

@@ -3,6 +3,7 @@
 - ``splitk-fp32`` / ``splitk-bf16``: split-K matmul, each K slice ``tl.atomic_add``-ed into the output (which must
   start at zero), against a one-pass matmul that stores its tile. ``splitk-nan`` is the same kernels with the
   output left at the default NaN start: the runner must refuse it and say why.
+  ``rmw`` reads C with ``tl.load`` and stores it back for every K slice (the same need, without atomics).
 - ``histogram``: integer ``tl.atomic_add`` per element against a per-program ``tl.histogram`` then one atomic add
   per bin (i32 counts starting at zero).
 - ``hint-fault``: a copy with an offset of 3 elements; ``hinted`` claims (``tl.multiple_of``/``tl.max_contiguous``)
@@ -14,6 +15,8 @@
   power of two (the padding zeroed); the first suite compares the common region, the second says nothing.
 - ``dot-precision``: an fp32 ``tl.dot`` with ``input_precision="tf32"`` against ``"ieee"``.
 - ``no-reference``: two copies without a reference (they can only agree with each other).
+- ``crash``: a copy loading 2**40 elements past its input: an illegal address on the GPU, a segfault of the
+  interpreter's process.
 """
 
 from __future__ import annotations
@@ -62,6 +65,23 @@ def splitk_direct(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty), mask=mask)
 
 
+@triton.jit
+def splitk_rmw(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               SPLIT: tl.constexpr):  # fmt: skip
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    c_ptrs = c_ptr + rm[:, None] * N + rn[None, :]
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    for k0 in range(0, K, BK):  # C += A[:, k0:k0+BK] @ B[k0:k0+BK, :] through C itself, one slice at a time
+        rk = k0 + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        c = tl.load(c_ptrs, mask=mask, other=0.0).to(tl.float32)
+        tl.store(c_ptrs, tl.dot(a, b, c).to(c_ptr.dtype.element_ty), mask=mask)
+
+
 def _splitk_suite(name: str, out_dtype: str, init: object) -> Suite:
     def args(s: dict[str, int]) -> dict[str, object]:
         return {
@@ -82,6 +102,7 @@ def _splitk_suite(name: str, out_dtype: str, init: object) -> Suite:
         variants={
             "splitk": Variant(splitk_atomic, "4 K slices, each atomically added into C", constexprs={"SPLIT": 4}),
             "direct": Variant(splitk_direct, "one pass over K, C stored", constexprs={"SPLIT": 1}),
+            "rmw": Variant(splitk_rmw, "C loaded, added to and stored back per K slice", constexprs={"SPLIT": 1}),
         },
         args=args,
         shape={"M": 64, "N": 64, "K": 256},
@@ -333,4 +354,27 @@ no_reference = Suite(
     constexprs={"BLOCK": 1024},
     grid=lambda s, m: (triton.cdiv(s["N"], m["BLOCK"]),),
     default_pair=("plain", "again"),
+)
+
+# ------------------------------------------------------------------------------------------------ a fault
+
+
+@triton.jit
+def copy_wild(x_ptr, y_ptr, N, OFF, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    far = i.to(tl.int64) * (1 << 40)  # far outside any allocation: an illegal address (a segfault when interpreted)
+    tl.store(y_ptr + i, tl.load(x_ptr + far))
+
+
+crash = Suite(
+    name="crash",
+    description="a copy reading terabytes past its input: the process running it faults",
+    variants={"wild": Variant(copy_wild, "loads 2**40 elements apart"), "plain": Variant(copy_plain, "no hint")},
+    args=_copy_args,
+    shape={"N": 2048},
+    constexprs={"BLOCK": 1024},
+    grid=lambda s, m: (triton.cdiv(s["N"], m["BLOCK"]),),
+    bytes=lambda s: 8.0 * s["N"],
+    reference=lambda inp, s: {"y_ptr": inp["x_ptr"][3 : 3 + s["N"]].double()},
+    default_pair=("wild", "plain"),
 )
