@@ -219,3 +219,44 @@ def test_shape_label_for_unnamed_shapes() -> None:
     from irdiff.run.sweep import shape_label
 
     assert shape_label({}) == "default shape" and shape_label({"M": 4, "N": 4}) == "M=N=4"
+
+
+# ---------------------------------------------------------------- GPU (the H200 acceptance runs these)
+
+GPU_CASES = {
+    "splitk-fp32": (("splitk", "direct"), {"M": 512, "N": 512, "K": 2048}, (CORRECT, CORRECT)),
+    "splitk-bf16": (("splitk", "direct"), {"M": 512, "N": 512, "K": 2048}, (CORRECT, CORRECT)),
+    "splitk-nan": (("rmw", "direct"), {"M": 512, "N": 512, "K": 2048}, (NOT_CHECKED, CORRECT)),
+    "histogram": (("atomic", "private"), {"N": 1 << 20}, (CORRECT, CORRECT)),
+    "hint-fault": (("hinted", "plain"), {"N": 1 << 20}, (NOT_CHECKED, CORRECT)),
+    "crash": (("wild", "plain"), {"N": 1 << 16}, (NOT_CHECKED, CORRECT)),
+    "tma": (("descriptor", "pointers"), {"M": 512, "N": 512, "K": 512}, (CORRECT, CORRECT)),
+    "padded-rows": (("padded", "exact"), {"M": 4096, "N": 100}, (CORRECT, CORRECT)),
+    "padded-rows-nocompare": (("padded", "exact"), {"M": 4096, "N": 100}, (NOT_CHECKED, CORRECT)),
+    "dot-precision": (("tf32", "ieee"), {"M": 256, "N": 256, "K": 1024}, (CORRECT, CORRECT)),
+    "no-reference": (("plain", "again"), {"N": 1 << 20}, (AGREES, AGREES)),
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", list(GPU_CASES))
+def test_gpu_every_kind_runs_with_the_right_state(name: str) -> None:
+    from irdiff.run.runner import RunRequest, run_timing
+    from irdiff.run.timing import TimingOptions
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU on this machine")
+    pair, shape, want = GPU_CASES[name]
+    rec = run_timing(RunRequest(_ref(name), list(pair), [shape], timing=TimingOptions(block_ms=20, blocks=3)))
+    json.dumps(rec)
+    v = rec["rows"][0]["variants"]
+    assert (v[pair[0]]["state"], v[pair[1]]["state"]) == want, json.dumps(rec["findings"])[:2000]
+    for n in pair:  # every variant that did not fault was timed
+        assert ("error" in v[n]) or v[n]["median_ms"] > 0
+    if name in ("hint-fault", "crash"):
+        err = v[pair[0]]["error"]
+        assert "misaligned address" in err or "illegal" in err.lower(), err
+        assert rec["verdicts"] == [] and v[pair[1]]["median_ms"] > 0
+    if name == "dot-precision":
+        gap = [f for f in rec["findings"] if f["kind"] == "numerics"]
+        assert gap and gap[0]["variant"] == "tf32", rec["findings"]
