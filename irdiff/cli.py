@@ -360,11 +360,25 @@ def _check_stages(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
+def _keep_theme(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    ctx.meta["irdiff.theme"] = value or "auto"
+
+
+def _theme(color: bool) -> str:
+    """The palette for this command's ``--theme`` (asks the terminal only when colour is on)."""
+    from irdiff.render.terminal import choose_theme
+
+    ctx = click.get_current_context(silent=True)
+    choice = str(ctx.meta.get("irdiff.theme", "auto")) if ctx is not None else "auto"
+    return choose_theme(choice, query=color) if color else "dark"
+
+
 def output_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Terminal output options (irdiff/render/terminal.py): colour and pager."""
     opts = [
         click.option("--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto", envvar="IRDIFF_COLOR", show_default=True, help="Colour (auto: on a terminal, off under NO_COLOR)."),
         click.option("--paging", "paging", type=click.Choice(["auto", "always", "never"]), default="auto", envvar="IRDIFF_PAGING", show_default=True, help="Page long output (IRDIFF_PAGER, PAGER, less)."),
+        click.option("--theme", type=click.Choice(["auto", "dark", "light", "mono"]), default="auto", envvar="IRDIFF_THEME", show_default=True, expose_value=False, callback=_keep_theme, help="Palette (auto: COLORFGBG, else ask the terminal for its background; mono: bold and reverse only)."),
     ]  # fmt: skip
     for o in reversed(opts):
         f = o(f)
@@ -399,8 +413,10 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
 
     stages = parse_stages(stage)
     comparison = build_comparison(bundle, a, b, stages=stages, raw=raw, context=context)
+    on = color_enabled(color)
     opts = TerminalOptions(
-        color=color_enabled(color),
+        color=on,
+        theme=_theme(on),
         width=terminal_width(width),
         side_by_side=side_by_side,
         show_spec=True,
@@ -623,7 +639,8 @@ def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line
         from irdiff.normalize import normalize
 
         text = "\n".join(normalize(stage, text, v.kernel or None).lines) + "\n"
-    emit(render_stage_text(stage, text, color=color_enabled(color), line_numbers=line_numbers), paging=paging)
+    on = color_enabled(color)
+    emit(render_stage_text(stage, text, color=on, line_numbers=line_numbers, theme=_theme(on)), paging=paging)
 
 
 @cli.command("run")

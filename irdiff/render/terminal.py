@@ -36,8 +36,11 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
@@ -52,6 +55,10 @@ if TYPE_CHECKING:
     from irdiff.normalize import NormalizedStage
 
 __all__ = [
+    "THEMES",
+    "Theme",
+    "choose_theme",
+    "contrast",
     "TerminalOptions",
     "render",
     "render_stage_text",
@@ -118,18 +125,118 @@ SEVERITY_STYLE = {
 }
 
 
+# --------------------------------------------------------------------------------------------------------------
+# Themes: the styles above are written in the dark palette; a theme maps them to its own colours when painting
+# --------------------------------------------------------------------------------------------------------------
+
+
+def xterm_rgb(index: int) -> tuple[int, int, int]:
+    """The RGB value (0-255 each) xterm shows for a 256-colour index (16 system colours, 6×6×6 cube, 24 greys)."""
+    if index < 16:
+        return _SYSTEM_RGB[index]
+    if index < 232:
+        i = index - 16
+        return (_CUBE[i // 36], _CUBE[(i // 6) % 6], _CUBE[i % 6])
+    v = 8 + 10 * (index - 232)
+    return (v, v, v)
+
+
+_SYSTEM_RGB = [
+    (0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205), (229, 229, 229),
+    (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255), (255, 0, 255), (0, 255, 255),
+    (255, 255, 255),
+]  # fmt: skip
+_CUBE = (0, 95, 135, 175, 215, 255)
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    def ch(x: float) -> float:
+        x /= 255
+        return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
+    r, g, b = rgb
+    return 0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(b)
+
+
+def contrast(fg: int, bg: int) -> float:
+    """WCAG contrast ratio (1 … 21) of two xterm-256 colours; 4.5 is the minimum for body text (WCAG AA)."""
+    a, b = _luminance(xterm_rgb(fg)), _luminance(xterm_rgb(bg))
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+# Text with no syntax colour on a diff background gets a foreground of at least MIN_CONTRAST (WCAG AA for body
+# text); a syntax colour is kept on a diff background down to MIN_TOKEN_CONTRAST (WCAG AA for large text and UI
+# components), so changed lines stay highlighted; below that it is replaced like plain text.
+MIN_CONTRAST = 4.5
+MIN_TOKEN_CONTRAST = 3.0
+
+
+@dataclass(frozen=True)
+class Theme:
+    """A palette: how the dark-palette styles of this module are painted.
+
+    :ivar name: ``dark``, ``light`` or ``mono``.
+    :ivar fg: dark-palette foreground index → this theme's index (missing: unchanged).
+    :ivar bg: dark-palette background index → this theme's index (missing: unchanged).
+    :ivar text: foregrounds for text on a diff background whose own colour (or the terminal's default, which irdiff
+        cannot know) would read below :data:`MIN_CONTRAST`; the one with the best contrast is used.
+    :ivar mono: no colours at all: bold and dim kept, changed tokens in reverse video.
+    """
+
+    name: str
+    fg: Mapping[int, int]
+    bg: Mapping[int, int]
+    text: tuple[int, ...] = (253, 234)
+    mono: bool = False
+
+
+DARK = Theme("dark", {}, {}, (253, 234, 231, 16))
+LIGHT = Theme(
+    "light",
+    fg={
+        244: 241, 75: 25, 80: 30, 141: 91, 110: 24, 214: 130, 176: 127, 152: 31, 205: 161, 179: 94, 114: 28,
+        203: 160, 77: 28, 242: 244, 73: 30, 245: 243, 220: 130, 196: 160, 208: 166, 178: 136,
+    },
+    bg={MINUS_BG: 224, MINUS_EMPH_BG: 217, PLUS_BG: 194, PLUS_EMPH_BG: 157},
+    text=(235, 16, 253),
+)  # fmt: skip
+MONO = Theme("mono", {}, {}, (), mono=True)
+THEMES: dict[str, Theme] = {t.name: t for t in (DARK, LIGHT, MONO)}
+_THEME: ContextVar[Theme] = ContextVar("irdiff_terminal_theme", default=DARK)
+
+
+@contextmanager
+def _using(theme: str | Theme) -> Iterator[None]:
+    token = _THEME.set(theme if isinstance(theme, Theme) else THEMES[theme])
+    try:
+        yield
+    finally:
+        _THEME.reset(token)
+
+
 def _sgr(st: Style) -> str:
     if st == PLAIN:
         return RESET
+    theme = _THEME.get()
     codes = ["0"]
     if st.bold:
         codes.append("1")
     if st.dim:
         codes.append("2")
-    if st.fg is not None:
-        codes.append(f"38;5;{st.fg}")
-    if st.bg is not None:
-        codes.append(f"48;5;{st.bg}")
+    if theme.mono:
+        if st.bg in (MINUS_EMPH_BG, PLUS_EMPH_BG):
+            codes.append("7")
+        return "\x1b[" + ";".join(codes) + "m"
+    fg = theme.fg.get(st.fg, st.fg) if st.fg is not None else None
+    bg = theme.bg.get(st.bg, st.bg) if st.bg is not None else None
+    if bg is not None and (fg is None or contrast(fg, bg) < MIN_TOKEN_CONTRAST) and theme.text:
+        fg = next((c for c in theme.text if contrast(c, bg) >= MIN_CONTRAST), None)
+        if fg is None:
+            fg = max(theme.text, key=lambda c: contrast(c, bg))
+    if fg is not None:
+        codes.append(f"38;5;{fg}")
+    if bg is not None:
+        codes.append(f"48;5;{bg}")
     return "\x1b[" + ";".join(codes) + "m"
 
 
@@ -141,15 +248,16 @@ def _paint(segs: Iterable[Seg], color: bool) -> str:
     if not color:
         return "".join(t for t, _ in segs)
     out: list[str] = []
-    cur = PLAIN
+    cur = RESET  # compared as escape codes: styles a theme paints alike (mono) need no new escape
     for text, st in segs:
         if not text:
             continue
-        if st != cur:
-            out.append(_sgr(st))
-            cur = st
+        code = _sgr(st)
+        if code != cur:
+            out.append(code)
+            cur = code
         out.append(text)
-    if cur != PLAIN:
+    if cur != RESET:
         out.append(RESET)
     return "".join(out)
 
@@ -397,14 +505,23 @@ class TerminalOptions:
     max_wrap: int = 4
     show_spec: bool = True
     hunk_stages: tuple[str, ...] | None = None
+    theme: str = "dark"
 
 
 def render(c: Comparison, opts: TerminalOptions | None = None) -> str:
-    """The whole terminal report for a comparison (a string ending in a newline; ANSI only if ``opts.color``).
+    """The whole terminal report for a comparison (a string ending in a newline; ANSI only if ``opts.color``, in
+    the palette ``opts.theme``: ``dark``, ``light`` or ``mono``).
 
     When every compared stage is identical after normalization the report is a single line saying so.
+
+    :raises KeyError: unknown ``opts.theme``.
     """
     opts = opts or TerminalOptions()
+    with _using(opts.theme):
+        return _render(c, opts)
+
+
+def _render(c: Comparison, opts: TerminalOptions) -> str:
     if c.stage_diffs and c.identical and not _spec_differs(c):
         return _paint([_s(_identical_line(c), S_TITLE)], opts.color) + "\n"
     out: list[str] = []
@@ -867,8 +984,15 @@ def _hunk_side_by_side(h: Hunk, sa: _Side, sb: _Side, num_w: int, opts: Terminal
 # --------------------------------------------------------------------------------------------------------------
 
 
-def render_stage_text(stage: str, text: str, *, color: bool, tabsize: int = 8, line_numbers: bool = False) -> str:
-    """One stage text with syntax colours (``irdiff show``); plain text when ``color`` is False."""
+def render_stage_text(
+    stage: str, text: str, *, color: bool, tabsize: int = 8, line_numbers: bool = False, theme: str = "dark"
+) -> str:
+    """One stage text with syntax colours in ``theme`` (``irdiff show``); plain text when ``color`` is False."""
+    with _using(theme):
+        return _render_stage_text(stage, text, color=color, tabsize=tabsize, line_numbers=line_numbers)
+
+
+def _render_stage_text(stage: str, text: str, *, color: bool, tabsize: int, line_numbers: bool) -> str:
     lines = text.splitlines()
     toks = _lex_lines(stage, lines) if color else None
     num_w = len(str(len(lines)))
@@ -914,6 +1038,93 @@ def color_enabled(choice: str = "auto", stream: IO[str] | Any = None, env: Mappi
     if env.get("TERM", "") == "dumb":
         return False
     return _isatty(sys.stdout if stream is None else stream)
+
+
+def theme_from_colorfgbg(value: str) -> str | None:
+    """``COLORFGBG`` (rxvt, Konsole, iTerm2: ``"15;0"`` = white on black; the last field is the background's
+    system colour) → ``"dark"``/``"light"``, or None when it does not say (``"default;default"``)."""
+    bg = value.strip().split(";")[-1] if value.strip() else ""
+    if not bg.isdigit():
+        return None
+    n = int(bg)
+    return "light" if n == 7 or 9 <= n <= 15 else "dark"
+
+
+_OSC_RGB = re.compile(rb"\]11;rgb:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})")
+
+
+def theme_from_osc11(reply: bytes) -> str | None:
+    """A terminal's answer to ``OSC 11 ; ?`` (``ESC ] 11 ; rgb:ffff/ffff/ffff BEL``) → ``"dark"``/``"light"``
+    by the background's relative luminance; None if the reply is not one."""
+    m = _OSC_RGB.search(reply)
+    if not m:
+        return None
+    rgb = tuple(int(x, 16) / (16 ** len(x) - 1) * 255 for x in m.groups())
+    return "light" if _luminance((rgb[0], rgb[1], rgb[2])) > 0.4 else "dark"
+
+
+def query_background(fd: int, timeout: float = 0.1) -> bytes:
+    """Ask the terminal on ``fd`` for its background colour (``OSC 11 ; ?``) and return the raw reply (b"" when it
+    does not answer within ``timeout`` seconds). The terminal is put in non-canonical, no-echo mode meanwhile, so the
+    reply never shows; the previous mode is restored."""
+    import select
+    import termios
+
+    try:
+        old = termios.tcgetattr(fd)
+    except termios.error:
+        return b""
+    new = list(old)
+    new[3] = new[3] & ~(termios.ICANON | termios.ECHO)
+    reply = b""
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, new)
+        os.write(fd, b"\x1b]11;?\x07")
+        deadline = time.monotonic() + timeout
+        while not (reply.endswith(b"\x07") or reply.endswith(b"\x1b\\")):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                break
+            chunk = os.read(fd, 64)
+            if not chunk:
+                break
+            reply += chunk
+    except OSError:
+        pass
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, old)
+    return reply
+
+
+def choose_theme(
+    choice: str = "auto", env: Mapping[str, str] | None = None, stream: IO[str] | Any = None, query: bool = True
+) -> str:
+    """Decide the palette: ``dark``, ``light`` and ``mono`` are taken as given; ``auto`` reads ``COLORFGBG``, then
+    (only when stdin and ``stream`` are terminals and ``TERM`` is not ``dumb``) asks the terminal for its background
+    with :func:`query_background` (100 ms at most), else ``dark``.
+
+    :raises ValueError: ``choice`` is none of ``auto``, ``dark``, ``light``, ``mono``.
+    """
+    env = os.environ if env is None else env
+    choice = choice.lower()
+    if choice in THEMES:
+        return choice
+    if choice != "auto":
+        raise ValueError(f"--theme {choice!r}: expected auto, dark, light or mono")
+    told = theme_from_colorfgbg(env.get("COLORFGBG", ""))
+    if told:
+        return told
+    stream = sys.stdout if stream is None else stream
+    if query and env.get("TERM", "") != "dumb" and _isatty(stream) and _isatty(sys.stdin):
+        try:
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+        except OSError:
+            return "dark"
+        try:
+            return theme_from_osc11(query_background(fd)) or "dark"
+        finally:
+            os.close(fd)
+    return "dark"
 
 
 def terminal_width(explicit: int | None = None, default: int = 120) -> int:
