@@ -34,6 +34,7 @@ from typing import Any
 
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.counts import count_ops, ptx_instructions, ptx_key, sass_instructions, sass_key
+from irdiff.normalize.text import strip_locs
 
 __all__ = [
     "ARCH_LIMITS",
@@ -320,36 +321,9 @@ def elem_bits(elem: str) -> int:
 
 
 def strip_loc(line: str) -> str:
-    """Remove every balanced ``loc(...)`` from an MLIR line (debug locations)."""
-    out = []
-    i = 0
-    while True:
-        j = line.find("loc(", i)
-        if j < 0 or (j > 0 and (line[j - 1].isalnum() or line[j - 1] in "_.#")):
-            if j < 0:
-                out.append(line[i:])
-                break
-            out.append(line[i : j + 4])
-            i = j + 4
-            continue
-        out.append(line[i:j])
-        depth = 0
-        k = j + 3
-        while k < len(line):
-            if line[k] == "(":
-                depth += 1
-            elif line[k] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            elif line[k] == '"':
-                k = line.find('"', k + 1)
-                if k < 0:
-                    k = len(line)
-                    break
-            k += 1
-        i = k + 1
-    return "".join(out).rstrip()
+    """Remove every balanced ``loc(...)`` from an MLIR line (debug locations); blanks before it are kept, trailing
+    ones stripped (the scanner is :func:`irdiff.normalize.text.strip_locs`)."""
+    return strip_locs(line, eat_blanks=False, quoted=False).rstrip()
 
 
 def _stem(ssa: str) -> str:

@@ -30,6 +30,8 @@ import os
 import re
 from collections.abc import Callable
 
+from irdiff.normalize.text import matching_paren, split_top_level
+
 __all__ = ["source_map", "STAGES_WITH_LOCATIONS"]
 
 Frame = tuple[str, int]  # (file path as written in the IR, 1-based line)
@@ -74,57 +76,9 @@ def _pick(frames: list[Frame], source_path: str) -> int | None:
 
 
 def _balanced(text: str, start: int) -> int:
-    """Index just past the ``)`` closing the ``(`` at ``start`` (quotes respected), or -1."""
-    depth = 0
-    i = start
-    in_str = False
-    while i < len(text):
-        c = text[i]
-        if in_str:
-            if c == "\\":
-                i += 1
-            elif c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-        elif c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    """Split at ``sep`` outside brackets and quotes."""
-    parts: list[str] = []
-    depth = 0
-    in_str = False
-    last = 0
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if in_str:
-            if c == "\\":
-                i += 1
-            elif c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-        elif c in "([<":
-            depth += 1
-        elif c in ")]>":
-            depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
-            parts.append(text[last:i])
-            last = i + len(sep)
-            i = last
-            continue
-        i += 1
-    parts.append(text[last:])
-    return parts
+    """Index just past the ``)`` closing the ``(`` at ``start`` (brackets counted, quotes respected), or -1."""
+    close = matching_paren(text, start, "([", ")]")
+    return close + 1 if close >= 0 else -1
 
 
 def _last_loc(line: str) -> str | None:
@@ -169,14 +123,14 @@ class _MlirLocs:
         elif body.startswith("callsite("):
             end = _balanced(body, len("callsite"))
             inner = body[len("callsite(") : end - 1] if end > 0 else ""
-            parts = _split_top(inner, " at ")
+            parts = split_top_level(inner, " at ")
             for p in parts:
                 out.extend(self.frames(p, depth + 1))
         elif body.startswith("fused"):
             k = body.find("[")
             end = _balanced(body, k) if k >= 0 else -1
             if end > 0:
-                for p in _split_top(body[k + 1 : end - 1], ","):
+                for p in split_top_level(body[k + 1 : end - 1], ","):
                     out.extend(self.frames(p, depth + 1))
         elif body.startswith("loc("):
             end = _balanced(body, 3)
@@ -213,7 +167,7 @@ def _map_mlir(text: str, source_path: str) -> dict[int, int]:
 
 def _ll_fields(body: str) -> dict[str, str]:
     out: dict[str, str] = {}
-    for part in _split_top(body, ", "):
+    for part in split_top_level(body, ", "):
         k, sep, v = part.partition(":")
         if sep:
             out[k.strip()] = v.strip()

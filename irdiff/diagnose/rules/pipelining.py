@@ -8,6 +8,7 @@ from irdiff.diagnose.facts import PipelineLoad, Ref, VariantFacts, strip_loc
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.rules.common import Context, _ev, _kb, _names, _stem_of
 from irdiff.diagnose.rules.registry import Emits, rule
+from irdiff.normalize.text import split_top_level
 
 
 def _trace_loop_carried(ttgir: str, shape: list[int]) -> list[Ref]:
@@ -75,22 +76,11 @@ def _trace_loop_carried(ttgir: str, shape: list[int]) -> list[Ref]:
 
 
 def _split_top(s: str) -> list[str]:
-    out: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in s:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if cur:
-        out.append("".join(cur).strip())
-    return out
+    """Types of an ``scf.for`` result list, split at top-level commas and stripped."""
+    parts = split_top_level(s)
+    if parts and parts[-1] == "":
+        parts.pop()
+    return [p.strip() for p in parts]
 
 
 def _pair_pipeline(fa: VariantFacts, fb: VariantFacts) -> list[tuple[PipelineLoad | None, PipelineLoad | None]]:

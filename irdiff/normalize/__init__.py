@@ -1,0 +1,189 @@
+"""Per-dialect normalization of Triton stage texts, so that two compiles can be diffed line by line.
+
+Each stage text is turned into a :class:`NormalizedStage`: readable lines (what a diff shows), their "shape" form
+(what the aligner compares), the raw line each came from, and the structure (functions, loops/regions) the aligner
+anchors on. What is dropped or renamed is only what changes without meaning between two compiles of the same
+kernel (measured in ``shared/notes/triton-internals.md`` §E.1; Triton 3.6 and 3.9):
+
+* TTIR/TTGIR (MLIR, printed by ``triton/compiler/compiler.py`` via ``str(module)``): ``#locN = loc(...)`` lines and
+  every ``loc(...)``; SSA names are renumbered by first appearance, keeping the Python-derived stems Triton 3.4+
+  prints (``%a_ptrs_60`` → ``%a_ptrs.N``, numbered per stem); ``%N`` and block arguments ``%argN`` are renumbered;
+  layout aliases (``#blocked1 = #ttg.blocked<{...}>``) are renamed by content (``#blocked_s1x8_t2x16_w4x1_o1x0``),
+  so the same layout has the same name in both variants; ``tt.func`` signatures are split one argument per line.
+* LLIR (``make_llir``): ``; ModuleID``, ``source_filename``, ``!dbg !N`` attachments, ``!N = !DI...`` metadata,
+  ``#dbg_`` records and comments are dropped; ``%N``/named values, block labels, ``#N`` attribute groups and ``!N``
+  metadata are renumbered by first appearance; ``define`` signatures are split one argument per line.
+* PTX (``make_ptx``): comments, ``.loc``/``.file``, ``$L__tmp``/``$L__func_*`` labels and everything from the
+  first ``.section .debug_*`` on are dropped; registers are renumbered per class (``%r``, ``%rd``, ``%rs``, ``%p``,
+  ``%f``, ``%fd``, ``%h``, ``%hh``...) and ``$L__BB`` labels by first appearance.
+* SASS (``triton/tools/disasm.py`` ``get_sass``: ``ctrl<TAB>instr`` lines, ``Function:NAME``, ``LBBn:`` labels;
+  cuobjdump's raw ``/*0070*/ ... /* 0x... */`` form is accepted too): addresses and encodings are dropped, control
+  codes go to :attr:`NormalizedStage.columns` (computed from the encoding for the raw form, as ``get_sass`` does),
+  ``LBBn``/``.L_x_N`` labels and branch target addresses are renumbered, ``//## File`` lines dropped.
+
+In the *shape* form every renamed symbol (SSA value, virtual register, label, attribute group) is erased to its
+class (``%_``, ``%r_``, ``L_``) so that one extra value does not make every later line differ; the erased symbols are
+kept per line in :attr:`NormalizedStage.symbols`, and the aligner (``irdiff/align.py``) checks that they correspond
+one-to-one between the two sides. Things that are compared exactly stay in the shape: constants, types, layout
+alias names (content-derived), SASS physical registers.
+
+:func:`normalize` never raises on arbitrary text: unparseable lines are kept as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+
+from irdiff.normalize.builder import Builder
+from irdiff.normalize.llir import normalize_llir
+from irdiff.normalize.mlir import normalize_mlir
+from irdiff.normalize.model import NormalizedStage, Region
+from irdiff.normalize.ptx import normalize_ptx
+from irdiff.normalize.sass import normalize_sass
+
+__all__ = ["NormalizedStage", "Region", "normalize", "dialect_of", "rename"]
+
+
+_DIALECTS = {"ttir": "mlir", "ttgir": "mlir", "source": "mlir", "llir": "llir", "ptx": "ptx", "sass": "sass"}
+
+
+def dialect_of(stage: str) -> str:
+    """``mlir``, ``llir``, ``ptx``, ``sass`` or ``text`` for a stage name (``ttgir`` → ``mlir``)."""
+    return _DIALECTS.get(stage, "text")
+
+
+def normalize(
+    stage: str,
+    text: str,
+    kernel_name: str | None = None,
+    *,
+    raw: bool = False,
+    line_range: tuple[int, int] | None = None,
+) -> NormalizedStage:
+    """Normalize one stage text (see the module docstring for the rules per dialect).
+
+    :param stage: stage name; unknown names are treated as plain text (lines kept, trailing blanks stripped).
+    :param text: the stage text as Triton wrote it (``CompiledKernel.asm[stage]``).
+    :param kernel_name: when given, occurrences of the kernel's name are replaced by ``KERNEL`` (so two variants
+        with different function names compare equal).
+    :param raw: no normalization at all: ``lines`` and ``shapes`` are the raw lines (``--raw``).
+    :param line_range: plain-text stages (``python``) only: keep raw lines ``first..last`` (1-based, inclusive;
+        the kernel function inside the file that defines it); ``raw`` and ``raw_line`` still refer to the whole text.
+    :returns: a :class:`NormalizedStage`. Never raises on arbitrary text; if a dialect normalizer fails
+        internally, the raw lines are returned with ``fallback=True``.
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    raw_lines = text.splitlines()
+    if raw:
+        return _plain(stage, text, raw_lines, strip=False)
+    dialect = dialect_of(stage)
+    try:
+        if dialect == "mlir":
+            out = Builder(stage, text)
+            normalize_mlir(out, raw_lines, kernel_name)
+        elif dialect == "llir":
+            out = Builder(stage, text)
+            normalize_llir(out, raw_lines, kernel_name)
+        elif dialect == "ptx":
+            out = Builder(stage, text)
+            normalize_ptx(out, raw_lines, kernel_name)
+        elif dialect == "sass":
+            out = Builder(stage, text, with_columns=True)
+            normalize_sass(out, raw_lines, kernel_name)
+        else:
+            return _plain(stage, text, raw_lines, strip=True, line_range=line_range, kernel_name=kernel_name)
+        return out.build()
+    except Exception:  # defensive: the differ must show something for any input
+        result = _plain(stage, text, raw_lines, strip=False)
+        result.fallback = True
+        return result
+
+
+def rename(ns: NormalizedStage, mapping: Mapping[str, str]) -> NormalizedStage:
+    """A copy of ``ns`` whose symbols are renamed by ``mapping`` (symbols not in it keep their name): the lines,
+    :attr:`~NormalizedStage.symbols` and :attr:`~NormalizedStage.symbol_spans` change, the shapes, raw line
+    numbers, columns and regions do not. A symbol printed without its sigil (LLIR label ``12:``) stays so.
+
+    Used by :func:`irdiff.align.diff_stage` to give corresponding values one name on both sides of a diff.
+    Lines without recorded spans (a stage built by hand) are searched for their symbols left to right.
+    """
+    lines = list(ns.lines)
+    symbols = list(ns.symbols)
+    spans: list[tuple[tuple[int, int], ...]] = (
+        list(ns.symbol_spans) if len(ns.symbol_spans) == len(ns.lines) else [() for _ in ns.lines]
+    )
+    for i, syms in enumerate(ns.symbols[: len(lines)]):
+        if not syms or all(mapping.get(x, x) == x for x in syms):
+            continue
+        line = lines[i]
+        where = spans[i] if len(spans[i]) == len(syms) else _find_symbols(line, syms)
+        if where is None:
+            continue
+        out: list[str] = []
+        new_syms: list[str] = []
+        new_where: list[tuple[int, int]] = []
+        pos = 0
+        shift = 0
+        for sym, (start, end) in zip(syms, where, strict=True):
+            new = mapping.get(sym, sym)
+            shown = line[start:end]
+            text = new[1:] if shown != sym and shown == sym[1:] else new
+            out.append(line[pos:start])
+            out.append(text)
+            new_syms.append(new)
+            new_where.append((start + shift, start + shift + len(text)))
+            shift += len(text) - (end - start)
+            pos = end
+        out.append(line[pos:])
+        lines[i] = "".join(out)
+        symbols[i] = tuple(new_syms)
+        spans[i] = tuple(new_where)
+    return replace(ns, lines=lines, symbols=symbols, symbol_spans=spans)
+
+
+def _find_symbols(line: str, syms: tuple[str, ...]) -> tuple[tuple[int, int], ...] | None:
+    """Spans of ``syms`` in ``line``, left to right, as whole tokens (None if one is missing)."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for sym in syms:
+        for text in (sym, sym[1:]):
+            m = re.compile(r"(?<![\w$.\-])" + re.escape(text) + r"(?![\w$.\-])").search(line, pos) if text else None
+            if m:
+                out.append(m.span())
+                pos = m.end()
+                break
+        else:
+            return None
+    return tuple(out)
+
+
+def _plain(
+    stage: str,
+    text: str,
+    raw_lines: list[str],
+    *,
+    strip: bool,
+    line_range: tuple[int, int] | None = None,
+    kernel_name: str | None = None,
+) -> NormalizedStage:
+    first, last = line_range if line_range else (1, len(raw_lines))
+    first, last = max(1, first), min(len(raw_lines), last)
+    numbers = list(range(first, last + 1))
+    lines = [raw_lines[n - 1].rstrip() if strip else raw_lines[n - 1] for n in numbers]
+    if kernel_name and line_range:  # the kernel's own name (``def matmul_kernel_annotated``) compares equal
+        name = re.compile(rf"\b{re.escape(kernel_name)}\b")
+        lines = [name.sub("KERNEL", ln) for ln in lines]
+    return NormalizedStage(
+        stage=stage,
+        lines=lines,
+        shapes=list(lines),
+        raw_line=numbers,
+        columns=None,
+        raw=text,
+        symbols=[() for _ in lines],
+        regions=[],
+        symbol_spans=[() for _ in lines],
+    )

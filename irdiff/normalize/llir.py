@@ -1,0 +1,136 @@
+"""LLIR (``make_llir``): debug metadata dropped, values/labels/attribute groups/metadata renumbered by first
+appearance, ``define`` signatures split one argument per line."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from irdiff.normalize.builder import Builder, Sym, tokenize_symbols
+from irdiff.normalize.model import Region
+from irdiff.normalize.text import (
+    kernel_pattern,
+    matching_paren,
+    replace_kernel,
+    split_top_level,
+    strip_comment,
+)
+
+# Values (``%15``, ``%.lr.ph``), attribute groups (``#0``) and metadata (``!12``), renumbered:
+#   %15 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !12
+_LL_VALUE = re.compile(r"(?=[%#!])(?:%([A-Za-z_$.\-][\w$.\-]*|\d+)|(?<![\w\"])#(\d+)\b|(?<![\w\"])!(\d+)\b)")
+# A basic-block label:
+#   486:                                              ; preds = %.lr.ph, %486
+_LL_LABEL = re.compile(r"^([A-Za-z_$.\-][\w$.\-]*|\d+):(\s|$)")
+# Module header and debug metadata (dropped):
+#   ; ModuleID = 'LLVMDialectModule'
+#   source_filename = "LLVMDialectModule"
+#   !12 = !DILocation(line: 36, column: 11, scope: !13, inlinedAt: !14)
+_LL_DROP = re.compile(
+    r"^\s*(?:; ModuleID|source_filename\s*=|!llvm\.dbg\.|!\d+\s*=\s*(?:distinct\s+)?!DI|#dbg_|"
+    r"(?:tail\s+)?call\s+void\s+@llvm\.dbg\.|declare\s+void\s+@llvm\.dbg\.)"
+)
+# Debug-info module flags (dropped):
+#   !2 = !{i32 2, !"Debug Info Version", i32 3}
+_LL_DBG_FLAG = re.compile(r'^\s*!\d+\s*=\s*!\{i32 \d+, !"(?:Debug Info Version|Dwarf Version)"')
+
+
+def _drop_dbg(line: str) -> str:
+    """Remove ``, !dbg !N`` attachments (and `` !dbg !N`` on ``define``)."""
+    k = line.find("!dbg !")
+    while k >= 0:
+        j = k + 6
+        while j < len(line) and line[j].isdigit():
+            j += 1
+        i = k
+        while i > 0 and line[i - 1] == " ":
+            i -= 1
+        if i > 0 and line[i - 1] == ",":
+            i -= 1
+        line = line[:i] + line[j:]
+        k = line.find("!dbg !", i)
+    return line
+
+
+# A function definition (split one argument per line):
+#   define ptx_kernel void @copy_annotated(ptr addrspace(1) %0, ptr addrspace(1) %1, i32 %2, i32 %3, ...) #0 !dbg !5 {
+_LL_DEFINE = re.compile(r"^(define\b[^@]*@[\w$.\-\"]+)\((.*)$")
+
+
+# The function's name in a ``define`` head (plain or quoted):
+#   define ptx_kernel void @copy_annotated(
+_LL_GLOBAL = re.compile(r"@[\w$.\-]+|@\"[^\"]*\"")
+
+
+def _ll_make(m: re.Match[str]) -> Sym:
+    return _ll_sym(m.group(0))
+
+
+@lru_cache(maxsize=65536)
+def _ll_sym(text: str) -> Sym:
+    m = _LL_VALUE.match(text)
+    assert m is not None
+    if m.group(1) is not None:
+        name = m.group(1)
+        if name.isdigit():
+            return Sym("val#", name, "%_", "%{n}")
+        return Sym("val", name, "%_", "%{stem}.{n}")
+    if m.group(2) is not None:
+        return Sym("attr", m.group(2), "#_", "#{n}")
+    return Sym("md", m.group(3), "!_", "!{n}")
+
+
+def normalize_llir(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+    kpat = kernel_pattern(kernel_name)
+    func_start: int | None = None
+    func_kind = ""
+    block_start: int | None = None
+    block_label = ""
+
+    def end_block(last: int) -> None:
+        nonlocal block_start
+        if block_start is not None and last >= block_start:
+            out.regions.append(Region(block_start, last, "block", block_label, anchor=False))
+        block_start = None
+
+    for rawno, line in enumerate(raw_lines, start=1):
+        if _LL_DROP.match(line) or _LL_DBG_FLAG.match(line):
+            continue
+        line = strip_comment(line, ";")
+        line = _drop_dbg(line)
+        line = line.rstrip()
+        if not line.strip():
+            continue
+        line = replace_kernel(line, kpat)
+        lm = _LL_LABEL.match(line)
+        if lm:  # a block label (also outside a define, for cut texts)
+            end_block(len(out.parts) - 1)
+            sym = _ll_make(_LL_VALUE.match("%" + lm.group(1)))  # type: ignore[arg-type]
+            idx = out.add([Sym(sym.cls, sym.name, sym.erased, sym.fmt, bare=True), ":"], rawno)
+            block_start = idx if func_start is not None else None
+            block_label = f"block at line {rawno}"
+            continue
+        dm = _LL_DEFINE.match(line)
+        if dm and line.endswith("{"):
+            head, rest = dm.group(1), dm.group(2)
+            close = matching_paren("(" + rest, 0)
+            args_text = rest[: close - 1] if close > 0 else rest
+            tail = rest[close - 1 :] if close > 0 else ""
+            first = out.add([head + "("], rawno)
+            args = [a.strip() for a in split_top_level(args_text) if a.strip()]
+            for arg in args:
+                out.add(tokenize_symbols(f"    {arg}", _LL_VALUE, _ll_make), rawno)
+            out.add(tokenize_symbols(tail, _LL_VALUE, _ll_make), rawno)
+            func_start = first
+            nm = _LL_GLOBAL.search(head)
+            func_kind = f"define {nm.group(0) if nm else ''}".strip()
+            block_start = None
+            continue
+        idx = out.add(tokenize_symbols(line, _LL_VALUE, _ll_make), rawno)
+        if line.startswith("}") and func_start is not None:
+            end_block(idx - 1)
+            out.regions.append(Region(func_start, idx, func_kind, func_kind, anchor=True, function=True))
+            func_start = None
+    if func_start is not None:
+        end_block(len(out.parts) - 1)
+        out.regions.append(Region(func_start, len(out.parts) - 1, func_kind, func_kind, anchor=True, function=True))

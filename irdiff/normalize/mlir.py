@@ -1,0 +1,171 @@
+"""TTIR/TTGIR (MLIR, printed by ``str(module)`` in ``triton/compiler/compiler.py``): locations dropped, SSA values
+renumbered by first appearance keeping Python-derived stems, layout aliases renamed by content, signatures split."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from irdiff.normalize.builder import Builder, Sym, tokenize_symbols
+from irdiff.normalize.model import Region
+from irdiff.normalize.text import (
+    kernel_pattern,
+    matching_paren,
+    replace_kernel,
+    split_strings,
+    split_top_level,
+    strip_locs,
+)
+
+# A location alias definition (dropped):
+#   #loc84 = loc(callsite(#loc8 at #loc3))
+_LOC_DEF = re.compile(r"^\s*#loc[\w$.\-]* = loc\(")
+# An attribute alias definition (renamed by content):
+#   #blocked = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+_ALIAS_DEF = re.compile(r"^#([A-Za-z_][\w$\-]*) = (.*)$")
+# A use of an alias inside an op's type:
+#   %acc_63 = ... -> (tensor<128x32x!tt.ptr<f16>, #blocked1>, ...)
+_ALIAS_USE = re.compile(r"#([A-Za-z_][\w$\-]*)")
+# SSA values, named by Triton (``%a_ptrs_61``), numbered (``%15``) or block arguments (``%arg9``):
+#   %acc:3 = scf.for %k0 = %c0_i32 to %K step %c32_i32 iter_args(%a_ptrs_61 = %a_ptrs_32, ...
+_MLIR_SSA = re.compile(r"%([A-Za-z_$.\-][\w$.\-]*|\d+)")
+# The op name of a line that opens a region (``scf.for`` here):
+#   %acc:3 = scf.for %k0 = %c0_i32 to %K step %c32_i32 iter_args(...) -> (...) {
+_MLIR_OP = re.compile(r"^\s*(?:%[^=]*=\s*)?([A-Za-z_][\w.]*)")
+# A function signature (split one argument per line):
+#   tt.func public @copy_annotated(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc)), ...) {
+_FUNC_LINE = re.compile(r"^(\s*)((?:tt|llvm)\.func\b[^@(]*@[\w$.\-]+)\((.*)$")
+
+
+# An alias body without parameters (the alias keeps its name):
+#   #smem = #ttg.shared_memory
+_ALIAS_NO_PARAMS = re.compile(r"#[\w.]+")
+# An alias body with ``key = value`` fields (named from them: ``#shared_v8_p2_m4_o1x0``):
+#   #shared = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+_ALIAS_FIELDS = re.compile(r"#[\w.]+<\{(.*)\}>")
+# Field values that go into a content-derived name: integers (``"ttg.num-warps" = 4 : i32``) and integer lists
+# (``order = [1, 0]``).
+_INT_FIELD = re.compile(r"-?\d+(?:\s*:\s*i\d+)?")
+_INT_LIST_FIELD = re.compile(r"\[\s*(-?\d+\s*(,\s*-?\d+\s*)*)?\]")
+
+
+def _alias_name(stem: str, body: str) -> str:
+    """Content-derived alias name: ``#blocked_s1x8_t2x16_w4x1_o1x0`` from the attribute's fields, else a hash."""
+    if _ALIAS_NO_PARAMS.fullmatch(body.strip()):
+        return stem
+    m = _ALIAS_FIELDS.fullmatch(body.strip())
+    desc: list[str] = []
+    ok = m is not None
+    if m is not None and m.group(1).strip():
+        for item in split_top_level(m.group(1)):
+            kv = item.split("=", 1)
+            if len(kv) != 2:
+                ok = False
+                break
+            key, val = kv[0].strip().strip('"'), kv[1].strip()
+            if _INT_FIELD.fullmatch(val):
+                v = val.split(":")[0].strip()
+            elif _INT_LIST_FIELD.fullmatch(val):
+                v = "x".join(x.strip() for x in val[1:-1].split(",") if x.strip()) or "e"
+            elif val in ("true", "false"):
+                v = val[0].upper()
+            else:
+                ok = False
+                break
+            initial = key[:1].lower() if key else "k"
+            desc.append(initial + v.replace("-", "m"))
+    name = f"{stem}_{'_'.join(desc)}" if ok and desc else stem
+    if not ok or len(name) > 48:
+        name = f"{stem}_{hashlib.sha1(body.strip().encode()).hexdigest()[:6]}"
+    return name
+
+
+def normalize_mlir(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+    kpat = kernel_pattern(kernel_name)
+    aliases: dict[str, str] = {}
+    used_names: dict[str, str] = {}  # new name -> body (collision check)
+
+    def alias_sub(s: str) -> str:
+        if "#" not in s:
+            return s
+        acc: list[str] = []
+        for is_str, seg in split_strings(s):
+            if not is_str:
+                seg = _ALIAS_USE.sub(lambda m: "#" + aliases.get(m.group(1), m.group(1)), seg)
+            acc.append(seg)
+        return "".join(acc)
+
+    def make_ssa(m: re.Match[str]) -> Sym:
+        name = m.group(1)
+        if name.isdigit():
+            return Sym("ssa#", name, "%_", "%{n}")
+        if re.fullmatch(r"arg\d+", name):
+            return Sym("ssa#arg", name, "%_", "%arg{n}")
+        return Sym("ssa", name, "%_", "%{stem}.{n}")
+
+    stack: list[tuple[int, str, str, bool]] = []  # (start line, kind, label, function)
+
+    def open_region(idx: int, kind: str, rawno: int, function: bool) -> None:
+        label = kind if function else f"{kind} (line {rawno})"
+        stack.append((idx, kind, label, function))
+
+    def close_region(idx: int) -> None:
+        if stack:
+            start, kind, label, function = stack.pop()
+            if kind != "module":
+                out.regions.append(Region(start, idx, kind, label, anchor=True, function=function))
+
+    for rawno, line in enumerate(raw_lines, start=1):
+        if _LOC_DEF.match(line):
+            continue
+        line = strip_locs(line).rstrip()
+        if not line.strip():
+            continue
+        line = replace_kernel(line, kpat)
+        am = _ALIAS_DEF.match(line)
+        if am and not am.group(1).startswith("loc"):
+            stem = re.sub(r"\d+$", "", am.group(1)) or am.group(1)
+            body = alias_sub(am.group(2))
+            new = _alias_name(stem, body)
+            if used_names.get(new, body) != body:
+                new = f"{new}_{hashlib.sha1(body.strip().encode()).hexdigest()[:6]}"
+            used_names[new] = body
+            aliases[am.group(1)] = new
+            out.add([f"#{new} = {body}"], rawno)
+            continue
+        line = alias_sub(line)
+        fm = _FUNC_LINE.match(line)
+        if fm and fm.group(3).strip() not in ("", ")") and "{" in line:
+            # split the signature: one argument per line
+            indent, head, rest = fm.group(1), fm.group(2), fm.group(3)
+            close = matching_paren("(" + rest, 0)
+            args_text = rest[: close - 1] if close > 0 else rest
+            tail = rest[close - 1 :] if close > 0 else ""
+            first = out.add([f"{indent}{head}("], rawno)
+            fkind = head.strip().split()[0] + " " + head.strip().split()[-1]
+            open_region(first, fkind, rawno, True)
+            args = [a.strip() for a in split_top_level(args_text) if a.strip()]
+            for arg in args:  # no trailing commas: an added last argument changes one line, not two
+                out.add(tokenize_symbols(f"{indent}    {arg}", _MLIR_SSA, make_ssa), rawno)
+            out.add(tokenize_symbols(f"{indent}{tail}", _MLIR_SSA, make_ssa), rawno)
+            continue
+        idx = out.add(tokenize_symbols(line, _MLIR_SSA, make_ssa), rawno)
+        stripped = line.strip()
+        # structure: closers first ("} else {" closes then opens)
+        if stripped.startswith("}"):
+            # "} else {" ends the previous region on the line before and opens the next one here
+            close_region(idx - 1 if stripped.endswith("{") else idx)
+        if stripped.endswith("{"):
+            if stripped.startswith("}"):
+                kind = stripped.strip("{} ").split("(")[0].strip() or "region"
+            elif stripped.startswith("module"):
+                kind = "module"
+            else:
+                om = _MLIR_OP.match(line)
+                kind = om.group(1) if om else "region"
+                if kind.endswith(".func") or kind == "func.func":
+                    nm = re.search(r"@[\w$.\-]+", stripped)
+                    kind = f"{kind} {nm.group(0)}" if nm else kind
+            open_region(idx, kind, rawno, kind.split()[0].endswith("func"))
+    while stack:
+        close_region(len(out.parts) - 1)

@@ -1,0 +1,58 @@
+"""The normalizer's output: :class:`NormalizedStage` (lines, shapes, raw line map, symbols) and its :class:`Region`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Region:
+    """A function, loop/region or basic block of a normalized stage: lines ``start..end`` (0-based, inclusive).
+
+    :ivar kind: what opened it: ``tt.func @KERNEL``, ``scf.for``, ``scf.if``, ``define @KERNEL``, ``.entry KERNEL``,
+        ``Function:KERNEL``, ``block``.
+    :ivar label: text for hunk headers, e.g. ``scf.for (line 186)`` (raw line of the opener).
+    :ivar anchor: True when the aligner should match it as a unit (functions, MLIR regions); basic blocks of
+        LLIR/PTX/SASS only name hunks.
+    :ivar function: True for functions (hunk headers always name the enclosing function).
+    """
+
+    start: int
+    end: int
+    kind: str
+    label: str
+    anchor: bool = True
+    function: bool = False
+
+
+@dataclass
+class NormalizedStage:
+    """One stage text after normalization; all per-line lists have the same length.
+
+    :ivar stage: ``ttir``, ``ttgir``, ``llir``, ``ptx``, ``sass``, ``python`` (anything else is treated as text).
+    :ivar lines: readable normalized lines (what a diff shows).
+    :ivar shapes: the "shape" form of each line used for alignment: renamed symbols erased to their class.
+    :ivar raw_line: 1-based line number in :attr:`raw` for each normalized line.
+    :ivar columns: side column per line (SASS control codes such as ``--:-:0:Y:4``), else None.
+    :ivar raw: the raw text.
+    :ivar symbols: per line, the symbols erased from the shape, in order (readable names, e.g. ``%a_ptrs.3``).
+    :ivar symbol_spans: per line, the ``(start, end)`` character range of each symbol of :attr:`symbols` in
+        :attr:`lines` (a label definition prints its name without the sigil: ``12:`` names ``%12``); used by
+        :func:`rename` and by the aligner, which renames both sides of a diff together.
+    :ivar regions: functions, loops/regions and basic blocks, in pre-order (outer before inner).
+    :ivar fallback: True when the dialect normalizer failed on this text and lines are the raw lines.
+    """
+
+    stage: str
+    lines: list[str]
+    shapes: list[str]
+    raw_line: list[int]
+    columns: list[str] | None
+    raw: str
+    symbols: list[tuple[str, ...]] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    fallback: bool = False
+    symbol_spans: list[tuple[tuple[int, int], ...]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.lines)

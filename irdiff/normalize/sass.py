@@ -1,0 +1,180 @@
+"""SASS (``get_sass`` in ``triton/tools/disasm.py``, or cuobjdump's raw form): addresses and encodings dropped,
+control codes moved to a side column, labels and branch targets renumbered."""
+
+from __future__ import annotations
+
+import re
+
+from irdiff.normalize.builder import Builder, Sym
+from irdiff.normalize.model import Region
+from irdiff.normalize.text import (
+    kernel_pattern,
+    replace_kernel,
+)
+
+# ``get_sass`` form: control code, a tab, the instruction:
+#   --:-:0:-:1	S2R R0, SR_TID.X;
+_SASS_TRITON = re.compile(r"^([0-9a-fA-F-]{2}:[0-7-]:[0-7-]:[Y-]:[0-9a-fA-F])\t(.*)$")
+# cuobjdump's raw form: address, instruction, first encoding word:
+#           /*0070*/                   S2R R0, SR_TID.X ;                      /* 0x0000000000007919 */
+_SASS_RAW = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s*(.*?)\s*;?\s*(?:/\*\s*0x([0-9a-fA-F]{16})\s*\*/)?\s*$")
+# cuobjdump's second encoding word (holds the control code) on its own line:
+#                                                                              /* 0x000e220000002100 */
+_SASS_ENC = re.compile(r"^\s*/\*\s*0x([0-9a-fA-F]{16})\s*\*/\s*$")
+# A function header (``get_sass``; cuobjdump prints ``Function : NAME``):
+#   Function:copy_annotated
+_SASS_FUNC = re.compile(r"^\s*(?:Function\s*:\s*|\.text\.)([\w$.]+):?\s*$")
+# A label definition (``get_sass`` ``LBBn``; nvdisasm ``.L_x_N``):
+#   LBB1:
+_SASS_LABEL_DEF = re.compile(r"^\s*`?(\.L_x_\d+|LBB\d+|\.L_\d+)`?:\s*$")
+# A code address in a branch-like instruction:
+#   /*0160*/                   BRA 0x160 ;
+_SASS_ADDR = re.compile(r"\b0x[0-9a-fA-F]+\b")
+_BRANCH_OPS = ("BRA", "BRX", "BSSY", "CALL", "JMP", "SSY", "PBK", "PCNT")
+
+
+# The address of a raw-form line:
+#           /*0070*/                   S2R R0, SR_TID.X ;
+_SASS_RAW_ADDR = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/")
+# Blanks before the closing semicolon of a raw-form instruction (``S2R R0, SR_TID.X ;``):
+_SPACE_SEMI = re.compile(r"\s+;$")
+
+
+def _sass_ctrl(enc_hex: str) -> str:
+    """Control code of a Volta+ instruction from its second 64-bit word (as ``triton/tools/disasm.py`` does)."""
+    enc = int(enc_hex, 16)
+    stall = (enc >> 41) & 0xF
+    yld = (enc >> 45) & 0x1
+    wrtdb = (enc >> 46) & 0x7
+    readb = (enc >> 49) & 0x7
+    watdb = (enc >> 52) & 0x3F
+    return (
+        f"{'--' if watdb == 0 else f'{watdb:02d}'}:{'-' if readb == 7 else readb}:"
+        f"{'-' if wrtdb == 7 else wrtdb}:{'Y' if yld == 0 else '-'}:{stall:x}"
+    )
+
+
+def _sass_label_sym(name: str) -> Sym:
+    name = name.strip("`")
+    if name.startswith("LBB"):
+        return Sym("label", name, "L_", "LBB{n}")
+    return Sym("label", name, "L_", ".L_x_{n}")
+
+
+def _sass_instr_parts(instr: str, bra_labels: dict[int, int] | None = None) -> list[str | Sym]:
+    """Literal text and symbols of one instruction: labels, and code addresses of branch-like instructions
+    (``BRA 0x2d60`` in cuobjdump's raw form becomes the label ``get_sass`` would print, ``LBBn``)."""
+    parts: list[str | Sym] = []
+    pos = 0
+    for m in _SASS_LABEL_USE.finditer(instr):
+        if m.start() > pos:
+            parts.append(instr[pos : m.start()])
+        parts.append(_sass_label_sym(m.group(1)))
+        pos = m.end()
+    rest = instr[pos:]
+    op = _SASS_OPCODE.match(instr)
+    opcode = op.group(1) if op else ""
+    if opcode.split(".")[0] in _BRANCH_OPS:
+        p2 = 0
+        for m in _SASS_ADDR.finditer(rest):
+            if m.start() > p2:
+                parts.append(rest[p2 : m.start()])
+            addr = int(m.group(0), 16)
+            if bra_labels is not None and opcode in ("BRA", "BRA.U") and addr in bra_labels:
+                parts.append(_sass_label_sym(f"LBB{bra_labels[addr]}"))
+            else:
+                parts.append(Sym("addr", m.group(0).lower(), "A_", "ADDR{n}"))
+            p2 = m.end()
+        if p2 < len(rest):
+            parts.append(rest[p2:])
+    elif rest:
+        parts.append(rest)
+    return parts
+
+
+# A label used as a branch target:
+#   --:-:-:-:5	@!P1 BRA LBB0;
+_SASS_LABEL_USE = re.compile(r"`?(\.L_x_\d+|\bLBB\d+|\.L_\d+)`?")
+# The opcode after an optional predicate (``BRA`` here):
+#   @!P1 BRA LBB0;
+_SASS_OPCODE = re.compile(r"^\s*(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+# A raw-form branch and its target address (targets become ``LBBn`` labels, as ``get_sass`` numbers them):
+#           /*0160*/              @!P0 BRA 0x2d60 ;                        /* 0x0000002b00f08947 */
+_SASS_RAW_BRA = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s*(?:@!?U?P\w+\s+)?BRA(?:\.U)?\s+0x([0-9a-fA-F]+)")
+
+
+def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+    kpat = kernel_pattern(kernel_name)
+    func: tuple[int, str] | None = None
+    block_start: int | None = None
+    block_label = ""
+    pending: tuple[int, str] | None = None  # raw-form instruction waiting for its control word: (line idx, rawno)
+    # cuobjdump's raw form: BRA targets become LBBn labels numbered by first reference, as get_sass numbers them
+    bra_labels: dict[int, int] = {}
+    for line in raw_lines:
+        bm = _SASS_RAW_BRA.match(line)
+        if bm:
+            bra_labels.setdefault(int(bm.group(2), 16), len(bra_labels))
+
+    def close_func(last: int) -> None:
+        nonlocal func, block_start
+        if block_start is not None and last >= block_start:
+            out.regions.append(Region(block_start, last, "block", block_label, anchor=False))
+        block_start = None
+        if func is not None and last >= func[0]:
+            out.regions.append(Region(func[0], last, func[1], func[1], anchor=True, function=True))
+        func = None
+
+    for rawno, line in enumerate(raw_lines, start=1):
+        s = line.strip()
+        if not s or s.startswith("//") or s.startswith(".headerflags") or s.startswith("....."):
+            continue
+        em = _SASS_ENC.match(line)
+        if em:
+            if pending is not None and out.columns is not None:
+                out.columns[pending[0]] = _sass_ctrl(em.group(1))
+                pending = None
+            continue
+        fm = _SASS_FUNC.match(line)
+        if fm:
+            close_func(len(out.parts) - 1)
+            name = replace_kernel(fm.group(1), kpat)
+            idx = out.add([f"Function:{name}"], rawno)
+            func = (idx, f"Function:{name}")
+            continue
+        lm = _SASS_LABEL_DEF.match(line)
+        if lm:
+            idx = out.add([_sass_label_sym(lm.group(1)), ":"], rawno)
+            if block_start is not None:
+                out.regions.append(Region(block_start, idx - 1, "block", block_label, anchor=False))
+            block_start = idx
+            block_label = f"{lm.group(1)} (line {rawno})"
+            continue
+        tm = _SASS_TRITON.match(line)
+        if tm:
+            instr = replace_kernel(tm.group(2).strip(), kpat)
+            out.add(_sass_instr_parts(instr), rawno, tm.group(1))
+            continue
+        rm = _SASS_RAW.match(line)
+        if rm:
+            am = _SASS_RAW_ADDR.match(line)
+            addr = int(am.group(1), 16) if am else -1
+            if addr in bra_labels:
+                idx = out.add([_sass_label_sym(f"LBB{bra_labels[addr]}"), ":"], rawno)
+                if block_start is not None:
+                    out.regions.append(Region(block_start, idx - 1, "block", block_label, anchor=False))
+                block_start = idx
+                block_label = f"LBB{bra_labels[addr]} (line {rawno})"
+            instr = rm.group(1).strip()
+            if instr and not instr.endswith(";"):
+                instr += ";"
+            instr = _SPACE_SEMI.sub(";", instr)
+            idx = out.add(_sass_instr_parts(replace_kernel(instr, kpat), bra_labels), rawno, "")
+            pending = (idx, str(rawno))
+            continue
+        if s.startswith("code for") or s.startswith("Fatbin") or s.startswith("====") or s.startswith("arch ="):
+            continue
+        if s.startswith("code version") or s.startswith("host =") or s.startswith("compile_size"):
+            continue
+        out.add([replace_kernel(s, kpat)], rawno)
+    close_func(len(out.parts) - 1)
