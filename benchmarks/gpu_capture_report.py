@@ -65,8 +65,8 @@ def describe_capture(path: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from irdiff.capture.compare import compare_collections, render_overview
-    from irdiff.capture.pairing import program_launches
+    from irdiff.collections_diff.compare import compare_collections, render_overview
+    from irdiff.collections_diff.pairing import program_launches
     from irdiff.render import spec_rows
 
     a_path, b_path = Path(argv[0]), Path(argv[1])

@@ -581,7 +581,7 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
     from irdiff.pipeline import load_pair
 
     if path_b is not None and variant is None and against is None:
-        from irdiff.capture.compare import is_collection, show_collection_diff
+        from irdiff.collections_diff.compare import is_collection, show_collection_diff
 
         if is_collection(path_a) or is_collection(path_b):
             from irdiff.pipeline import parse_stages

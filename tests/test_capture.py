@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from irdiff.bundle import ArgSpec, Bundle, VariantResult, load_bundle
 from irdiff.capture import program_command
-from irdiff.capture.artifacts import load_artifacts, ttir_signature
 from irdiff.capture.hooks import CaptureConfig, describe_arg, target_name
-from irdiff.capture.pairing import inductor_stem, pair_kernels, source_similarity
 from irdiff.cli import cli
+from irdiff.collections_diff.artifacts import load_artifacts, ttir_signature
+from irdiff.collections_diff.pairing import inductor_stem, pair_kernels, source_similarity
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "tests" / "scripts"
@@ -469,7 +469,7 @@ def test_pairing_prefers_the_config_the_program_ran_over_autotuning_configs() ->
     p = pair_kernels(_bundle(twin, ran), dynamic)
     assert [(x.a, x.b, x.how) for x in p.pairs] == [(f"{RED}-2", RED, "name")] and p.also_a == {f"{RED}-2": [RED]}
     # The overview says what the other static kernel is.
-    from irdiff.capture.compare import CollectionDiff, render_overview
+    from irdiff.collections_diff.compare import CollectionDiff, render_overview
 
     p = pair_kernels(static, dynamic)
     text = render_overview(CollectionDiff(static, dynamic, "static", "dynamic", p), width=200)

@@ -17,9 +17,9 @@ Python. The result is an ordinary bundle (``suite`` = ``capture``, one variant p
 (command, exit status, timings).
 
 Modules: :mod:`~irdiff.capture.run` (the parent: :func:`run_capture`), :mod:`~irdiff.capture.hooks` (inside the
-program), :mod:`~irdiff.capture.finalize` (after the program), :mod:`~irdiff.capture.pairing` and
-:mod:`~irdiff.capture.compare` (``irdiff diff`` of two captures), :mod:`~irdiff.capture.artifacts` (Triton cache
-and dump directories). This ``__init__`` imports nothing: it is loaded into every process of the captured program.
+program), :mod:`~irdiff.capture.finalize` (after the program). Reading captures back (``irdiff diff`` of two
+captures, Triton cache and dump directories) lives in :mod:`irdiff.collections_diff`.
+This ``__init__`` imports nothing: it is loaded into every process of the captured program.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``irdiff diff A B`` for two kernel collections: captures, Triton cache directories, ``TRITON_KERNEL_DUMP`` dirs.
 
 Each side is opened as a bundle (:func:`open_collection`), the kernels are paired
-(:func:`irdiff.capture.pairing.pair_kernels`), and each pair goes through the same pipeline as a suite comparison
+(:func:`irdiff.collections_diff.pairing.pair_kernels`), and each pair goes through the same pipeline as a suite comparison
 (:func:`irdiff.pipeline.build_comparison`: normalize, align, diagnose), so every renderer can show it. The terminal
 output starts with an overview table — one row per pair: kernel, how it was paired, the stages that differ, the key
 operation counts that differ, registers — then lists the unpaired kernels, then the full comparison of each pair
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irdiff.bundle import Bundle, BundleError, load_bundle
-from irdiff.capture.pairing import KernelPair, Pairing, pair_kernels
+from irdiff.collections_diff.pairing import KernelPair, Pairing, pair_kernels
 from irdiff.render.words import plural
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def is_collection(path: str | os.PathLike[str]) -> bool:
     """True for inputs :func:`compare_collections` handles and a plain bundle diff does not: an ``irdiff capture``
     directory, a Triton cache entry or root, a ``TRITON_KERNEL_DUMP`` directory."""
     from irdiff.capture import is_capture
-    from irdiff.capture.artifacts import is_artifact_dir
+    from irdiff.collections_diff.artifacts import is_artifact_dir
 
     p = Path(path)
     return is_capture(p) or is_artifact_dir(p)
@@ -57,7 +57,7 @@ def open_collection(path: str | os.PathLike[str]) -> Bundle:
 
     :raises BundleError: missing path, a bundle of another schema version, or a directory with no kernels.
     """
-    from irdiff.capture.artifacts import is_artifact_dir, load_artifacts
+    from irdiff.collections_diff.artifacts import is_artifact_dir, load_artifacts
 
     p = Path(path)
     if not p.exists():
@@ -363,11 +363,11 @@ def _fit_kernel(text: str, width: int) -> str:
 
 def describe_alternative(b: Bundle, name: str, kept: str) -> str:
     """One line on a kernel that lost the same-name tie-break to ``kept`` (see
-    :attr:`~irdiff.capture.pairing.Pairing.also_a`): what differs from the paired one (constexpr config, launch
+    :attr:`~irdiff.collections_diff.pairing.Pairing.also_a`): what differs from the paired one (constexpr config, launch
     options, specialization), whether TorchInductor compiled it as one of several autotuning configs, and its
     launches (``N launches, all by the autotuner's benchmark`` for a config the autotuner timed and did not pick).
     """
-    from irdiff.capture.pairing import launch_counts
+    from irdiff.collections_diff.pairing import launch_counts
 
     v, k = b.variants[name], b.variants[kept]
     diffs = []
