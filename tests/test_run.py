@@ -392,7 +392,7 @@ def test_gpu_timing_matmul_record() -> None:
     from irdiff.run.timing import TimingOptions
 
     req = RunRequest("matmul", ["annotated", "unannotated"], [{"M": 512, "N": 512, "K": 512}],
-                     timing=TimingOptions(target_ms=50))  # fmt: skip
+                     timing=TimingOptions(block_ms=20, blocks=3))  # fmt: skip
     rec = run_timing(req)
     row = rec["rows"][0]
     for name in ("annotated", "unannotated"):
@@ -410,7 +410,7 @@ def test_gpu_graph_mode_and_planted_bug() -> None:
     from irdiff.run.timing import TimingOptions
 
     req = RunRequest(PLANTED, ["half_k", "correct"], [{"M": 1024, "N": 1024, "K": 1024}],
-                     timing=TimingOptions(graph=True, target_ms=30))  # fmt: skip
+                     timing=TimingOptions(graph=True, block_ms=20, blocks=3))  # fmt: skip
     rec = run_timing(req)
     v = rec["rows"][0]["variants"]
     assert v["half_k"]["correct"] is False and v["half_k"]["rel_err"] == pytest.approx(math.sqrt(0.5), abs=0.03)
@@ -446,7 +446,7 @@ def test_gpu_run_timing_autotune_records_winners() -> None:
 
     suite = str(HERE / "suites" / "matmul_two_configs.py")
     req = RunRequest(suite, ["annotated", "unannotated"], [{"M": 2048, "N": 2048, "K": 2048}], autotune=True,
-                     timing=TimingOptions(target_ms=50))  # fmt: skip
+                     timing=TimingOptions(block_ms=20, blocks=3))  # fmt: skip
     rec = run_timing(req)
     winners = rec["autotune"]["rows"][0]["winners"]
     assert set(winners) == {"annotated", "unannotated"}

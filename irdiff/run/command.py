@@ -150,7 +150,7 @@ def format_timing(rec: Mapping[str, Any]) -> str:
     if vds:
         lines += ["", "verdicts (" + vds[0]["method"] + "):"]
         lines += [f"  {shape_label(v['shape'])}: {v['sentence']}" for v in vds]
-    lines += _findings(rec.get("findings", []))
+    lines += _findings(rec.get("findings", []), rec)
     return "\n".join(lines)
 
 

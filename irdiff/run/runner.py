@@ -291,6 +291,8 @@ def _accuracy_gap(
     if best == worst_n or hi <= 0 or (lo > 0 and hi / lo < corr.ACCURACY_GAP):
         return []
     factor = f"{hi / lo:.3g}×" if lo > 0 else "infinitely"
+    if any(checks[n].entry.get("state") == corr.WRONG for n in (best, worst_n)):
+        return []  # a wrong result is already a finding of its own
     both = all(checks[n].entry.get("state") == corr.CORRECT for n in (best, worst_n))
     return [{"kind": "numerics", "severity": "minor", "variant": worst_n, "against": best, "shape": dict(shape),
              "rel_err": hi, "message": f"{worst_n} is {factor} less accurate than {best} at {label} (error against "

@@ -125,7 +125,8 @@ def format_table(timing: Mapping[str, Any]) -> str:
     """The timing table of a ``bundle.runs["timing"]`` record: one row per shape with each variant's TFLOP/s (or
     GB/s when the suite gives no FLOP count), the reference's, and the verdict of the first pair.
 
-    Variants whose output is wrong are marked ``✗`` next to their number; the findings are listed under the table.
+    Variants whose output is wrong (state ``wrong``) are marked ``✗`` next to their number (a variant that was not
+    checked is not marked); the findings are listed under the table.
     """
     rows = timing.get("rows", [])
     names: list[str] = list(timing.get("variants", []))
@@ -148,7 +149,8 @@ def format_table(timing: Mapping[str, Any]) -> str:
             if v.get("error"):
                 cells.append("error")
                 continue
-            mark = "" if v.get("correct", True) else " ✗"
+            wrong = v.get("state") == "wrong" if "state" in v else v.get("correct") is False
+            mark = " ✗" if wrong else ""
             cells.append(_fmt(v.get(key)) + mark)
         if has_ref:
             ref = r.get("reference") or {}
