@@ -279,3 +279,65 @@ def test_cli_json_explain_identical() -> None:
     r = runner.invoke(cli, [suite, "--variant", "plain_twin", "--against", "plain", "--target", "sm86", "--explain",
                             "x", "--no-run"])  # fmt: skip
     assert r.exit_code == 0 and r.stdout.strip().count("\n") == 0 and "identical" in r.stdout
+
+
+# ------------------------------------------------------------------------------------------------ verdicts agree
+
+
+def _vd(a: str, b: str, ratio: float, word: str, ci: tuple[float, float], shape: dict | None = None) -> dict:
+    return {"a": a, "b": b, "ratio": ratio, "verdict": word, "ci": list(ci), "min_effect": 0.01,
+            "shape": shape or {"M": 4096}, "sentence": f"{a} vs {b}: {word} (time ratio {ratio})"}  # fmt: skip
+
+
+def test_verdict_uses_the_runners_statistics(matmul_sm86: Bundle) -> None:
+    """A 4 % difference the runner calls significant is a difference here too (no fixed 5 % threshold)."""
+    vd = [_vd("annotated", "unannotated", 1.04, "slower", (1.03, 1.05))]
+    t = get(diagnose(_with_timing(matmul_sm86, {"verdicts": vd}), "annotated", "unannotated"), "time.measured")
+    assert t.predicts == "annotated" and "1.04× slower" in t.title and "at M=4096" in t.title
+    vd = [_vd("annotated", "unannotated", 1.04, "no significant difference", (0.99, 1.09))]
+    t = get(diagnose(_with_timing(matmul_sm86, {"verdicts": vd}), "annotated", "unannotated"), "time.measured")
+    assert t.predicts is None and "no significant difference by the runner's interval" in t.explanation
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_evidence_for_the_faster_side_is_quoted_as_contradicting(matmul_sm86: Bundle, flip: bool) -> None:
+    """unannotated measured slower; the chain (lost pipelining, more memory instructions in annotated) predicts
+    annotated: that evidence must not be quoted as support, and the top finding is flagged. Same with the record's
+    verdict written the other way round."""
+    vd = (
+        [_vd("annotated", "unannotated", 0.5, "faster", (0.48, 0.52))]
+        if not flip
+        else [_vd("unannotated", "annotated", 2.0, "slower", (1.9, 2.1))]
+    )
+    d = diagnose(_with_timing(matmul_sm86, {"verdicts": vd}), "annotated", "unannotated")
+    t = get(d, "time.measured")
+    assert t.predicts == "unannotated" and t.severity == "critical"
+    assert "`unannotated` is measured 2× slower than `annotated` at M=4096" in t.explanation
+    assert "predicts `annotated` slower" in t.explanation
+    assert "the static chain does not explain the clock" in t.explanation
+    assert "Supporting the measurement" not in t.explanation  # nothing static favours unannotated being slower
+
+
+def test_equal_counts_are_never_a_cause(matmul_sm86: Bundle) -> None:
+    for ratio, word in ((8.0, "slower"), (1.3, "slower"), (0.2, "faster")):
+        ci = (ratio * 0.98, ratio * 1.02)
+        d = diagnose(_with_timing(matmul_sm86, {"verdicts": [_vd("annotated", "unannotated", ratio, word, ci)]}),
+                     "annotated", "unannotated")  # fmt: skip
+        assert "1.0×" not in get(d, "time.measured").explanation
+
+
+def test_wrong_result_is_the_first_finding_everywhere(matmul_sm86: Bundle) -> None:
+    from irdiff.render.order import present_findings
+
+    rec = {"verdicts": [_vd("annotated", "unannotated", 8.0, "slower", (7.9, 8.1))],
+           "findings": [{"kind": "correctness", "variant": "unannotated", "message": "unannotated: c_ptr differs from "
+                         "reference: relative Frobenius error 0.707 (tolerance 0.005) at M=N=K=4096"}]}  # fmt: skip
+    d = diagnose(_with_timing(matmul_sm86, rec), "annotated", "unannotated")
+    first = present_findings(d)[0]
+    assert first.role == "result" and first.finding.id == "time.wrong-result"
+    assert first.finding.severity == "critical" and first.finding.title == "`unannotated` computes a wrong result"
+    assert "relative Frobenius error 0.707" in first.finding.explanation
+    # the chain's own root is still a root
+    assert present_findings(d)[1].role == "root"
+    ok = diagnose(_with_timing(matmul_sm86, {**rec, "findings": []}), "annotated", "unannotated")
+    assert "time.wrong-result" not in ids(ok)

@@ -140,17 +140,33 @@ def _order(findings: list[Finding]) -> list[Finding]:
 
 
 def _timing_rows(timing: Any, a: str, b: str) -> list[tuple[dict[str, Any], float, dict[str, Any]]]:
-    """``[(shape, ratio a/b of median ms, extra)]`` from the runner's record; tolerant of missing fields."""
+    """``[(shape, ratio a/b of median ms, verdict)]`` from the runner's record; ``verdict`` is the runner's own
+    (``verdict`` word, ``ci``, ``min_effect``, ``sentence``), oriented ``a`` against ``b``; tolerant of missing
+    fields. Records without verdicts give ``{"a_ms", "b_ms"}`` (no interval)."""
     out: list[tuple[dict[str, Any], float, dict[str, Any]]] = []
     if not isinstance(timing, dict):
         return out
+    flip = {"faster": "slower", "slower": "faster"}
     for vd in timing.get("verdicts") or []:
         if not isinstance(vd, dict) or not isinstance(vd.get("ratio"), (int, float)) or vd["ratio"] <= 0:
             continue
         if (vd.get("a"), vd.get("b")) == (a, b):
-            out.append((vd.get("shape") or {}, float(vd["ratio"]), vd))
+            out.append((vd.get("shape") or {}, float(vd["ratio"]), dict(vd)))
         elif (vd.get("a"), vd.get("b")) == (b, a):
-            out.append((vd.get("shape") or {}, 1.0 / float(vd["ratio"]), {"sentence": vd.get("sentence", "")}))
+            ci = vd.get("ci") or []
+            word = vd.get("verdict")
+            out.append(
+                (
+                    vd.get("shape") or {},
+                    1.0 / float(vd["ratio"]),
+                    {
+                        "sentence": vd.get("sentence", ""),
+                        "verdict": flip.get(str(word), word),
+                        "ci": [1.0 / ci[1], 1.0 / ci[0]] if len(ci) == 2 and ci[0] > 0 and ci[1] > 0 else None,
+                        "min_effect": vd.get("min_effect"),
+                    },
+                )
+            )
     if out:
         return out
     for row in timing.get("rows") or []:
@@ -169,10 +185,53 @@ def _gmem(f: VariantFacts) -> int:
     return sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global", "cp.async ")))
 
 
+_FALLBACK_EFFECT = 0.05  # records without the runner's verdict: the smallest ratio read as a difference
+
+
+def _direction(a: str, b: str, ratio: float, vd: dict[str, Any]) -> str | None:
+    """The variant measured slower at one shape, by the runner's own verdict (its interval and minimum effect); a
+    record without one falls back to ±5 %."""
+    word = vd.get("verdict")
+    if word in ("slower", "faster", "no significant difference"):
+        return a if word == "slower" else b if word == "faster" else None
+    return a if ratio > 1 + _FALLBACK_EFFECT else b if ratio < 1 / (1 + _FALLBACK_EFFECT) else None
+
+
+def _shape_text(shape: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in shape.items()) or "the default shape"
+
+
+def _indicators(
+    a: str, b: str, fa: VariantFacts, fb: VariantFacts, findings: list[Finding]
+) -> list[tuple[str, str | None]]:
+    """Static indicators of speed, each with the variant it predicts slower: ``[(text, variant)]``. Equal counts
+    are no indicator (a ratio of 1.0 explains nothing)."""
+    out: list[tuple[str, str | None]] = []
+    ga, gb = _gmem(fa), _gmem(fb)
+    if ga and gb and ga != gb:
+        more = a if ga > gb else b
+        out.append((f"{max(ga, gb) / min(ga, gb):.1f}× the global memory instructions in `{more}`", more))
+    for f in findings:
+        if f.id == "pipeline.load-not-pipelined":
+            out.append((f.title.rstrip("."), f.predicts))
+            break
+    oa, ob = fa.occupancy, fb.occupancy
+    if oa and ob and oa.ctas_per_sm != ob.ctas_per_sm:
+        fewer = a if oa.ctas_per_sm < ob.ctas_per_sm else b
+        out.append((f"{oa.ctas_per_sm} vs {ob.ctas_per_sm} CTAs per SM (`{a}` vs `{b}`)", fewer))
+    return out
+
+
 def _time_finding(
     bundle: Bundle, a: str, b: str, fa: VariantFacts, fb: VariantFacts, findings: list[Finding]
 ) -> Finding | None:
-    """``time.measured``: the measured ratio, and whether the static chain predicts its direction and size."""
+    """``time.measured``: the measured ratio, and whether the static chain predicts its direction and size.
+
+    The direction at each shape is the runner's verdict (its bootstrap interval and minimum effect,
+    :mod:`irdiff.run.stats`), so this finding never contradicts the printed verdicts. Static indicators are quoted
+    as support only when they predict the measured direction, otherwise as contradicting it; the top static finding
+    (most severe, earliest) predicting the opposite direction is flagged.
+    """
     timing = (bundle.runs or {}).get("timing") if isinstance(bundle.runs, dict) else None
     rows = _timing_rows(timing, a, b)
     if not rows:
@@ -181,55 +240,65 @@ def _time_finding(
     predicted = a if score > 0 else b if score < 0 else None
     ev: list[Evidence] = []
     for shape, ratio, extra in rows[:6]:
-        sh = ",".join(f"{k}={v}" for k, v in shape.items()) or "default shape"
-        line = extra.get("sentence") or f"{a} {ratio:.3g}× the time of {b}"
-        ev.append(Evidence(a, "time", None, f"{sh}: {line}"))
+        line = extra.get("sentence") or f"{a} {ratio:.3g}× the time of {b} (no interval recorded)"
+        ev.append(Evidence(a, "time", None, f"{_shape_text(shape)}: {line}"))
+    dirs = [_direction(a, b, r, x) for _, r, x in rows]
+    significant = {d for d in dirs if d is not None}
+    measured = next(iter(significant)) if len(significant) == 1 else None
+    mixed = len(significant) > 1
+    # the shape quoted: the largest significant difference (else the largest ratio)
+    pool = [(sh, r) for (sh, r, _), d in zip(rows, dirs) if d is not None] or [(sh, r) for sh, r, _ in rows]
+    q_shape, q_ratio = max(pool, key=lambda t: t[1] if t[1] >= 1 else 1 / t[1])
+    size = q_ratio if q_ratio >= 1 else 1 / q_ratio
+    at = f"at {_shape_text(q_shape)}"
     ratios = [r for _, r, _ in rows]
     lo, hi = min(ratios), max(ratios)
-    slower_all = all(r > 1.05 for r in ratios)
-    faster_all = all(r < 1 / 1.05 for r in ratios)
-    measured = a if slower_all else b if faster_all else None
-    main = max(ratios, key=lambda r: abs(r - 1) if r >= 1 else abs(1 / r - 1))
-    size = main if main >= 1 else 1 / main
-    ga, gb = _gmem(fa), _gmem(fb)
-    indicators = []
-    if ga and gb and ga != gb:
-        indicators.append(f"{max(ga, gb) / min(ga, gb):.1f}× the global memory instructions in `{a if ga > gb else b}`")
-    lost = [f for f in findings if f.id == "pipeline.load-not-pipelined"]
-    if lost:
-        indicators.append(lost[0].title.rstrip("."))
-    oa, ob = fa.occupancy, fb.occupancy
-    if oa and ob and oa.ctas_per_sm != ob.ctas_per_sm:
-        indicators.append(f"{oa.ctas_per_sm} vs {ob.ctas_per_sm} CTAs per SM")
-    ind = "; ".join(indicators) if indicators else "no large static indicator"
     times = f"{lo:.3g}×" if abs(hi - lo) < 0.01 else f"{lo:.3g}–{hi:.3g}×"
+    inds = _indicators(a, b, fa, fb, findings)
+    top = next(
+        (f for f in sorted(findings, key=lambda f: -_WEIGHT[f.severity]) if f.predicts in (a, b)),
+        None,
+    )
     if measured is None:
+        ind = "; ".join(t for t, _ in inds) or "no large static indicator"
+        why = "the direction depends on the shape" if mixed else "no significant difference by the runner's interval"
         if predicted is not None and abs(score) >= 4:
             sev: Severity = "major"
             agree = False
             verdict = (
                 f"Disagreement: the static chain predicts `{predicted}` slower ({ind}), but the measured time ratio "
-                f"{a}/{b} is {times}: no consistent difference. The kernel may be bound by something the IR does not "
-                "show (launch overhead, DRAM bandwidth, a problem size too small to expose the difference)."
+                f"{a}/{b} is {times}: {why}. The kernel may be bound by something the IR does not show (launch "
+                "overhead, DRAM bandwidth, a problem size too small to expose the difference)."
             )
         else:
             sev = "info"
             agree = True
-            verdict = f"Measured time ratio {a}/{b} is {times}: no consistent difference, as the static chain suggests."
+            verdict = f"Measured time ratio {a}/{b} is {times}: {why}" + (
+                ", as the static chain suggests." if predicted is None else "."
+            )
     else:
         slower = measured
         faster = b if slower == a else a
+        support = [t for t, v in inds if v == slower]
+        against = [t for t, v in inds if v == faster]
+        quoted = "; ".join(support) if support else "no large static indicator"
+        contra = f" Contradicting it: {'; '.join(against)}." if against else ""
         if predicted == slower:
             agree = True
             sev = "critical" if size >= 2 else "major" if size >= 1.2 else "minor"
-            verdict = f"`{slower}` is measured {size:.3g}× slower than `{faster}`; the static chain predicts this direction ({ind})."
-            g = max(ga, gb) / min(ga, gb) if ga and gb else None
-            if g and size > 1.5 * g:
+            verdict = (
+                f"`{slower}` is measured {size:.3g}× slower than `{faster}` {at}; the static chain predicts this "
+                f"direction ({quoted}).{contra}"
+            )
+            ga, gb = _gmem(fa), _gmem(fb)
+            more = a if ga > gb else b
+            g = max(ga, gb) / min(ga, gb) if ga and gb and ga != gb else None
+            if g and more == slower and size > 1.5 * g:
                 verdict += (
                     f" The slowdown is larger than the {g:.1f}× memory-instruction ratio alone: latency that the lost "
                     "overlap (pipelining, occupancy) no longer hides adds to the instruction count."
                 )
-            elif g and size < g / 3:
+            elif g and more == slower and size < g / 3:
                 verdict += (
                     f" The slowdown is well below the {g:.1f}× memory-instruction ratio: part of the extra instructions "
                     "is hidden (the kernel is bound elsewhere, e.g. by the tensor cores or DRAM bandwidth)."
@@ -238,9 +307,19 @@ def _time_finding(
             agree = False
             sev = "critical"
             verdict = (
-                f"Disagreement: `{slower}` is measured {size:.3g}× slower than `{faster}`, but the static chain "
-                + (f"predicts `{predicted}` slower ({ind})." if predicted else "predicts no difference.")
+                f"Disagreement: `{slower}` is measured {size:.3g}× slower than `{faster}` {at}, but the static chain "
+                + (
+                    f"predicts `{predicted}` slower ({'; '.join(against) or 'by the weight of its findings'})."
+                    if predicted
+                    else "predicts no difference."
+                )
+                + (f" Supporting the measurement: {'; '.join(support)}." if support else "")
                 + " Check the measurement (clocks, shapes) and what the IR does not model (caches, DRAM, launch)."
+            )
+        if top is not None and top.predicts == faster:
+            verdict += (
+                f" The top static finding, {top.title.rstrip('.')} (`{top.id}`), predicts `{faster}` slower, the "
+                "opposite of what was measured: the static chain does not explain the clock."
             )
     # link to the findings that predicted the measured slower variant (their leaves), or to nothing on disagreement
     causes: list[str] = []
@@ -249,8 +328,10 @@ def _time_finding(
         inner = {c for f in pred for c in f.causes}
         crit = [f.id for f in pred if f.severity == "critical"]
         causes = list(dict.fromkeys([*crit[-1:], *[f.id for f in pred if f.id not in inner][-3:]]))
-    if agree:
-        title = verdict.split("; ")[0].split(" (")[0].rstrip(".")
+    if agree and measured is not None:
+        title = f"`{measured}` is measured {size:.3g}× slower than `{b if measured == a else a}` {at}"
+    elif agree:
+        title = f"No significant time difference between `{a}` and `{b}` (ratio {times})"
     else:
         title = f"Measured {a}/{b} time ratio {times} disagrees with the static chain"
     return Finding(
@@ -262,6 +343,51 @@ def _time_finding(
         causes=causes,
         stage="time",
         predicts=measured,
+    )
+
+
+_FAILING = ("correctness", "agreement", "error")
+
+
+def _result_finding(bundle: Bundle, a: str, b: str) -> Finding | None:
+    """``time.wrong-result``: a variant of the pair computed a wrong result, the two disagree, or one failed to run
+    (from the runner's ``runs["timing"]`` or ``runs["interpret"]`` findings). Critical; every format shows it
+    first."""
+    runs = bundle.runs if isinstance(bundle.runs, dict) else {}
+    bad: list[dict[str, Any]] = []
+    for key in ("timing", "interpret"):
+        rec = runs.get(key)
+        if not isinstance(rec, dict):
+            continue
+        for f in rec.get("findings") or []:
+            if (
+                isinstance(f, dict)
+                and f.get("kind") in _FAILING
+                and (f.get("variant") in (a, b) or "," in str(f.get("variant", "")))
+            ):
+                bad.append({**f, "source": key})
+    if not bad:
+        return None
+    wrong = [f for f in bad if f["kind"] == "correctness"]
+    failed = [f for f in bad if f["kind"] == "error"]
+    first = (wrong or failed or bad)[0]
+    v = str(first.get("variant"))
+    msg = str(first.get("message", "")).splitlines()[0] if first.get("message") else ""
+    if wrong:
+        title = f"`{v}` computes a wrong result"
+    elif failed:
+        title = f"`{v}` failed to run"
+    else:
+        title = f"`{a}` and `{b}` compute different results"
+    explanation = (
+        f"{msg}. Timing a wrong or failed kernel says nothing about the code the comparison is about: fix the result "
+        "first."
+        if msg
+        else "Fix the result first."
+    )
+    ev = [Evidence(str(f.get("variant")), "time", None, str(f.get("message", "")).splitlines()[0]) for f in bad[:6]]
+    return Finding(
+        id="time.wrong-result", severity="critical", title=title, explanation=explanation, evidence=ev, stage="time"
     )
 
 
@@ -292,6 +418,9 @@ def diagnose(bundle: Bundle, a: str, b: str) -> Diagnosis:
     tf = _time_finding(bundle, a, b, fa, fb, findings)
     if tf is not None:
         findings.append(tf)
+    wr = _result_finding(bundle, a, b)
+    if wr is not None:
+        findings.append(wr)
     notes = [
         f"`{f.name}` has no LLVM debug log (TRITON_ENABLE_LLVM_DEBUG): coalescing and pipeliner decisions are not "
         "available, so the contiguity, vector-width and pipelining findings may be missing"

@@ -4,6 +4,8 @@ differences nothing explains.
 The diagnosis (:mod:`irdiff.diagnose`) decides what is a root and what causes what (``Finding.causes``); this
 module only decides the reading order, the same for the terminal, Markdown, HTML and JSON:
 
+0. **result**: ``time.wrong-result`` (a variant computed a wrong result or failed to run): nothing else matters
+   until that is fixed, so it comes before the chain.
 1. **root**: findings that nothing causes and that cause something, or the diagnosis' first finding (its chosen
    root), in the diagnosis' order. A finding marked ``role == "root"`` by the diagnosis is always a root.
 2. **effect**: findings caused by another finding, most severe first (``critical`` → ``info``); ties keep the
@@ -26,10 +28,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Role", "Presented", "present_findings", "ordered_diagnosis", "ROLE_LABELS"]
 
-Role = Literal["root", "effect", "unexplained"]
+Role = Literal["result", "root", "effect", "unexplained"]
+
+RESULT_IDS = frozenset({"time.wrong-result"})
 
 # The heading of each group, as every format prints it.
 ROLE_LABELS: dict[str, str] = {
+    "result": "the result is wrong: fix this first",
     "root": "root cause",
     "effect": "effects, most severe first",
     "unexplained": "unexplained (nothing links these to a root)",
@@ -47,6 +52,8 @@ class Presented:
 
 
 def _role(f: Finding, first: bool, caused_by_someone: set[str]) -> Role:
+    if f.id in RESULT_IDS:
+        return "result"
     marked = getattr(f, "role", None)
     if marked in ("root", "unexplained"):
         return marked  # type: ignore[no-any-return]
@@ -64,12 +71,13 @@ def present_findings(d: Diagnosis | None) -> list[Presented]:
     findings = list(d.findings)
     ids = {f.id for f in findings}
     cited = {c for f in findings for c in f.causes if c in ids}
-    roles = [_role(f, i == 0, cited) for i, f in enumerate(findings)]
+    chain = [f for f in findings if f.id not in RESULT_IDS]
+    roles = [_role(f, bool(chain) and f is chain[0], cited) for f in findings]
     # A finding whose causes are all absent from this diagnosis links to nothing shown: not an effect here.
     for i, f in enumerate(findings):
         if roles[i] == "effect" and not any(c in ids for c in f.causes):
-            roles[i] = "root" if f.id in cited or i == 0 else "unexplained"
-    order = {"root": 0, "effect": 1, "unexplained": 2}
+            roles[i] = "root" if f.id in cited or (bool(chain) and f is chain[0]) else "unexplained"
+    order = {"result": -1, "root": 0, "effect": 1, "unexplained": 2}
     idx = sorted(
         range(len(findings)),
         key=lambda i: (

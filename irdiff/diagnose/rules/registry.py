@@ -67,6 +67,7 @@ RuleId = Literal[
     "resources.occupancy",
     # timing.py (written by irdiff.diagnose from the runner's record)
     "time.measured",
+    "time.wrong-result",
 ]
 
 RuleFn = Callable[[Context], list[Finding]]
