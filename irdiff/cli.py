@@ -461,6 +461,57 @@ def _write_reports(bundle: Any, a: str, b: str, stage: str | None, context: int,
         click.echo(f"report: {path}", err=True)
 
 
+def _config_from_names(variant: str | None, against: str | None, config: str | None) -> tuple[Any, Any, Any]:
+    """``--variant annotated@3`` (a bundle's name for config 3 of ``annotated``) → ``annotated`` and ``--config 3``.
+
+    :raises ValueError: the two names, or a name and ``--config``, ask for different configs.
+    """
+    from irdiff.render.configs import split_config_name
+
+    picked: set[int] = set()
+    names: list[str | None] = []
+    for n in (variant, against):
+        if n is None:
+            names.append(None)
+            continue
+        base, idx = split_config_name(n)
+        names.append(base)
+        if idx is not None:
+            picked.add(idx)
+    if len(picked) > 1 or (picked and config is not None and config.strip() != str(next(iter(picked)))):
+        raise ValueError(f"--variant/--against/--config name different configs ({variant}, {against}, {config})")
+    return names[0], names[1], str(picked.pop()) if picked else config
+
+
+def _all_configs_table(bundle: Any, a: str, b: str, config: str | None, width: int | None) -> tuple[str, str]:
+    """Print the ``--all-configs`` table (irdiff/render/configs.py) and return the bundle names of the pair to show:
+    ``--config N`` if given, else the config whose variants differ most."""
+    from irdiff.render.configs import config_legend, config_rows, most_different, render_config_table
+    from irdiff.render.terminal import terminal_width
+
+    rows = config_rows(bundle, a, b)
+    if not rows:
+        raise ValueError(f"--all-configs: suite {bundle.suite!r} compiled no configs for {a} and {b}")
+    chosen = None
+    if config is not None:
+        if not config.strip().isdigit():
+            raise ValueError(f"--all-configs --config {config!r}: name the config to show by its index")
+        chosen = next((r for r in rows if r.index == int(config)), None)
+        if chosen is None:
+            raise ValueError(f"--config {config}: configs are {rows[0].index}..{rows[-1].index}")
+    else:
+        chosen = most_different(rows)
+    if chosen is None:
+        raise ValueError(f"--all-configs: every config of {a} or {b} failed to compile")
+    w = terminal_width(width)
+    click.echo(f"irdiff {bundle.suite}  {a} vs {b}  ·  {bundle.target}  ·  {len(rows)} autotune configs")
+    click.echo(f"  {config_legend(bundle, rows)}")
+    click.echo(render_config_table(rows, a, b, chosen.index, w), nl=False)
+    why = "picked with --config" if config is not None else "the config that differs most; pick another with --config N"
+    click.echo(f"\nfull comparison: config {chosen.index} ({why})\n")
+    return chosen.a, chosen.b
+
+
 @cli.command("compare")
 @click.argument("suite")
 @click.option("--variant", "variant", default=None, help="Variant to inspect (default: the suite's pair).")
@@ -512,9 +563,14 @@ def compare_cmd(
 
     outputs = _report_outputs(html_out, md_out, json_out, force)
     s = load_suite(suite)
+    variant, against, config = _config_from_names(variant, against, config)
     a, b = s.pair(variant, against)
     req = _build_request(suite, [a, b], target, config, all_configs, shape, passes, no_cache, jobs)
     bundle = compile_bundle(req, save, command=["irdiff", *sys.argv[1:]])
+    if all_configs:
+        # Every config compiled (variants a@0, a@1, …): the per-config table, then the chosen config's comparison.
+        a, b = _all_configs_table(bundle, a, b, config, width)
+        no_run = True  # the runner times one config; run it with --config N
     bundle.pair = [a, b]
     bundle.save()
     _report_errors(bundle)
