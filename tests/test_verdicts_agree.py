@@ -1,0 +1,124 @@
+"""Every verdict sentence agrees in direction with the measured ratio (issue 20): over the runner records measured
+on the H200 (``benchmarks/results/runner-kinds-h200/records.json``, the built-in suites and the runner kinds), the
+JSON reports of compare runs committed beside them, and diagnoses of real bundles with records in both orders."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+SENTENCE = re.compile(r"^(\S+) is ([\d.]+)x (slower|faster) than (\S+) \(time ratio ([\d.]+)")
+MEASURED = re.compile(r"`([^`]+)` is measured ([\d.]+)× slower than `([^`]+)`")
+
+
+def verdict_problems(rec: dict[str, Any]) -> list[str]:
+    """Disagreements between each verdict's sentence, its word, its ratio and the row medians."""
+    bad = []
+    rows = {json.dumps(r["shape"], sort_keys=True): r for r in rec.get("rows", [])}
+    for vd in rec.get("verdicts", []):
+        s, ratio, word = vd["sentence"], vd["ratio"], vd["verdict"]
+        m = SENTENCE.match(s)
+        if word == "no significant difference":
+            if m or "no significant difference" not in s:
+                bad.append(f"{s!r}: says a direction the verdict does not have")
+            lo, hi = vd["ci"]
+            if lo > 1 + vd["min_effect"] or hi < 1 / (1 + vd["min_effect"]):
+                bad.append(f"{s!r}: interval {lo}-{hi} is significant")
+            continue
+        if not m:
+            bad.append(f"{s!r}: no direction")
+            continue
+        a, _, direction, b, _ = m.groups()
+        if (a, b) != (vd["a"], vd["b"]) or direction != word or (ratio > 1) != (direction == "slower"):
+            bad.append(f"{s!r}: ratio {ratio}, verdict {word}")
+        row = rows.get(json.dumps(vd.get("shape") or {}, sort_keys=True))
+        if row is None:
+            continue
+        ea = row["variants"].get(a) or ((row.get("reference") or {}) if a == rec.get("reference_name") else {})
+        eb = row["variants"].get(b) or ((row.get("reference") or {}) if b == rec.get("reference_name") else {})
+        if ea.get("median_ms") and eb.get("median_ms") and (ea["median_ms"] > eb["median_ms"]) != (ratio > 1):
+            bad.append(f"{s!r}: medians {ea['median_ms']} vs {eb['median_ms']} point the other way")
+    return bad
+
+
+def measured_problems(findings: list[dict[str, Any]], timing: dict[str, Any]) -> list[str]:
+    """``time.measured`` sentences against the runner's verdicts of the same pair."""
+    bad = []
+    words = {}
+    for vd in timing.get("verdicts", []):
+        words[(vd["a"], vd["b"])] = vd["verdict"]
+        words[(vd["b"], vd["a"])] = {"slower": "faster", "faster": "slower"}.get(vd["verdict"], vd["verdict"])
+    for f in findings:
+        if f["id"] != "time.measured":
+            continue
+        for text in (f["title"], f["explanation"]):
+            for slow, _, fast in MEASURED.findall(text):
+                if words.get((slow, fast)) != "slower":
+                    bad.append(f"{text!r}: the runner says {slow} vs {fast}: {words.get((slow, fast))}")
+        if f.get("predicts") and words.get((f["predicts"], _other(f, words))) not in (None, "slower"):
+            bad.append(f"{f['title']!r}: predicts {f['predicts']} against the runner's verdict")
+    return bad
+
+
+def _other(f: dict[str, Any], words: dict[tuple[str, str], str]) -> str:
+    return next((b for (a, b) in words if a == f["predicts"]), "")
+
+
+def _records() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for p in sorted(RESULTS.glob("*/records.json")):
+        for name, runs in json.loads(p.read_text()).items():
+            if isinstance(runs, dict) and "timing" in runs:
+                out.append((f"{p.parent.name}/{name}", runs["timing"]))
+    return out
+
+
+RECORDS = _records()
+
+
+@pytest.mark.parametrize("name,rec", RECORDS, ids=[n for n, _ in RECORDS])
+def test_measured_records_verdicts_agree(name: str, rec: dict[str, Any]) -> None:
+    assert verdict_problems(rec) == []
+
+
+def test_there_are_measured_records() -> None:
+    assert len(RECORDS) >= 10 and sum(len(r.get("verdicts", [])) for _, r in RECORDS) >= 12
+
+
+REPORTS = sorted(RESULTS.glob("*/*.report.json"))
+
+
+@pytest.mark.parametrize("path", REPORTS, ids=[p.name for p in REPORTS])
+def test_committed_reports_time_finding_agrees(path: Path) -> None:
+    rep = json.loads(path.read_text())
+    timing = rep.get("timing") or {}
+    assert verdict_problems(timing) == []
+    assert measured_problems(rep["diagnosis"]["findings"], timing) == []
+
+
+@pytest.mark.parametrize("order", [("annotated", "unannotated"), ("unannotated", "annotated")])
+@pytest.mark.parametrize("ratio", [25.0, 1.04, 0.5, 1.0])
+def test_diagnosis_time_finding_agrees(matmul_sm86: Any, order: tuple[str, str], ratio: float) -> None:
+    """A real bundle with a record in either order, each direction, and no difference."""
+    import dataclasses
+
+    from irdiff.diagnose import diagnose
+
+    word = "slower" if ratio > 1.01 else "faster" if ratio < 0.99 else "no significant difference"
+    ci = [ratio * 0.995, ratio * 1.005] if word != "no significant difference" else [0.98, 1.02]
+    a, b = order
+    vd = {"a": a, "b": b, "ratio": ratio, "verdict": word, "ci": ci, "min_effect": 0.01, "shape": {"M": 4096},
+          "sentence": "x"}  # fmt: skip
+    bundle = dataclasses.replace(matmul_sm86, runs={"timing": {"verdicts": [vd]}})
+    for x, y in (("annotated", "unannotated"), ("unannotated", "annotated")):
+        d = diagnose(bundle, x, y)
+        assert measured_problems([f.to_json() for f in d.findings], {"verdicts": [vd]}) == []
+        t = d.finding("time.measured")
+        assert t is not None
+        want = a if word == "slower" else b if word == "faster" else None
+        assert t.predicts == want
