@@ -313,6 +313,12 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--autotune", is_flag=True, help="Run Triton's autotuner per variant and shape; time winners."),
         click.option("--graph", is_flag=True, help="Time CUDA-graph replays (for tiny kernels; L2 not flushed)."),
         click.option("--interpret", is_flag=True, help="Check correctness on the CPU through Triton's interpreter."),
+        click.option(
+            "--ncu",
+            is_flag=True,
+            help="Profile one launch per variant with Nsight Compute (--clock-control none) and join the counters "
+            "to the static findings.",
+        ),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -321,7 +327,7 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _run_step(bundle: Any, suite: str, variants: list[str], shape: str | None, config: str | None,
               shapes: tuple[str, ...], autotune: bool, graph: bool, interpret: bool, target: str | None,
-              save: str | None = None, standalone: bool = False) -> int:  # fmt: skip
+              save: str | None = None, standalone: bool = False, ncu: bool = False) -> int:  # fmt: skip
     """Call the runner (irdiff/run/command.py) and turn its failures into one-line errors."""
     from irdiff.compile import parse_config_option
     from irdiff.run.command import RunOptions, run_after_compile, run_standalone
@@ -336,6 +342,7 @@ def _run_step(bundle: Any, suite: str, variants: list[str], shape: str | None, c
         graph=graph,
         interpret=interpret,
         target=target,
+        ncu=ncu,
     )
     try:
         if standalone:
@@ -542,6 +549,7 @@ def compare_cmd(
     autotune: bool = False,
     graph: bool = False,
     interpret: bool = False,
+    ncu: bool = False,
     no_run: bool = False,
     as_json: bool = False,
     explain_id: str | None = None,
@@ -580,7 +588,7 @@ def compare_cmd(
 
         with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
             run_status = _run_step(
-                bundle, suite, [a, b], shape, config, shapes, autotune, graph, interpret, bundle.target
+                bundle, suite, [a, b], shape, config, shapes, autotune, graph, interpret, bundle.target, ncu=ncu
             )
     if outputs:
         _write_reports(bundle, a, b, stage, context, raw, outputs, force)
@@ -731,6 +739,7 @@ def run_cmd(
     autotune: bool,
     graph: bool,
     interpret: bool,
+    ncu: bool,
 ) -> None:
     """Check and time two variants of SUITE on the local GPU (or check them under --interpret), without a diff.
 
@@ -739,7 +748,7 @@ def run_cmd(
     from irdiff.suite import load_suite
 
     a, b = load_suite(suite).pair(variant, against)
-    status = _run_step(None, suite, [a, b], shape, config, shapes, autotune, graph, interpret, target, save, True)
+    status = _run_step(None, suite, [a, b], shape, config, shapes, autotune, graph, interpret, target, save, True, ncu)
     sys.exit(status)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from irdiff.bundle import Bundle, VariantResult
+from irdiff.diagnose.counters import join as join_counters
 from irdiff.diagnose.counts import KEY_COUNTS, count_ops
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.model import FINDING_STAGES, SEVERITIES, Diagnosis, Evidence, Finding, Severity
@@ -421,6 +422,9 @@ def diagnose(bundle: Bundle, a: str, b: str) -> Diagnosis:
     wr = _result_finding(bundle, a, b)
     if wr is not None:
         findings.append(wr)
+    nc = (bundle.runs or {}).get("ncu") if isinstance(bundle.runs, dict) else None
+    if isinstance(nc, dict):
+        join_counters(findings, nc, a, b)
     notes = [
         f"`{f.name}` has no LLVM debug log (TRITON_ENABLE_LLVM_DEBUG): coalescing and pipeliner decisions are not "
         "available, so the contiguity, vector-width and pipelining findings may be missing"

@@ -104,7 +104,12 @@ class Header:
 
 
 def _reproduce(c: Comparison) -> str:
+    """The command that made this comparison: the bundle's own command line (file suites as ``path.py::name``,
+    ``--shapes`` and every option kept), else one rebuilt from the bundle's facts."""
     bundle = c.bundle
+    cmd = [str(x) for x in (bundle.command or [])]
+    if len(cmd) > 1 and cmd[0] == "irdiff" and cmd[1] not in ("report", "diff", "show", "list"):
+        return shlex.join(cmd)
     parts = ["irdiff", bundle.suite or "SUITE", "--variant", c.a, "--against", c.b]
     if bundle.target:
         parts += ["--target", bundle.target]

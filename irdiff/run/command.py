@@ -43,6 +43,7 @@ class RunOptions:
     target: str | None = None
     seed: int = 0
     reps: int | None = None
+    ncu: bool = False
 
 
 def cuda_unavailable_reason() -> str | None:
@@ -320,13 +321,47 @@ def _execute(opts: RunOptions, echo: Echo, bundle: Bundle | None) -> tuple[int, 
     return _status(rec), "timing", rec
 
 
+def _counters(opts: RunOptions, rec: Mapping[str, Any], echo: Echo) -> dict[str, Any] | None:
+    """``--ncu``: one profiled launch per variant at the first shape timed (after a GPU run only)."""
+    if not opts.ncu or not rec.get("rows") or "device" not in rec:
+        return None
+    from irdiff.run.ncu import format_profile, profile
+
+    shape = rec["rows"][0]["shape"]
+    echo(f"profiling {', '.join(opts.variants)} at {shape_label(shape)} with ncu", err=True)
+    nc = profile(opts.suite, list(opts.variants), shape, str(rec.get("target") or "sm90"), opts.config, opts.seed)
+    echo("")
+    echo(format_profile(nc))
+    return nc
+
+
 def run_after_compile(bundle: Bundle, opts: RunOptions, echo: Echo) -> int:
-    """The runner step of ``irdiff SUITE``: time (or interpret) the pair and store the record in the bundle."""
+    """The runner step of ``irdiff SUITE``: time (or interpret) the pair and store the record in the bundle; with
+    ``--ncu``, the counters too, and the counter differences each static finding predicts."""
     status, key, rec = _execute(opts, echo, bundle)
     if rec is not None:
         bundle.runs[key] = rec
+        nc = _counters(opts, rec, echo)
+        if nc is not None:
+            bundle.runs["ncu"] = nc
+            _print_join(bundle, opts, echo)
         bundle.save()
     return status
+
+
+def _print_join(bundle: Bundle, opts: RunOptions, echo: Echo) -> None:
+    from irdiff.diagnose import diagnose
+
+    a, b = opts.variants[:2]
+    try:
+        d = diagnose(bundle, a, b)
+    except ValueError:
+        return
+    lines = [f"  {f.id}: {e.text}" for f in d.findings for e in f.evidence if e.stage == "ncu"]
+    echo("")
+    echo("counters joined to the static findings:" if lines else "no static finding predicts a counter difference")
+    for ln in lines:
+        echo(ln)
 
 
 def run_standalone(opts: RunOptions, save: str | None, echo: Echo, command: list[str]) -> int:
@@ -349,9 +384,12 @@ def run_standalone(opts: RunOptions, save: str | None, echo: Echo, command: list
                 directory=str(root),
             )
     status, key, rec = _execute(opts, echo, bundle)
+    nc = _counters(opts, rec, echo) if rec is not None else None
     if rec is not None and bundle is not None:
         bundle.target = bundle.target or str(rec.get("target", ""))
         bundle.runs[key] = rec
+        if nc is not None:
+            bundle.runs["ncu"] = nc
         bundle.save()
         echo(f"bundle: {bundle.directory}")
     return status

@@ -1,0 +1,145 @@
+"""Does the runner's time of a kernel depend on its partner? Agreement with ``triton.testing.do_bench`` (issue 14).
+
+Targets, on a CUDA GPU (the H200 results are in ``benchmarks/results/agreement-h200/``):
+- every variant of ``matmul`` (512…8192) and ``persistent-matmul`` (4096, 8192), timed by the runner beside its
+  partner (:func:`irdiff.run.timing.measure`, sustained alternating blocks), is within 3 % of
+  ``do_bench(return_mode="median")`` run alone with a comparable sustained window (``rep`` = the runner's measured
+  time per variant);
+- the same kernel (``tiled``) timed beside two different partners (``persistent`` and ``persistent-noflatten``):
+  within 2 %;
+- run-to-run: the pair timed twice: each variant within 2 %.
+The SM clock and power (NVML) of every measurement are printed beside the times.
+
+Usage: ``PYTHONPATH=. python benchmarks/bench_agreement.py [--quick] [--out DIR]``. Exit status 1 when a target is
+missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer shapes (a smoke run)")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+
+    import torch
+    import triton
+    import triton.testing
+
+    from irdiff.run.inputs import build_inputs
+    from irdiff.run.launch import make_launch
+    from irdiff.run.runner import local_target
+    from irdiff.run.stats import summarize
+    from irdiff.run.sweep import shape_label
+    from irdiff.run.timing import ClockSampler, TimingOptions, device_info, measure
+    from irdiff.suite import load_suite
+
+    if not torch.cuda.is_available():
+        print("no CUDA device: nothing to benchmark")
+        return 0
+    target = local_target()
+    opts = TimingOptions()
+    rows: list[dict[str, Any]] = []
+    lines: list[str] = []
+    ok = True
+
+    def launches(suite: Any, names: list[str], shape: dict[str, int]) -> dict[str, Any]:
+        out = {}
+        for n in names:
+            v = suite.variant(n)
+            inputs = build_inputs((v.args or suite.args)(shape), device="cuda")
+            out[n] = make_launch(suite, n, inputs, shape, target)
+        return out
+
+    def bench_alone(fn: Any, window_ms: float) -> tuple[float, dict[str, float] | None]:
+        import time
+
+        with ClockSampler() as cs:
+            t0 = time.perf_counter()
+            ms = float(triton.testing.do_bench(fn, warmup=100, rep=int(window_ms), return_mode="median"))
+            t1 = time.perf_counter()
+        return ms, cs.window(t0, t1) if cs.available else None
+
+    def clock(m: Any, n: str) -> str:
+        c = m.clocks.get(n)
+        return f"{c['sm_mhz']:.0f} MHz {c['power_w']:.0f} W" if c else "—"
+
+    cases = [
+        ("matmul", ["annotated", "unannotated"], s) for s in ([512, 4096] if a.quick else [512, 1024, 2048, 4096, 8192])
+    ]
+    cases += [("persistent-matmul", ["persistent", "tiled"], s) for s in ([8192] if a.quick else [4096, 8192])]
+    lines.append("1. runner (beside its partner) vs do_bench (alone, same sustained window): target within 3 %")
+    lines.append(f"{'suite':<18} {'shape':<16} {'variant':<22} {'runner ms':>10} {'do_bench':>10} {'diff':>7}  clocks")
+    for suite_name, names, size in cases:
+        suite = load_suite(suite_name)
+        shape = {k: size for k in suite.shape} if suite_name == "matmul" else {**suite.shape, "M": size, "N": size}
+        ls = launches(suite, names, shape)
+        m = measure(ls, opts)
+        for n in names:
+            med = summarize(m.samples[n]).median_ms
+            window = sum(sum(b) for b in m.blocks[n])
+            bench, bc = bench_alone(ls[n], max(window, 100.0))
+            dev = med / bench - 1.0
+            good = abs(dev) <= 0.03
+            ok &= good
+            bclk = f"{bc['sm_mhz']:.0f} MHz {bc['power_w']:.0f} W" if bc else "—"
+            rows.append({"test": "do_bench", "suite": suite_name, "shape": shape, "variant": n, "runner_ms": med,
+                         "do_bench_ms": bench, "dev": dev, "ok": good, "clock": m.clocks.get(n), "do_bench_clock": bc})  # fmt: skip
+            lines.append(f"{suite_name:<18} {shape_label(shape):<16} {n:<22} {med:10.4f} {bench:10.4f} {dev * 100:6.2f}%"
+                         f"  runner {clock(m, n)} | do_bench {bclk}{'' if good else '  MISSED'}")  # fmt: skip
+        del ls
+        torch.cuda.empty_cache()
+
+    lines += ["", "2. the same kernel beside two partners, and run-to-run: targets within 2 %"]
+    suite = load_suite("persistent-matmul")
+    for size in [8192] if a.quick else [4096, 8192]:
+        shape = {**suite.shape, "M": size, "N": size}
+        ls = launches(suite, ["tiled", "persistent", "persistent-noflatten"], shape)
+        m1 = measure({"tiled": ls["tiled"], "persistent": ls["persistent"]}, opts)
+        m2 = measure({"tiled": ls["tiled"], "persistent-noflatten": ls["persistent-noflatten"]}, opts)
+        m3 = measure({"tiled": ls["tiled"], "persistent": ls["persistent"]}, opts)
+        t1, t2, t3 = (summarize(m.samples["tiled"]).median_ms for m in (m1, m2, m3))
+        p1, p3 = (summarize(m.samples["persistent"]).median_ms for m in (m1, m3))
+        partner_dev, run_dev, run_dev_p = t2 / t1 - 1.0, t3 / t1 - 1.0, p3 / p1 - 1.0
+        good = abs(partner_dev) <= 0.02 and abs(run_dev) <= 0.02 and abs(run_dev_p) <= 0.02
+        ok &= good
+        rows.append({"test": "partners", "shape": shape, "tiled_beside_persistent_ms": t1,
+                     "tiled_beside_noflatten_ms": t2, "tiled_again_ms": t3, "persistent_ms": p1,
+                     "persistent_again_ms": p3, "partner_dev": partner_dev, "run_dev": run_dev,
+                     "run_dev_persistent": run_dev_p, "ok": good,
+                     "clocks": {"m1": m1.clocks, "m2": m2.clocks, "m3": m3.clocks}})  # fmt: skip
+        lines.append(
+            f"{shape_label(shape)}: tiled beside persistent {t1:.4f} ms ({clock(m1, 'tiled')}), beside "
+            f"persistent-noflatten {t2:.4f} ms ({clock(m2, 'tiled')}): {partner_dev * 100:+.2f}%; run again "
+            f"{t3:.4f} ms: {run_dev * 100:+.2f}%; persistent {p1:.4f} then {p3:.4f} ms: {run_dev_p * 100:+.2f}%"
+            + ("" if good else "  MISSED")
+        )
+        del ls
+        torch.cuda.empty_cache()
+    head = [
+        f"device: {device_info()['name']}; Triton {triton.__version__}; torch {torch.__version__}",
+        f"method: {m1.method}",
+        "",
+    ]
+    text = "\n".join(head + lines)
+    print(text)
+    if a.out:
+        out = Path(a.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "bench_agreement.txt").write_text(text + "\n")
+        (out / "bench_agreement.json").write_text(json.dumps({"rows": rows}, indent=1, default=str))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
