@@ -4,7 +4,7 @@ Targets, on a CUDA GPU (the H200 results are in ``benchmarks/results/agreement-h
 - every variant of ``matmul`` (512…8192) and ``persistent-matmul`` (4096, 8192), timed by the runner beside its
   partner (:func:`irdiff.run.timing.measure`, sustained alternating blocks), is within 3 % of
   ``do_bench(return_mode="median")`` run alone with a comparable sustained window (``rep`` = the runner's measured
-  time per variant);
+  time per variant, after a 1 s warm-up like the runner's settling);
 - the same kernel (``tiled``) timed beside two different partners (``persistent`` and ``persistent-noflatten``):
   within 2 %;
 - run-to-run: the pair timed twice: each variant within 2 %.
@@ -66,7 +66,7 @@ def main() -> int:
 
         with ClockSampler() as cs:
             t0 = time.perf_counter()
-            ms = float(triton.testing.do_bench(fn, warmup=100, rep=int(window_ms), return_mode="median"))
+            ms = float(triton.testing.do_bench(fn, warmup=1000, rep=int(window_ms), return_mode="median"))
             t1 = time.perf_counter()
         return ms, cs.window(t0, t1) if cs.available else None
 

@@ -122,3 +122,31 @@ def test_diagnosis_time_finding_agrees(matmul_sm86: Any, order: tuple[str, str],
         assert t is not None
         want = a if word == "slower" else b if word == "faster" else None
         assert t.predicts == want
+
+
+def test_counters_join_confirms_and_flags(matmul_sm86: Any) -> None:
+    """Counters (values as ncu measured them on the H200, ``runner-h200-blocks100/compare.txt``) joined to the real
+    findings of matmul annotated vs unannotated: pipelining and vector width confirmed with both figures, the
+    predicted occupancy drop flagged as not shown."""
+    import dataclasses
+
+    from irdiff.diagnose import diagnose
+
+    units = {"stall_long_scoreboard": ["x", "cycles/inst"], "global_load_requests": ["x", "requests"],
+             "achieved_occupancy": ["x", "% of warps"], "instructions": ["x", "warp instructions"]}  # fmt: skip
+    ann = {"stall_long_scoreboard_share": 82.83, "global_load_requests": 3.355e7, "load_sectors_per_request": 32.0,
+           "achieved_occupancy": 12.23, "instructions": 2.549e8, "stall_long_scoreboard": 1.75e6}  # fmt: skip
+    una = {"stall_long_scoreboard_share": 33.5, "global_load_requests": 4.194e6, "load_sectors_per_request": 16.0,
+           "achieved_occupancy": 12.21, "instructions": 5.899e7, "stall_long_scoreboard": 1.551e4}  # fmt: skip
+    nc = {"metrics": units, "variants": {"annotated": {"metrics": ann}, "unannotated": {"metrics": una}}}
+    for a, b in (("annotated", "unannotated"), ("unannotated", "annotated")):
+        d = diagnose(dataclasses.replace(matmul_sm86, runs={"ncu": nc}), a, b)
+        lines = {f.id: [e.text for e in f.evidence if e.stage == "ncu"] for f in d.findings}
+        pipe = lines["pipeline.load-not-pipelined"]
+        assert pipe == ["counters confirm: stall long scoreboard share 83% of stall cycles in `annotated` vs 34% of "
+                        "stall cycles in `unannotated`"]  # fmt: skip
+        vw = " ".join(lines["coalesce.vector-width"])
+        assert "load sectors per request 32.0 sectors/request in `annotated` vs 16.0" in vw
+        regs = " ".join(lines.get("resources.registers", []) + lines.get("resources.occupancy", []))
+        if regs:
+            assert "not shown by the counters" in regs

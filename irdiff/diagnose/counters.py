@@ -22,8 +22,8 @@ __all__ = ["EXPECTED", "MIN_CHANGE", "join"]
 # slower ("-name": predicted lower)
 EXPECTED: dict[str, list[str]] = {
     "pipeline.load-not-pipelined": ["stall_long_scoreboard"],
-    "pipeline.": ["stall_long_scoreboard"],
-    "coalesce.": ["global_load_requests", "instructions"],
+    "pipeline.async-copies": ["stall_long_scoreboard"],
+    "coalesce.": ["global_load_requests", "load_sectors_per_request"],
     "ptx.memory-ops": ["global_load_requests", "instructions"],
     "lower.": ["global_load_requests", "instructions"],
     "index.": ["instructions"],

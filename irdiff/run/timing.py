@@ -10,7 +10,11 @@ Method (written into the bundle as ``runs["timing"]["method"]``):
    of clock and temperature falls on every variant alike, and a fast kernel is never timed in the short gap
    between two launches of a slow, low-power one, at a boost clock it cannot sustain alone (seen on an H200: the
    same GEMM read 735–749 TFLOP/s beside one partner and 642–647 beside another with launch-by-launch
-   interleaving). The first block of each variant is warm-up and is dropped.
+   interleaving). The first block of each variant is warm-up and is dropped. Before every block the variant runs
+   untimed until its SM clock (NVML) stops drifting (:func:`_settle`, 100–1500 ms): power and temperature follow
+   the previous block's load for longer than one block (with 100 ms blocks and no settling, the same GEMM still
+   ran at 1965 MHz after a low-power partner and at 1470 MHz after a hot one, 13 % apart;
+   ``benchmarks/results/runner-h200-blocks100``).
 3. Before every timed launch the L2 cache is flushed by zeroing a buffer twice the device's L2 size, between, not
    inside, the pair of events, so each launch reads its inputs from DRAM as in a real program.
 4. A block is enqueued whole and then synchronized. Where enqueuing it takes the CPU longer than the GPU takes to
@@ -48,7 +52,10 @@ class TimingOptions:
     warmup: int = 10
     reps: int | None = None
     block_ms: float = 100.0
-    blocks: int = 8
+    blocks: int = 6
+    settle_min_ms: float = 100.0
+    settle_max_ms: float = 1500.0
+    settle_chunk_ms: float = 25.0
     max_block_launches: int = 2000
     min_block_launches: int = 3
     flush_l2: bool = True
@@ -257,6 +264,42 @@ class ClockSampler:
         return {"sm_mhz": mhz, "power_w": w, "n": len(got)}
 
 
+def _settle(cuda: _Cuda, fn: Callable[[], Any], launch_ms: float, flush: bool, sampler: Any,
+            opts: TimingOptions) -> float:  # fmt: skip
+    """Run ``fn`` untimed, in chunks of ~``settle_chunk_ms``, until the SM clock is steady (two successive chunks
+    the clock now within 1 % or 15 MHz of the clock 100 ms earlier) after at least ``settle_min_ms``, or ``settle_max_ms`` has passed; without NVML, for
+    ``settle_min_ms``. Power and temperature, hence the clock, follow the previous variant's load for far longer than
+    one block (on an H200 the same GEMM ran at 1965 MHz after a low-power partner and 1470 MHz after a hot one):
+    this lets each variant reach its own steady state. Returns the milliseconds spent."""
+    n = max(1, math.ceil(opts.settle_chunk_ms / max(launch_ms, 1e-3)))
+    n = min(n, opts.max_block_launches)
+    t_start = time.perf_counter()
+    history: list[tuple[float, float]] = []  # (ms since start, chunk's median MHz)
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            if flush:
+                cuda.flush()
+            fn()
+        cuda.sync()
+        t1 = time.perf_counter()
+        spent = (t1 - t_start) * 1e3
+        if spent >= opts.settle_max_ms:
+            return spent
+        if spent < opts.settle_min_ms:
+            continue
+        if sampler is None or not getattr(sampler, "available", False):
+            return spent
+        w = sampler.window(t0, t1)
+        if w is None:
+            return spent
+        mhz = float(w["sm_mhz"])
+        before = [c for t, c in history if t <= spent - 100.0]
+        if before and abs(mhz - before[-1]) <= max(15.0, 0.01 * before[-1]):
+            return spent  # no drift over the last 100 ms
+        history.append((spent, mhz))
+
+
 def block_order(names: Sequence[str], blocks: int) -> list[str]:
     """The order of blocks: one warm-up block each, then ``blocks`` rounds with the first name rotating.
 
@@ -319,8 +362,10 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
     spun = 0
     order = block_order(names, opts.blocks)
     seen: set[str] = set()
+    settle_ms: dict[str, list[float]] = {n: [] for n in names}
     with ClockSampler() if opts.sample_clocks else contextlib.nullcontext() as sampler:
         for name in order:
+            settle_ms[name].append(_settle(cuda, fns[name], est[name] + flush_ms, flush, sampler, opts))
             gpu_ms = per_block * (est[name] + flush_ms)
             t0 = time.perf_counter()
             if opts.spin and cpu_ms * per_block > 0.5 * gpu_ms:
@@ -341,6 +386,7 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
                 if w:
                     per_block_clock[name].append(w)
     samples = {n: [t for b in blocks[n] for t in b] for n in names}
+    settled = [x for n in names for x in settle_ms[n][1:]]
     clocks: dict[str, dict[str, Any]] = {}
     for n in names:
         pb = per_block_clock[n]
@@ -365,7 +411,10 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
     method = (
         f"{how}; {opts.warmup} warm-up launches per variant; each variant timed in {opts.blocks} blocks of "
         f"{per_block} back-to-back launches (~{block_len:.0f} ms for the slowest) after one warm-up block, blocks "
-        "alternating between variants (A B, B A, …)"
+        "alternating between variants (A B, B A, …); before each block the variant runs untimed until its SM clock "
+        f"is steady ({opts.settle_min_ms:.0f}–{opts.settle_max_ms:.0f} ms"
+        + (f", median {sorted(settled)[len(settled) // 2]:.0f} ms" if settled else "")
+        + ")"
         + (f" (a spin kernel ran before {spun} blocks so that the GPU never waits for the CPU)" if spun else "")
         + ("; SM clock and power sampled through NVML during every block" if clocks else "; no NVML clocks")
         + "; statistics: median and IQR of launches, verdict interval by resampling blocks"
@@ -378,6 +427,7 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
         "flush_ms": flush_ms,
         "cpu_enqueue_ms": cpu_ms,
         "spin_blocks": spun,
+        "settle_ms": settle_ms,
         "estimate_ms": est,
     }
     return Measurement(samples=samples, method=method, settings=settings, blocks=blocks, clocks=clocks)
