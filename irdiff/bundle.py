@@ -18,23 +18,19 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from irdiff import stages
+
 SCHEMA = "irdiff.bundle/1"
 
-# Pipeline order of the text stages; "python" is the kernel's source (stage 0 is the specialization table).
-STAGES: tuple[str, ...] = ("python", "ttir", "ttgir", "llir", "ptx", "sass")
-STAGE_FILES: dict[str, str] = {
-    "python": "kernel.py",
-    "ttir": "ttir.mlir",
-    "ttgir": "ttgir.mlir",
-    "llir": "llir.ll",
-    "ptx": "ptx.ptx",
-    "sass": "sass.sass",
-    "cubin": "kernel.cubin",
-}
+# Pipeline order of the text stages and their file names, declared once in irdiff.stages (live views: a stage
+# declared later appears here too); "python" is the kernel's source (stage 0 is the specialization table).
+STAGES: Sequence[str] = stages.STAGES
+STAGE_FILES: Mapping[str, str] = stages.FILES
 LOG_FILES: dict[str, str] = {
     "llvm_debug": "llvm-debug.log",  # TRITON_ENABLE_LLVM_DEBUG output: coalescing and pipelining reasoning
     "ptxas": "ptxas.log",  # ptxas -v report

@@ -407,9 +407,13 @@ def render_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-# Stages whose hunks the terminal shows by default; LLIR, PTX and SASS are summarized (counts, findings) and shown
-# on request (--stage all, --stage ptx): their diffs run to thousands of lines.
-DEFAULT_HUNK_STAGES = ("python", "ttir", "ttgir")
+def default_hunk_stages() -> tuple[str, ...]:
+    """Stages whose hunks the terminal shows by default (``Stage.shown_by_default`` in :mod:`irdiff.stages`: Python,
+    TTIR, TTGIR); LLIR, PTX and SASS are summarized (counts, findings) and shown on request (--stage all, --stage
+    ptx): their diffs run to thousands of lines."""
+    from irdiff import stages
+
+    return tuple(s.name for s in stages.text_stages() if s.shown_by_default)
 
 
 def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
@@ -427,7 +431,7 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
         width=terminal_width(width),
         side_by_side=side_by_side,
         show_spec=True,
-        hunk_stages=DEFAULT_HUNK_STAGES if stage is None else None,
+        hunk_stages=default_hunk_stages() if stage is None else None,
     )
     emit(render(comparison, opts), paging=paging)
 

@@ -396,12 +396,9 @@ class LlirLexer(LlvmLexer):
     }
 
 
-_STAGE_LEXERS: dict[str, type[RegexLexer]] = {
-    "ttir": TTIRLexer,
-    "ttgir": TTGIRLexer,
-    "ptx": TritonPtxLexer,
-    "sass": SassLexer,
-    "llir": LlirLexer,
+# irdiff's lexers by every alias they answer to (a stage names its lexer by alias: irdiff.stages.Stage.lexer).
+_LEXERS_BY_ALIAS: dict[str, type[RegexLexer]] = {
+    alias: cls for cls in (TTIRLexer, TTGIRLexer, TritonPtxLexer, SassLexer, LlirLexer) for alias in cls.aliases
 }
 
 
@@ -410,9 +407,13 @@ def lexer_for_stage(stage: str) -> RegexLexer | None:
 
     Returns None for stages without a lexer. ``python`` uses pygments' own ``PythonLexer``.
     """
-    if stage == "python":
+    from irdiff import stages
+
+    st = stages.get(stage)
+    alias = st.lexer if st is not None else None
+    if alias == "python":
         from pygments.lexers.python import PythonLexer
 
         return PythonLexer(stripnl=False, ensurenl=False)
-    cls = _STAGE_LEXERS.get(stage)
+    cls = _LEXERS_BY_ALIAS.get(alias) if alias else None
     return cls(stripnl=False, ensurenl=False) if cls else None

@@ -36,6 +36,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from irdiff import stages
 from irdiff.bundle import LOG_FILES, VariantResult, load_variant_dir
 from irdiff.capture.hooks import STATE_DIR, atomic_write
 
@@ -89,7 +90,7 @@ class StoredKernel:
             asm: dict[str, Any] = AsmDict()
         except ImportError:  # pragma: no cover - Triton < 3.6 is refused earlier
             asm = {}
-        for stage in ("ttir", "ttgir", "llir", "ptx"):
+        for stage in (s.name for s in stages.text_stages() if s.origin == "triton"):
             if stage in v.stages:
                 asm[stage] = v.text(stage)
         cubin = v.path("cubin")
@@ -101,11 +102,15 @@ class StoredKernel:
 
 def arch_of(v: VariantResult) -> int | None:
     """CUDA compute capability of a captured kernel (``metadata.target.arch``), None for other backends."""
-    t = v.metadata.get("target")
-    if isinstance(t, dict) and t.get("backend") == "cuda" and isinstance(t.get("arch"), int):
-        return int(t["arch"])
-    m = re.fullmatch(r"sm(\d+)a?", v.target or "")
-    return int(m.group(1)) if m else None
+    from irdiff.target import Target, TargetError, parse_target
+
+    t = Target.from_triton(v.metadata.get("target"))
+    if t is None:
+        try:
+            t = parse_target(v.target or "", supported_only=False)
+        except TargetError:
+            return None
+    return t.capability or None
 
 
 def merge_launches(v: VariantResult, directory: Path) -> None:

@@ -56,7 +56,6 @@ ENV_LAUNCHES = "IRDIFF_CAPTURE_LAUNCHES"
 ENV_PKG = "IRDIFF_CAPTURE_PKG"
 
 STATE_DIR = ".capture"  # DIR/.capture: hashes/ (claims), lock, errors.log, pids/, launch counts, skipped.txt
-STAGE_SUFFIXES = {"ttir": "ttir", "ttgir": "ttgir", "llir": "llir", "ptx": "ptx", "cubin": "cubin"}
 # Options worth showing beside the specialization (``VariantResult.options``); the full metadata is kept too.
 OPTION_KEYS = (
     "num_warps",
@@ -168,12 +167,15 @@ def jsonable(v: Any, depth: int = 0) -> Any:
 
 def target_name(target: Any) -> str:
     """``GPUTarget("cuda", 90, 32)`` or its dict form → ``sm90``; HIP → the ``gfx`` arch string."""
+    from irdiff.target import Target
+
+    t = Target.from_triton(target)
+    if t is not None:
+        return t.name
     if isinstance(target, dict):
         backend, arch = target.get("backend"), target.get("arch")
     else:
         backend, arch = getattr(target, "backend", None), getattr(target, "arch", None)
-    if backend == "cuda" and isinstance(arch, int):
-        return f"sm{arch}"
     return str(arch or backend or "")
 
 
@@ -349,7 +351,11 @@ class Recorder:
         times: Any,
         cache_hit: bool,
     ) -> None:
+        from irdiff import stages
         from irdiff.bundle import STAGE_FILES, VariantResult
+
+        # Triton's cache files are named by stage (``kernel.ttgir``): irdiff.stages' Triton stages and the cubin.
+        suffixes = [s.name for s in stages.text_stages() if s.origin == "triton"] + [a.name for a in stages.ARTIFACTS]
 
         meta = {k: jsonable(v) for k, v in metadata.items()}
         result = VariantResult(name=vname, kernel=str(meta.get("name", vname)), directory=str(vdir))
@@ -358,7 +364,7 @@ class Recorder:
         # Stages: straight from the files Triton just wrote to its cache.
         for fname, path in sorted(metadata_group.items()):
             ext = fname.rsplit(".", 1)[-1]
-            stage = STAGE_SUFFIXES.get(ext)
+            stage = ext if ext in suffixes else None
             if stage is None:
                 continue
             data = Path(path).read_bytes()

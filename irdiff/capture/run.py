@@ -119,13 +119,12 @@ def run_capture(
         except re.error as e:
             raise CaptureError(f"--filter {filter!r}: not a regular expression: {e}") from None
     if target:
-        from irdiff.compile.worker import parse_target
+        from irdiff.target import TargetError, parse_target
 
         try:
-            parse_target(target)
-        except ValueError as e:
+            target = parse_target(target).name
+        except TargetError as e:
             raise CaptureError(str(e)) from None
-        target = target.lower()
     cmd = program_command(command)
     if shutil.which(cmd[0]) is None and not os.path.exists(cmd[0]):
         raise CaptureError(f"program not found: {cmd[0]}")

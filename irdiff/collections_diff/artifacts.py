@@ -28,12 +28,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from irdiff import stages
 from irdiff.bundle import SCHEMA, STAGE_FILES, ArgSpec, Bundle, BundleError, VariantResult
 
 __all__ = ["ARTIFACT_SUITES", "find_kernel_dirs", "is_artifact_dir", "load_artifacts", "ttir_signature"]
 
 ARTIFACT_SUITES = ("triton-cache", "triton-dump")
-_SUFFIX_STAGE = {"ttir": "ttir", "ttgir": "ttgir", "llir": "llir", "ptx": "ptx", "sass": "sass", "cubin": "cubin"}
 _IR_SUFFIXES = (".ttir", ".ttgir", ".ptx")
 
 
@@ -139,7 +139,9 @@ def _variant_from_dir(kdir: Path, dest: Path, name: str) -> VariantResult:
     kernel = str(meta.get("name") or next(iter(files.values())).stem)
     dest.mkdir(parents=True)
     v = VariantResult(name=name, kernel=kernel, directory=str(dest))
-    for ext, stage in _SUFFIX_STAGE.items():
+    # Triton's cache and dump files are named by stage (``kernel.ttgir``); SASS when a dump holds it; the cubin.
+    suffixes = [s.name for s in stages.text_stages() if s.origin != "source"] + [a.name for a in stages.ARTIFACTS]
+    for ext, stage in ((x, x) for x in suffixes):
         if ext in files:
             shutil.copyfile(files[ext], dest / STAGE_FILES[stage])
             v.stages[stage] = STAGE_FILES[stage]

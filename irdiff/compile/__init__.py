@@ -25,10 +25,11 @@ from typing import Any
 from irdiff.bundle import Bundle, BundleError, VariantResult, copy_variant, load_bundle, load_variant_dir
 from irdiff.compile.compat import check_triton
 from irdiff.suite import _BUILTINS, SuiteError
+from irdiff.target import SUPPORTED_NAMES, TargetError, parse_target
 
 __all__ = ["CompileRequest", "cache_dir", "compile_bundle", "parse_config_option", "target_default"]
 
-SUPPORTED_TARGETS = ("sm80", "sm86", "sm89", "sm90", "sm100", "sm120")
+SUPPORTED_TARGETS = SUPPORTED_NAMES  # declared in irdiff.target
 
 
 @dataclass
@@ -262,15 +263,14 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
 
 
 def normalize_target(name: str) -> str:
-    """``sm_90``, ``sm90a``, ``SM90``, ``90`` → ``sm90``.
+    """``sm_90``, ``sm90a``, ``SM90``, ``90``, ``cuda:90`` → ``sm90`` (:func:`irdiff.target.parse_target`).
 
     :raises SuiteError: not one of :data:`SUPPORTED_TARGETS` (the message lists them).
     """
-    key = name.strip().lower().replace("_", "")
-    key = key.removeprefix("sm").removesuffix("a")
-    if key.isdigit() and f"sm{key}" in SUPPORTED_TARGETS:
-        return f"sm{key}"
-    raise SuiteError(f"unsupported target {name!r} (supported: {', '.join(SUPPORTED_TARGETS)})")
+    try:
+        return parse_target(name).name
+    except TargetError as e:
+        raise SuiteError(str(e)) from None
 
 
 def default_bundle_dir(suite_name: str, req: CompileRequest, triton_version: str = "") -> Path:

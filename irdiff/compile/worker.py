@@ -27,10 +27,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from irdiff import stages
 from irdiff.bundle import LOG_FILES, STAGE_FILES, Resources, VariantResult
 from irdiff.compile import compat
 from irdiff.compile.specialize import build_specialization
 from irdiff.suite import Suite, Tensor, load_suite, resolve_values
+from irdiff.target import parse_target as _parse_target
 
 LLVM_DEBUG_TYPES = "tritongpu-coalesce,triton-loop-pipeline"
 
@@ -94,15 +96,10 @@ class TargetDriver:
         return True
 
 
-TARGETS = {"sm80": 80, "sm86": 86, "sm89": 89, "sm90": 90, "sm100": 100, "sm120": 120}
-
-
 def parse_target(name: str) -> int:
-    """``"sm90"`` → 90. :raises ValueError: unknown target, listing the supported ones."""
-    key = name.lower().replace("_", "").replace("a", "") if name.lower().endswith("a") else name.lower()
-    if key in TARGETS:
-        return TARGETS[key]
-    raise ValueError(f"unsupported target {name!r} (supported: {', '.join(TARGETS)})")
+    """``"sm90"`` → 90 (:func:`irdiff.target.parse_target`). :raises ValueError: unknown target, listing the
+    supported ones."""
+    return _parse_target(name).capability
 
 
 def select_config(suite: Suite, kernel: Any, selector: Any) -> dict[str, Any]:
@@ -444,7 +441,7 @@ def save_compiled(
     stack come from the cubin alone (spills 0 when the stack frame is 0).
     """
     asm = k.asm
-    for stage in ("ttir", "ttgir", "llir", "ptx"):
+    for stage in (s.name for s in stages.text_stages() if s.origin == "triton"):
         if stage in asm:
             (out / STAGE_FILES[stage]).write_text(asm[stage])
             result.stages[stage] = STAGE_FILES[stage]

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from irdiff import stages
 from irdiff.bundle import Bundle, VariantResult
 from irdiff.diagnose.counters import join as join_counters
 from irdiff.diagnose.counts import KEY_COUNTS, count_ops
 from irdiff.diagnose.facts import VariantFacts, extract_facts
-from irdiff.diagnose.model import FINDING_STAGES, SEVERITIES, Diagnosis, Evidence, Finding, Severity
+from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding, Severity, finding_stages
 from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, FALLBACK_CAUSES, RULE_IDS, Context, run_rules
 
 __all__ = [
@@ -40,7 +41,6 @@ __all__ = [
     "identical_after_normalization",
 ]
 
-_COMPARED_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
 _WEIGHT = {"info": 0, "minor": 1, "major": 2, "critical": 4}
 
 
@@ -53,7 +53,7 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult) -> bool:
     spec = [(s.name, s.type, s.divisibility, s.constexpr) for s in va.specialization]
     if spec != [(s.name, s.type, s.divisibility, s.constexpr) for s in vb.specialization]:
         return False
-    for stage in _COMPARED_STAGES:
+    for stage in (s.name for s in stages.text_stages() if s.compared):
         ta, tb = va.text(stage), vb.text(stage)
         if bool(ta) != bool(tb):
             return False
@@ -128,7 +128,7 @@ def _mark_without_effect(findings: list[Finding]) -> None:
 
 def _order(findings: list[Finding]) -> list[Finding]:
     """Earliest stage first; within a stage, causes before effects (rule order otherwise)."""
-    rank = {s: i for i, s in enumerate(FINDING_STAGES)}
+    rank = {s: i for i, s in enumerate(finding_stages())}
     pos = {f.id: i for i, f in enumerate(findings)}
     by_id = {f.id: f for f in findings}
 

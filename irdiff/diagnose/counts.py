@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from irdiff.normalize import dialect_of
+
 __all__ = ["KEY_COUNTS", "count_ops", "ptx_instructions", "sass_instructions"]
 
 # Per stage, the count keys the one-screen summary shows, in order (keys missing from a count are 0).
@@ -221,7 +223,8 @@ def count_ops(stage: str, text: str) -> dict[str, int]:
     :returns: ``{key: count}``; every key of ``KEY_COUNTS[stage]`` is present (0 when absent), plus any other key seen.
     """
     c: Counter[str] = Counter()
-    if stage in ("ttir", "ttgir"):
+    dialect = dialect_of(stage)  # counted by dialect (irdiff.stages): a new MLIR stage counts like TTGIR
+    if dialect == "mlir":
         for line in text.splitlines():
             s = line.strip()
             if not s or s.startswith(("#", "//", "}", "^", "module", "{")):
@@ -229,7 +232,7 @@ def count_ops(stage: str, text: str) -> dict[str, int]:
             m = _MLIR_OP.match(s)
             if m:
                 c[m.group(1)] += 1
-    elif stage == "llir":
+    elif dialect == "llir":
         for line in text.splitlines():
             if not line.startswith((" ", "\t")):
                 continue
@@ -247,12 +250,12 @@ def count_ops(stage: str, text: str) -> dict[str, int]:
                 if am:
                     mnem = am.group(1)
                     c["asm " + ".".join(mnem.split(".")[:2]) if mnem.startswith("cp.async") else "asm " + mnem] += 1
-    elif stage == "ptx":
+    elif dialect == "ptx":
         for _, op, full in ptx_instructions(text):
             c["instructions"] += 1
             for k in ptx_key(op, full):
                 c[k] += 1
-    elif stage == "sass":
+    elif dialect == "sass":
         for _, op, _full in sass_instructions(text):
             c["instructions"] += 1
             for k in sass_key(op):

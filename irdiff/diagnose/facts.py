@@ -32,9 +32,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from irdiff import stages
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.counts import count_ops, ptx_instructions, ptx_key, sass_instructions, sass_key
+from irdiff.normalize import dialect_of
 from irdiff.normalize.text import strip_locs
+from irdiff.target import TargetError, parse_target
 
 __all__ = [
     "ARCH_LIMITS",
@@ -786,11 +789,13 @@ def occupancy(arch: int, num_warps: int, registers: int | None, shared_bytes: in
 
 
 def arch_of(target: str, metadata: dict[str, Any]) -> int:
-    """``sm86`` / ``sm_90a`` / metadata ``arch`` → 86 / 90 (0 when unknown)."""
+    """``sm86`` / ``sm_90a`` / metadata ``arch`` → 86 / 90 (0 when unknown or not CUDA;
+    :func:`irdiff.target.parse_target`)."""
     for s in (target, str(metadata.get("arch", ""))):
-        m = re.search(r"(\d+)", s or "")
-        if m:
-            return int(m.group(1))
+        try:
+            return parse_target(s or "", supported_only=False).capability
+        except TargetError:
+            continue
     return 0
 
 
@@ -800,15 +805,16 @@ def arch_of(target: str, metadata: dict[str, Any]) -> int:
 def _first_lines(stage: str, text: str) -> dict[str, Ref]:
     """For each count key of a stage, the first raw line that contributes to it."""
     out: dict[str, Ref] = {}
-    if stage == "ptx":
+    dialect = dialect_of(stage)
+    if dialect == "ptx":
         for no, op, full in ptx_instructions(text):
             for k in ptx_key(op, full):
                 out.setdefault(k, Ref("ptx", no, full))
-    elif stage == "sass":
+    elif dialect == "sass":
         for no, op, full in sass_instructions(text):
             for k in sass_key(op):
                 out.setdefault(k, Ref("sass", no, full))
-    elif stage in ("ttir", "ttgir"):
+    elif dialect == "mlir":
         for no, raw in enumerate(text.splitlines(), 1):
             s = strip_loc(raw).strip()
             m = _OP_RE.match(s)
@@ -1053,7 +1059,7 @@ def stage_counts(v: VariantResult) -> tuple[dict[str, dict[str, int]], dict[str,
     """``(counts, first lines)`` of the key ops per text stage (:func:`irdiff.diagnose.counts.count_ops`)."""
     counts: dict[str, dict[str, int]] = {}
     first: dict[str, dict[str, Ref]] = {}
-    for st in ("ttir", "ttgir", "llir", "ptx", "sass"):
+    for st in (s.name for s in stages.text_stages() if s.counted):
         t = v.text(st)
         if t:
             counts[st] = count_ops(st, t)

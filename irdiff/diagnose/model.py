@@ -8,20 +8,17 @@ from typing import Any, Literal
 Severity = Literal["info", "minor", "major", "critical"]
 SEVERITIES: tuple[str, ...] = ("info", "minor", "major", "critical")
 
-# Where a finding is first visible, in pipeline order ("spec" is stage 0, the JIT's specialization; "options" are
-# the launch/compile options; "resources" come from ptxas and Triton's metadata; "time" from the runner).
-FINDING_STAGES: tuple[str, ...] = (
-    "spec",
-    "options",
-    "python",
-    "ttir",
-    "ttgir",
-    "llir",
-    "ptx",
-    "sass",
-    "resources",
-    "time",
-)
+
+def finding_stages() -> tuple[str, ...]:
+    """Where a finding is first visible, in pipeline order: ``spec`` (stage 0), ``options``, every declared text
+    stage (:mod:`irdiff.stages`), ``resources``, ``time``."""
+    from irdiff import stages
+
+    return ("spec", "options", *stages.names(), "resources", "time")
+
+
+# The same, for the stages declared at import (``finding_stages()`` sees stages declared later).
+FINDING_STAGES: tuple[str, ...] = finding_stages()
 
 
 @dataclass

@@ -36,6 +36,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from irdiff import stages
 from irdiff.normalize.builder import Builder
 from irdiff.normalize.llir import normalize_llir
 from irdiff.normalize.mlir import normalize_mlir
@@ -46,12 +47,14 @@ from irdiff.normalize.sass import normalize_sass
 __all__ = ["NormalizedStage", "Region", "normalize", "dialect_of", "rename"]
 
 
-_DIALECTS = {"ttir": "mlir", "ttgir": "mlir", "source": "mlir", "llir": "llir", "ptx": "ptx", "sass": "sass"}
+# Stage names outside irdiff.stages that still read as a dialect ("source": MLIR given to ``irdiff show``).
+_EXTRA_DIALECTS = {"source": "mlir"}
 
 
 def dialect_of(stage: str) -> str:
     """``mlir``, ``llir``, ``ptx``, ``sass`` or ``text`` for a stage name (``ttgir`` → ``mlir``)."""
-    return _DIALECTS.get(stage, "text")
+    st = stages.get(stage)
+    return st.dialect if st is not None else _EXTRA_DIALECTS.get(stage, "text")
 
 
 def normalize(

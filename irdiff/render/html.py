@@ -37,7 +37,7 @@ from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
 from pygments.token import _TokenType
 
-from irdiff import __version__
+from irdiff import __version__, stages
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
 from irdiff.render.locations import source_map
 from irdiff.render.order import ROLE_LABELS, present_findings
@@ -46,15 +46,17 @@ from irdiff.render.report import Header, TimingTable, header, timing_table
 __all__ = ["render_html", "REPORT_GENERATOR", "Highlighter"]
 
 REPORT_GENERATOR = "irdiff-report/1"
-STAGE_TITLES = {
-    "python": "Python source",
-    "ttir": "TTIR",
-    "ttgir": "TTGIR",
-    "llir": "LLVM IR",
-    "ptx": "PTX",
-    "sass": "SASS",
-}
 LOG_TITLES = {"ptxas": "ptxas -v", "llvm_debug": "LLVM debug (coalescing, pipelining)"}
+
+
+def _stage_title(stage: str) -> str:
+    """A stage's heading: its declared title (:mod:`irdiff.stages`), "Python source" for the source stage."""
+    st = stages.get(stage)
+    if st is None:
+        return stage.upper()
+    return f"{st.title} source" if st.origin == "source" else st.title
+
+
 # Stage tables whose rows take more HTML than this are stored gzip-compressed (base64) and inflated by the page's
 # script with the browser's DecompressionStream; the raw texts behind the raw/normalized toggle always are.
 COMPRESS_ABOVE = 96_000
@@ -351,7 +353,7 @@ def _stage_view(hl: Highlighter, d: Any, counts: list[tuple[str, int, int]], map
         blocks.append(f)
     return StageView(
         stage=d.stage,
-        title=STAGE_TITLES.get(d.stage, d.stage.upper()),
+        title=_stage_title(d.stage),
         identical=d.identical,
         added=d.added,
         removed=d.removed,

@@ -30,13 +30,18 @@ import os
 import re
 from collections.abc import Callable
 
+from irdiff import stages
 from irdiff.normalize.text import matching_paren, split_top_level
 
-__all__ = ["source_map", "STAGES_WITH_LOCATIONS"]
+__all__ = ["source_map", "stages_with_locations"]
 
 Frame = tuple[str, int]  # (file path as written in the IR, 1-based line)
 
-STAGES_WITH_LOCATIONS: tuple[str, ...] = ("python", "ttir", "ttgir", "llir", "ptx", "sass")
+
+def stages_with_locations() -> tuple[str, ...]:
+    """Declared stages whose raw lines map to Python lines (``Stage.locations`` set; :mod:`irdiff.stages`)."""
+    return tuple(s.name for s in stages.text_stages() if s.locations in _MAPPERS)
+
 
 # Example: #loc195 = loc(callsite(#loc147 at #loc3))
 _MLIR_LOC_DEF = re.compile(r"^\s*(#loc\d*)\s*=\s*loc\((.*)\)\s*$")
@@ -283,10 +288,10 @@ def _map_python(text: str, source_path: str) -> dict[int, int]:
     return {no: no for no in range(1, len(text.splitlines()) + 1)}
 
 
+# By location format (``Stage.locations`` in :mod:`irdiff.stages`).
 _MAPPERS: dict[str, Callable[[str, str], dict[int, int]]] = {
     "python": _map_python,
-    "ttir": _map_mlir,
-    "ttgir": _map_mlir,
+    "mlir": _map_mlir,
     "llir": _map_llir,
     "ptx": _map_ptx,
     "sass": _map_sass,
@@ -296,14 +301,15 @@ _MAPPERS: dict[str, Callable[[str, str], dict[int, int]]] = {
 def source_map(stage: str, raw_text: str, source_path: str) -> dict[int, int]:
     """Map each raw line of a stage text to the line of ``source_path`` it was compiled from.
 
-    :param stage: ``python``, ``ttir``, ``ttgir``, ``llir``, ``ptx`` or ``sass``; other stages map to nothing.
+    :param stage: a declared stage (:mod:`irdiff.stages`) whose ``locations`` format is known; others map to nothing.
     :param raw_text: the stage text exactly as saved in the bundle (``VariantResult.text(stage)``), *not* the
         normalized text: normalization drops the location info.
     :param source_path: path of the kernel's Python file as the compiler saw it
         (``VariantResult.metadata["source_path"]``).
     :returns: ``{raw line: source line}``, both 1-based; lines without a location in that file are absent.
     """
-    mapper = _MAPPERS.get(stage)
+    st = stages.get(stage)
+    mapper = _MAPPERS.get(st.locations or "") if st is not None else None
     if mapper is None or not raw_text:
         return {}
     try:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from irdiff import stages
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
 from irdiff.render.order import ROLE_LABELS, present_findings
 from irdiff.render.report import header, timing_table
@@ -27,9 +28,20 @@ __all__ = ["LIMIT", "MARKER", "render_markdown"]
 LIMIT = 60_000  # characters; GitHub's issue body limit is 65,536
 MARKER = "<!-- irdiff-report/1 -->"
 MAX_HUNK_LINES = 60  # diff lines per hunk shown before "… N more lines"
-STAGE_TITLES = {"python": "Python", "ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLVM IR", "ptx": "PTX", "sass": "SASS"}
-# Which hunks to show first after those holding evidence: the stages where Triton's decisions are visible.
-STAGE_PRIORITY = {"ttgir": 0, "ttir": 1, "ptx": 2, "sass": 3, "llir": 4, "python": 5}
+
+
+def stage_title(stage: str) -> str:
+    """The declared title of a stage (:mod:`irdiff.stages`), else its name."""
+    st = stages.get(stage)
+    return st.title if st is not None else stage
+
+
+def _rank(stage: str) -> int:
+    """Which hunks to show first after those holding evidence: ``Stage.report_rank`` (where Triton's decisions are
+    visible: TTGIR, TTIR, PTX, SASS, LLIR, Python)."""
+    st = stages.get(stage)
+    return st.report_rank if st is not None else 9
+
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~!])")
 
@@ -134,7 +146,7 @@ def _hunk_blocks(c: Comparison) -> list[_HunkBlock]:
             hits = len({(rows[i][1], rows[i][2]) for i in focus})
             minus = sum(1 for ln in h.lines if ln.tag in ("delete", "replace") and ln.a is not None)
             plus = sum(1 for ln in h.lines if ln.tag in ("insert", "replace") and ln.b is not None)
-            title = STAGE_TITLES.get(d.stage, d.stage)
+            title = stage_title(d.stage)
             where = f"{title}: {h.header}" if h.header else title
             first_a = d.a.raw_line[h.a_start] if h.a_start < len(d.a.raw_line) else h.a_start + 1
             first_b = d.b.raw_line[h.b_start] if h.b_start < len(d.b.raw_line) else h.b_start + 1
@@ -142,9 +154,7 @@ def _hunk_blocks(c: Comparison) -> list[_HunkBlock]:
             if hits:
                 summary += f" · {hits} evidence line{'s' if hits != 1 else ''}"
             blocks.append(
-                _HunkBlock(
-                    d.stage, (0 if hits else 1, STAGE_PRIORITY.get(d.stage, 9), k), summary, [r[0] for r in rows], focus
-                )
+                _HunkBlock(d.stage, (0 if hits else 1, _rank(d.stage), k), summary, [r[0] for r in rows], focus)
             )
     return blocks
 
@@ -309,7 +319,7 @@ def render_markdown(c: Comparison, limit: int = LIMIT) -> str:
             counts = ", ".join(f"{_code(k, True)} {x} → {y}" for k, x, y in sm.counts if x != y)
             srows.append(
                 [
-                    STAGE_TITLES.get(sm.stage, sm.stage),
+                    stage_title(sm.stage),
                     "identical" if sm.identical else f"−{sm.removed} +{sm.added}",
                     counts or "—",
                 ]
