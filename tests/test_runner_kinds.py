@@ -260,3 +260,32 @@ def test_gpu_every_kind_runs_with_the_right_state(name: str) -> None:
     if name == "dot-precision":
         gap = [f for f in rec["findings"] if f["kind"] == "numerics"]
         assert gap and gap[0]["variant"] == "tf32", rec["findings"]
+
+
+def test_reproduce_line_is_the_command_that_made_it() -> None:
+    """File suites keep their path::name, --shapes and every option."""
+    import shlex
+    from types import SimpleNamespace
+
+    from irdiff.bundle import Bundle
+    from irdiff.render.report import _reproduce
+
+    cmd = ["irdiff", f"{KINDS}::splitk-fp32", "--variant", "splitk", "--against", "direct", "--shapes", "512,1024",
+           "--config", "BM=64", "--target", "sm90"]  # fmt: skip
+    b = Bundle(suite="splitk-fp32", target="sm90", command=cmd)
+    assert _reproduce(SimpleNamespace(bundle=b, a="splitk", b="direct")) == shlex.join(cmd)  # type: ignore[arg-type]
+    old = Bundle(suite="matmul", target="sm90", command=[])
+    assert _reproduce(SimpleNamespace(bundle=old, a="x", b="y")).startswith("irdiff matmul --variant x")  # type: ignore[arg-type]
+
+
+def test_missing_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from irdiff.run import command
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(command.importlib.util, "find_spec", lambda n, *a: None if n == "torch" else real(n, *a))
+    res = CliRunner().invoke(cli, ["run", "matmul"])
+    assert res.exit_code == 2
+    assert "torch is not installed" in res.output and "pip install 'irdiff[run]'" in res.output
+    assert "--interpret" in res.output
