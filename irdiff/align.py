@@ -34,6 +34,10 @@ Line matcher: ``rapidfuzz.distance.Indel`` (C++ longest common subsequence), cho
 stage pair (LLIR, sm90, matmul: about 100 ms for normalization + alignment + joint renaming against about 1050 ms
 with stdlib :class:`difflib.SequenceMatcher`; ``benchmarks/bench_align.py``). ``engine="difflib"`` selects the
 stdlib matcher, which is also the fallback when rapidfuzz is not installed.
+
+Bounded cost: an exact line match costs memory proportional to the product of the two lengths. Any match above
+:data:`EXACT_CELLS` (a huge function) is first split by a patience diff on the normalized lines, in linear memory
+(:func:`_blocks_patience`), and :attr:`StageDiff.notes` says so (``benchmarks/bench_align_large.py``).
 """
 
 from __future__ import annotations
@@ -95,6 +99,8 @@ class StageDiff:
     :ivar added: lines only in b (inserted + replaced b lines).
     :ivar removed: lines only in a (deleted + replaced a lines).
     :ivar lines: the whole alignment (every line of both sides), for full side-by-side views.
+    :ivar notes: how the alignment was made when not the usual way (a function too large for the exact
+        alignment: :data:`EXACT_CELLS`), for the stage's header.
     """
 
     stage: str
@@ -104,6 +110,7 @@ class StageDiff:
     added: int
     removed: int
     lines: list[DiffLine] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def identical(self) -> bool:
@@ -144,7 +151,7 @@ def diff_stage(a: NormalizedStage, b: NormalizedStage, context: int = 3, *, engi
     name = engine or DEFAULT_ENGINE
     if name not in ENGINES:
         raise ValueError(f"unknown diff engine {name!r} (have: {', '.join(ENGINES)})")
-    match = ENGINES[name]
+    match = _BoundedMatcher(ENGINES[name])
     if _orientation_key(a) <= _orientation_key(b):
         rows, a, b = _diff_rows(a, b, match)
     else:
@@ -153,7 +160,10 @@ def diff_stage(a: NormalizedStage, b: NormalizedStage, context: int = 3, *, engi
     added = sum(1 for r in rows if r.tag in ("insert", "replace"))
     removed = sum(1 for r in rows if r.tag in ("delete", "replace"))
     hunks = _hunks(rows, a, b, context)
-    return StageDiff(stage=a.stage, a=a, b=b, hunks=hunks, added=added, removed=removed, lines=rows)
+    note = match.note()
+    return StageDiff(
+        stage=a.stage, a=a, b=b, hunks=hunks, added=added, removed=removed, lines=rows, notes=[note] if note else []
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -222,6 +232,111 @@ except ImportError:  # pragma: no cover - rapidfuzz is a dependency; difflib kee
     DEFAULT_ENGINE = "difflib"
 
 Matcher = Callable[[Sequence[str], Sequence[str]], Blocks]
+
+# Size bound of one exact match (lines × lines). The engines' longest-common-subsequence keeps a matrix of that many
+# bits (rapidfuzz) or worse (difflib), so memory grows with the square of the largest function: 4e8 cells is about
+# 50 MB and 0.2 s. Larger runs are split by a patience diff (:func:`_blocks_patience`, linear memory) first.
+EXACT_CELLS = 400_000_000
+
+
+def _blocks_patience(x: Sequence[str], y: Sequence[str], exact: Matcher, cells: int = EXACT_CELLS) -> Blocks:
+    """Matching blocks in linear memory (Bram Cohen's patience diff, as ``git diff --patience``): common prefix and
+    suffix are matched; lines occurring exactly once on each side are anchors, of which the longest increasing
+    run (patience sorting, O(n log n)) is kept; the gaps between anchors are split the same way until each is
+    small enough (``len × len ≤ cells``) for the ``exact`` matcher. A gap with no unique line that is still too
+    large stays unmatched (deleted and inserted)."""
+    import bisect
+
+    out: Blocks = []
+    stack = [(0, len(x), 0, len(y))]
+    while stack:
+        a0, a1, b0, b1 = stack.pop()
+        while a0 < a1 and b0 < b1 and x[a0] == y[b0]:  # common prefix
+            out.append((a0, b0, 1))
+            a0, b0 = a0 + 1, b0 + 1
+        n = 0
+        while a1 - n > a0 and b1 - n > b0 and x[a1 - n - 1] == y[b1 - n - 1]:  # common suffix
+            n += 1
+        if n:
+            out.append((a1 - n, b1 - n, n))
+            a1, b1 = a1 - n, b1 - n
+        if a0 >= a1 or b0 >= b1:
+            continue
+        if (a1 - a0) * (b1 - b0) <= cells:
+            out.extend((a0 + i, b0 + j, k) for i, j, k in exact(x[a0:a1], y[b0:b1]) if k)
+            continue
+        count_a: dict[str, int] = {}
+        for i in range(a0, a1):
+            count_a[x[i]] = count_a.get(x[i], 0) + 1
+        count_b: dict[str, int] = {}
+        for j in range(b0, b1):
+            count_b[y[j]] = count_b.get(y[j], 0) + 1
+        pos_a = {x[i]: i for i in range(a0, a1) if count_a[x[i]] == 1 and count_b.get(x[i]) == 1}
+        cand = [(pos_a[y[j]], j) for j in range(b0, b1) if y[j] in pos_a]  # increasing in j
+        if not cand:
+            continue  # nothing to anchor on and too large to match exactly: left unmatched
+        cand.sort()
+        tails: list[int] = []  # patience piles: last j of an increasing run of each length
+        tail_idx: list[int] = []
+        prev = [-1] * len(cand)
+        for k, (_, j) in enumerate(cand):
+            p = bisect.bisect_left(tails, j)
+            if p == len(tails):
+                tails.append(j)
+                tail_idx.append(k)
+            else:
+                tails[p] = j
+                tail_idx[p] = k
+            prev[k] = tail_idx[p - 1] if p else -1
+        lis: list[tuple[int, int]] = []
+        k = tail_idx[-1]
+        while k >= 0:
+            lis.append(cand[k])
+            k = prev[k]
+        lis.reverse()
+        ca, cb = a0, b0
+        for i, j in lis:
+            stack.append((ca, i, cb, j))
+            out.append((i, j, 1))
+            ca, cb = i + 1, j + 1
+        stack.append((ca, a1, cb, b1))
+    out.sort()
+    merged: Blocks = []
+    for i, j, k in out:
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + k)
+        else:
+            merged.append((i, j, k))
+    merged.append((len(x), len(y), 0))
+    return merged
+
+
+class _BoundedMatcher:
+    """An engine whose inputs above :data:`EXACT_CELLS` go through :func:`_blocks_patience`; remembers the
+    largest such input for the stage's note."""
+
+    def __init__(self, exact: Matcher, cells: int = EXACT_CELLS) -> None:
+        self.exact = exact
+        self.cells = cells
+        self.fallbacks = 0
+        self.largest = (0, 0)
+
+    def __call__(self, x: Sequence[str], y: Sequence[str]) -> Blocks:
+        if len(x) * len(y) <= self.cells:
+            return self.exact(x, y)
+        self.fallbacks += 1
+        if len(x) * len(y) > self.largest[0] * self.largest[1]:
+            self.largest = (len(x), len(y))
+        return _blocks_patience(x, y, self.exact, self.cells)
+
+    def note(self) -> str | None:
+        if not self.fallbacks:
+            return None
+        return (
+            f"large function ({self.largest[0]:,} × {self.largest[1]:,} lines): aligned by patience diff on the "
+            f"normalized lines (linear memory) instead of the exact alignment; moved or repeated lines may show as "
+            f"- and + rather than paired"
+        )
 
 
 def _matching_blocks(match: Matcher, x: Sequence[str], y: Sequence[str]) -> Blocks:

@@ -10,18 +10,38 @@ Layout of a bundle directory::
 Everything after the compile driver (differ, diagnostics, runner, reports) reads bundles only, so a bundle made on
 one machine can be diffed and reported on another. ``SCHEMA`` changes when the layout changes incompatibly; readers
 reject other major versions with :class:`BundleError`.
+
+Bundles are untrusted input (a bundle attached to an issue is someone else's data): ``manifest.json`` and every
+``variant.json`` are validated against :data:`MANIFEST_SCHEMA` / :data:`VARIANT_SCHEMA` (jsonschema) on load, and
+every file a record names is resolved inside its variant directory (:meth:`VariantResult.path`: no absolute paths,
+no ``..``, no symlink leading out). Variant names become directory names only through :func:`variant_dirname`.
+
+Writers are concurrent-safe: :func:`bundle_lock` (``filelock``, a ``.<bundle>.lock`` file beside the bundle)
+serializes them; a variant directory is built in a temporary ``.tmp-<pid>-*`` directory inside the bundle and
+swapped into place in one step (:func:`install_dir`); ``manifest.json`` is written last, through a temporary file
+and ``os.replace``, so a reader sees either the old or the new bundle, never half of one. Leftovers of an
+interrupted writer (``.tmp-*`` of a dead process, a bundle directory without a manifest) are reclaimed by the next
+writer (:func:`reclaim_temporaries`, :func:`prepare_bundle_dir`).
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from irdiff import stages
 
@@ -39,7 +59,139 @@ LOG_FILES: dict[str, str] = {
 
 
 class BundleError(Exception):
-    """A bundle is missing, unreadable, or of an unsupported schema version (one-line message)."""
+    """A bundle is missing, unreadable, malformed (schema), names a file outside itself, or has an unsupported
+    schema version (one-line message)."""
+
+
+# A file a record names: relative, plain path parts (no "..", no leading "/" or "~", no control characters).
+_REL_FILE = r"^(?!.*(^|/)\.\.?(/|$))[A-Za-z0-9_@+=,.-][A-Za-z0-9_@+=,.-]*(/[A-Za-z0-9_@+=,.-][A-Za-z0-9_@+=,.-]*)*$"
+_STR_OR_NULL = {"type": ["string", "null"]}
+_INT_OR_NULL = {"type": ["integer", "null"]}
+
+MANIFEST_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "irdiff bundle manifest.json",
+    "type": "object",
+    "required": ["schema"],
+    "properties": {
+        "schema": {"type": "string"},
+        "suite": {"type": "string"},
+        "target": {"type": "string"},
+        "triton_version": {"type": "string"},
+        "ptxas_version": {"type": "string"},
+        "command": {"type": "array", "items": {"type": "string"}},
+        "created": {"type": "string"},
+        "shape": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "pair": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+        "variants": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512}},
+        "runs": {"type": "object"},
+    },
+}
+
+VARIANT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "irdiff bundle variant.json",
+    "type": "object",
+    "required": ["name"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 512},
+        "kernel": {"type": "string"},
+        "target": {"type": "string"},
+        "config": {"type": "object"},
+        "options": {"type": "object"},
+        "specialization": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "index", "type"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "index": {"type": "integer"},
+                    "type": {"type": "string"},
+                    "divisibility": _INT_OR_NULL,
+                    "constexpr": _STR_OR_NULL,
+                    "reason": {"type": "string"},
+                    "value": {"type": "string"},
+                    "annotation": _STR_OR_NULL,
+                    "is_constexpr_param": {"type": "boolean"},
+                    "do_not_specialize": {"type": "boolean"},
+                    "do_not_specialize_on_alignment": {"type": "boolean"},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "metadata": {"type": "object"},
+        "resources": {
+            "type": "object",
+            "properties": {
+                "registers": _INT_OR_NULL,
+                "spill_store_bytes": _INT_OR_NULL,
+                "spill_load_bytes": _INT_OR_NULL,
+                "stack_bytes": _INT_OR_NULL,
+                "shared_bytes": _INT_OR_NULL,
+                "static_shared_bytes": _INT_OR_NULL,
+                "barriers": _INT_OR_NULL,
+                "ptxas_version": {"type": "string"},
+            },
+            "additionalProperties": False,
+        },
+        "stages": {"type": "object", "additionalProperties": {"type": "string", "pattern": _REL_FILE}},
+        "logs": {"type": "object", "additionalProperties": {"type": "string", "pattern": _REL_FILE}},
+        "passes": {"type": "array", "items": {"type": "string", "pattern": _REL_FILE}},
+        "compile_seconds": {"type": ["number", "null"]},
+        "cache_hit": {"type": "boolean"},
+        "error": _STR_OR_NULL,
+        "timings": {"type": "object"},
+    },
+}
+
+
+def _validate(record: Any, schema: dict[str, Any], where: Path) -> None:
+    """Check a parsed JSON record against a schema; one-line :class:`BundleError` naming the first bad field."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+    err = jsonschema.exceptions.best_match(validator.iter_errors(record))
+    if err is None:
+        return
+    at = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+    msg = " ".join(err.message.split())
+    if len(msg) > 160:
+        msg = msg[:157] + "..."
+    from irdiff.textsafe import clean
+
+    raise BundleError(clean(f"{where}: malformed record at {at}: {msg}"))
+
+
+_SAFE_DIRNAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_@+=,.-]{0,119}")
+
+
+def variant_dirname(name: str) -> str:
+    """The directory a variant called ``name`` lives in, inside its bundle: ``name`` itself when it is a plain
+    file name (letters, digits, ``_@+=,.-``, not starting with a dot, ≤ 120 characters), else ``name`` with every
+    other character replaced by ``_`` plus ``-<8 hex digits of its SHA-256>`` (``a/b`` → ``a_b-<hash>``), so a
+    name never becomes a path (``/``, ``..``) and two different names never share a directory."""
+    if _SAFE_DIRNAME.fullmatch(name) and name not in (".", ".."):
+        return name
+    base = re.sub(r"[^A-Za-z0-9_@+=,.-]", "_", name).lstrip(".")[:100] or "variant"
+    return f"{base}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+def confined(root: Path, rel: str) -> Path:
+    """``root/rel`` resolved, checked to stay inside ``root`` (symlinks followed, then compared).
+
+    :raises BundleError: ``rel`` is absolute, has ``..`` parts, or resolves (through a symlink) outside ``root``.
+    """
+    from irdiff.textsafe import clean
+
+    p = Path(rel)
+    if p.is_absolute() or rel.startswith("~") or ".." in p.parts or not rel:
+        raise BundleError(clean(f"{root}: refusing the path {rel!r} named in the bundle (absolute or with '..')"))
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(root / p))
+    if real != real_root and real_root not in real.parents:
+        raise BundleError(clean(f"{root}: refusing {rel!r}: it leads outside the bundle (to {real})"))
+    return root / p
 
 
 @dataclass
@@ -135,11 +287,19 @@ class VariantResult:
         return cls(**d)
 
     def path(self, stage: str) -> Path | None:
+        """The file of a stage or log inside the variant directory, or None when the record names none.
+
+        :raises BundleError: the record names a file outside the variant directory (absolute, ``..``, or a
+            symlink leading out): a bundle is untrusted data and nothing outside it is read.
+        """
         name = self.stages.get(stage) or self.logs.get(stage)
-        return Path(self.directory) / name if name else None
+        return confined(Path(self.directory), name) if name else None
 
     def text(self, stage: str) -> str:
-        """Text of a stage or log (``""`` when it was not produced)."""
+        """Text of a stage or log (``""`` when it was not produced).
+
+        :raises BundleError: the file named lies outside the variant directory (see :meth:`path`).
+        """
         p = self.path(stage)
         if p is None or not p.is_file():
             return ""
@@ -195,55 +355,270 @@ class Bundle:
         }
 
     def save(self) -> None:
-        """Write ``manifest.json`` and every ``variant.json`` (stage files are written by the compile driver)."""
+        """Write ``manifest.json`` (and ``variant.json`` of variants that have none yet, or whose record is the
+        same compile as the one on disk), under the bundle's lock.
+
+        Concurrent writers do not lose each other's work: variants another process added since this bundle was
+        loaded stay listed (their directories are kept), and runs are merged. A variant directory another
+        process replaced by a different compile meanwhile keeps its record (see :func:`install_dir`).
+        """
         root = Path(self.directory)
         root.mkdir(parents=True, exist_ok=True)
-        for v in self.variants.values():
-            vdir = Path(v.directory or root / v.name)
-            vdir.mkdir(parents=True, exist_ok=True)
-            _atomic_write(vdir / "variant.json", json.dumps(v.to_json(), indent=1, default=str))
-        _atomic_write(root / "manifest.json", json.dumps(self.manifest(), indent=1, default=str))
+        with bundle_lock(root):
+            for v in self.variants.values():
+                vdir = Path(v.directory or root / variant_dirname(v.name))
+                vdir.mkdir(parents=True, exist_ok=True)
+                vj = vdir / "variant.json"
+                if vj.is_file() and v.metadata.get("cache_key"):
+                    try:
+                        on_disk = json.loads(vj.read_text()).get("metadata", {}).get("cache_key")
+                    except (OSError, ValueError, AttributeError):
+                        on_disk = None
+                    if on_disk and on_disk != v.metadata.get("cache_key"):
+                        continue  # another writer installed another compile here: its record stays
+                atomic_write(vj, json.dumps(v.to_json(), indent=1, default=str))
+            manifest = self.manifest()
+            try:
+                old = json.loads((root / "manifest.json").read_text())
+            except (OSError, ValueError):
+                old = {}
+            if isinstance(old, dict) and old.get("schema") == self.schema:
+                for name in old.get("variants") or []:
+                    if (
+                        isinstance(name, str)
+                        and name not in manifest["variants"]
+                        and (root / variant_dirname(name) / "variant.json").is_file()
+                    ):
+                        manifest["variants"].append(name)
+                if isinstance(old.get("runs"), dict):
+                    manifest["runs"] = {**old["runs"], **manifest["runs"]}
+            atomic_write(root / "manifest.json", json.dumps(manifest, indent=1, default=str))
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``path`` through a temporary file beside it and ``os.replace``: readers see the old or the new file,
+    never a partial one (an interrupted write leaves only a ``.tmp-<pid>-*`` file, reclaimed later)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TMP_PREFIX}{os.getpid()}-")
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with _suppress_oserror():
+            os.unlink(tmp)
+        raise
+
+
+_atomic_write = atomic_write  # former private name
+
+
+class _suppress_oserror:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> bool:
+        return exc[0] is not None and issubclass(exc[0], OSError)
+
+
+# --- locking, temporary directories, atomic installation ------------------------------------------------------
+
+TMP_PREFIX = ".tmp-"
+LOCK_TIMEOUT_S = 900.0  # a writer waits this long for another writer of the same bundle (a cold compile)
+STALE_TMP_S = 6 * 3600.0  # a temporary of a live process this old is reclaimed too (the pid was reused)
+
+
+def bundle_lock(root: str | os.PathLike[str], timeout: float | None = None) -> FileLock:
+    """The lock serializing writers of the bundle directory ``root``: ``filelock.FileLock`` on
+    ``.<name>.lock`` beside it (outside the bundle, so the bundle itself can be replaced). Reentrant in one
+    thread; released by the OS when the process dies (``flock``), so a killed writer never blocks the next.
+
+    Use as ``with bundle_lock(root): ...``; acquiring raises :class:`BundleError` (one line) after ``timeout``
+    seconds (default :data:`LOCK_TIMEOUT_S`, env ``IRDIFF_LOCK_TIMEOUT``).
+    """
+    r = Path(root).absolute()
+    r.parent.mkdir(parents=True, exist_ok=True)
+    t = timeout if timeout is not None else float(os.environ.get("IRDIFF_LOCK_TIMEOUT") or LOCK_TIMEOUT_S)
+    key = str(r.parent / f".{r.name}.lock")
+    with _LOCKS_GUARD:  # one instance per path and process: a second flock on another descriptor would deadlock
+        lock = _LOCKS.get(key)
+        if lock is None:
+            lock = _LOCKS[key] = _Lock(key, timeout=t, thread_local=False)
+        lock.timeout = t
+    return lock
+
+
+_LOCKS: dict[str, _Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+class _Lock(FileLock):
+    def __enter__(self) -> _Lock:  # type: ignore[override]
+        try:
+            self.acquire()
+        except Timeout:
+            raise BundleError(
+                f"{self.lock_file}: another irdiff process has been writing this bundle for {self.timeout:.0f} s"
+            ) from None
+        return self
+
+
+def tmp_dir_in(parent: Path, tag: str = "") -> Path:
+    """A new temporary directory ``parent/.tmp-<pid>-<tag>-<random>`` (reclaimable by pid, see
+    :func:`reclaim_temporaries`)."""
+    parent.mkdir(parents=True, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", tag)[:40]
+    return Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-{safe}-", dir=parent))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def reclaim_temporaries(parent: Path) -> list[Path]:
+    """Remove ``.tmp-<pid>-*`` entries in ``parent`` left by processes that are gone (killed, interrupted), or
+    older than :data:`STALE_TMP_S`; returns what was removed. Temporaries of live processes are kept."""
+    removed: list[Path] = []
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return removed
+    now = time.time()
+    for e in entries:
+        m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", e.name)
+        if not m:
+            continue
+        pid = int(m.group(1))
+        try:
+            age = now - e.lstat().st_mtime
+        except OSError:
+            continue
+        if (pid != os.getpid() and not _pid_alive(pid)) or age > STALE_TMP_S:
+            remove_path(e)
+            removed.append(e)
+    return removed
+
+
+def remove_path(p: Path) -> None:
+    """Remove a file, symlink (not its target) or directory tree; missing is fine."""
+    try:
+        if p.is_symlink() or not p.is_dir():
+            p.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(p, ignore_errors=True)
+    except OSError:
+        pass
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    rc = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP if hasattr(errno, "ENOTSUP") else errno.EINVAL):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def install_dir(new: Path, dest: Path) -> None:
+    """Put the finished directory ``new`` at ``dest`` in one step; an existing ``dest`` (directory, file or
+    symlink — never followed) is replaced and removed. A reader sees the old or the new directory, never a
+    missing or half-written one (Linux: ``renameat2`` exchange; elsewhere a rename aside then into place)."""
+    try:
+        os.rename(new, dest)  # dest absent (or an empty directory)
+        return
+    except OSError as e:
+        if e.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+            raise
+    if _exchange(new, dest):
+        remove_path(new)  # now holds the old dest
+        return
+    aside = dest.parent / f"{TMP_PREFIX}{os.getpid()}-old-{dest.name}"
+    remove_path(aside)
+    os.rename(dest, aside)
+    os.rename(new, dest)
+    remove_path(aside)
+
+
+def _read_json(path: Path, what: str) -> Any:
+    from irdiff.textsafe import clean
+
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as e:
+        raise BundleError(clean(f"{path}: cannot read the {what}: {e.strerror or e}")) from None
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise BundleError(clean(f"{path}: not valid JSON: {e}")) from None
+
+
+def read_record(path: Path, schema: dict[str, Any], what: str = "record") -> Any:
+    """Parse a bundle's JSON file and validate it against ``schema`` (:data:`MANIFEST_SCHEMA`,
+    :data:`VARIANT_SCHEMA`).
+
+    :raises BundleError: unreadable, not JSON, or of the wrong shape (one line naming the first bad field).
+    """
+    record = _read_json(path, what)
+    _validate(record, schema, path)
+    return record
 
 
 def load_variant_dir(path: str | os.PathLike[str]) -> VariantResult:
-    """Read one saved variant directory (``DIR/<variant>``).
+    """Read one saved variant directory (``DIR/<variant>``), validating ``variant.json`` against
+    :data:`VARIANT_SCHEMA`.
 
-    :raises BundleError: no ``variant.json`` there.
+    :raises BundleError: no ``variant.json`` there, invalid JSON, or a record of the wrong shape (one line
+        naming the field).
     """
     p = Path(path)
     vj = p / "variant.json"
     if not vj.is_file():
         raise BundleError(f"{p} is not an irdiff variant directory (no variant.json)")
+    d = read_record(vj, VARIANT_SCHEMA, "variant record")
     try:
-        return VariantResult.from_json(json.loads(vj.read_text()), directory=str(p))
+        return VariantResult.from_json(d, directory=str(p))
     except (ValueError, TypeError) as e:
         raise BundleError(f"{vj}: unreadable variant record: {e}") from None
 
 
 def load_bundle(path: str | os.PathLike[str]) -> Bundle:
-    """Read a bundle directory.
+    """Read a bundle directory (manifest and every variant record, validated; stage texts are read on use).
 
-    :raises BundleError: missing directory or manifest, or a schema other than ``irdiff.bundle/1``.
+    :raises BundleError: missing directory or manifest, a record of the wrong shape, a variant directory outside
+        the bundle (symlink), or a schema other than ``irdiff.bundle/1``.
     """
     root = Path(path)
     mf = root / "manifest.json"
     if not mf.is_file():
         raise BundleError(f"{root} is not an irdiff bundle (no manifest.json)")
-    try:
-        m = json.loads(mf.read_text())
-    except ValueError as e:
-        raise BundleError(f"{mf}: not valid JSON: {e}") from None
+    m = read_record(mf, MANIFEST_SCHEMA, "manifest")
     schema = m.get("schema", "")
     if schema.split("/")[0] != SCHEMA.split("/")[0] or schema != SCHEMA:
-        raise BundleError(f"{root}: bundle schema {schema or '(none)'!r} is not supported (this irdiff reads {SCHEMA})")
-    variants = {name: load_variant_dir(root / name) for name in m.get("variants", [])}
+        from irdiff.textsafe import clean
+
+        raise BundleError(
+            clean(f"{root}: bundle schema {schema or '(none)'!r} is not supported (this irdiff reads {SCHEMA})")
+        )
+    variants = {}
+    for name in m.get("variants", []):
+        vdir = confined(root, variant_dirname(name))
+        variants[name] = load_variant_dir(vdir)
     return Bundle(
         suite=m.get("suite", ""),
         target=m.get("target", ""),
@@ -263,17 +638,14 @@ def load_bundle(path: str | os.PathLike[str]) -> Bundle:
 def copy_variant(src: VariantResult, dest_dir: Path) -> VariantResult:
     """Copy a saved variant directory into ``dest_dir`` (used to assemble bundles from cached results).
 
-    The copy is made beside ``dest_dir`` and renamed into place, so a concurrent reader or writer of the same
-    bundle never sees a half-copied variant.
+    The copy is made in a temporary directory beside ``dest_dir`` and installed in one step (:func:`install_dir`),
+    so a concurrent reader never sees a half-copied variant. Symlinks in the source are not followed.
     """
-    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{dest_dir.name}-", dir=dest_dir.parent))
-    shutil.copytree(src.directory, tmp, dirs_exist_ok=True)
-    for _ in range(3):
-        try:
-            os.replace(tmp, dest_dir)
-            break
-        except OSError:  # dest_dir exists (an older copy, or another process just wrote it)
-            shutil.rmtree(dest_dir, ignore_errors=True)
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
+    tmp = tmp_dir_in(dest_dir.parent, dest_dir.name)
+    try:
+        shutil.copytree(src.directory, tmp, dirs_exist_ok=True, symlinks=True)
+        install_dir(tmp, dest_dir)
+    except BaseException:
+        remove_path(tmp)
+        raise
     return load_variant_dir(dest_dir)

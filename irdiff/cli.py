@@ -28,7 +28,9 @@ class IrdiffError(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        from irdiff.textsafe import one_line
+
+        click.echo(f"error: {one_line(self.format_message())}", err=True)
 
 
 def user_errors(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -217,15 +219,17 @@ def _build_request(
 def _report_errors(bundle: Any) -> int:
     """Print the compiler's message for each variant that failed to compile; return how many failed.
 
-    Triton's ``CompilationError`` puts the source excerpt and caret first and the actual error last, so the whole
-    message is shown (up to 40 lines, keeping the last ones).
+    The compile driver's message starts with the innermost cause (``arange's range must be a power of 2``), then
+    one frame per ``@jit`` level (file:line, the line, a caret): up to 40 lines are shown, keeping the first ones.
     """
+    from irdiff.textsafe import clean
+
     failed = 0
     for v in bundle.variants.values():
         if v.error:
             failed += 1
-            lines = v.error.strip().splitlines() or [v.error]
-            click.echo(f"error: variant {v.name!r} failed to compile: {lines[0]}", err=True)
+            lines = clean(v.error).strip().splitlines() or [clean(v.error)]
+            click.echo(f"error: variant {clean(repr(v.name))} failed to compile: {lines[0]}", err=True)
             rest = lines[1:]
             if len(rest) > 40:
                 from irdiff.render.words import plural
@@ -234,7 +238,7 @@ def _report_errors(bundle: Any) -> int:
                     f"  … ({plural(len(rest) - 39, 'line')} omitted; the whole message is in {v.directory}/variant.json)",
                     err=True,
                 )
-                rest = rest[-39:]
+                rest = rest[:39]
             for line in rest:
                 click.echo(f"  {line}", err=True)
     return failed
@@ -281,6 +285,7 @@ def compile_cmd(
     """Compile variants of SUITE for a target and save every stage into a bundle directory."""
     from irdiff.compile import compile_bundle
     from irdiff.suite import load_suite
+    from irdiff.textsafe import clean
 
     names = list(variants) or list(load_suite(suite).variants)
     req = _build_request(suite, names, target, config, all_configs, shape, passes, no_cache, jobs)
@@ -290,7 +295,7 @@ def compile_cmd(
             continue
         r = v.resources
         click.echo(
-            f"{v.name}: {v.kernel} {bundle.target} — {len(v.stages)} stages, {r.registers} registers, "
+            f"{clean(v.name)}: {clean(v.kernel)} {bundle.target} — {len(v.stages)} stages, {r.registers} registers, "
             f"{r.spill_store_bytes or 0} B spilled, {r.shared_bytes} B shared"
             f"{' (cached)' if v.cache_hit else f', {v.compile_seconds:.1f} s'}"
         )
@@ -855,12 +860,38 @@ def report_cmd(bundle_dir: str, other_dir: str | None, output: str, fmt: str | N
     _write_reports(bundle, a, b, stage, context, raw, outputs, force)
 
 
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: irdiff stops its workers, writes nothing half-done, and exits 130 (143)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    raise Interrupted(signum)
+
+
 def main() -> None:
-    """Console entry point."""
+    """Console entry point. Ctrl-C (SIGINT) exits with status 130 and one line on stderr, SIGTERM with 143;
+    compile workers are stopped with their process groups and no partial bundle is left (see
+    :func:`irdiff.compile.compile_bundle`)."""
+    import signal
+
     global _PROGRAM_ENV
     _PROGRAM_ENV = dict(os.environ)  # `irdiff capture` runs the program in the environment it was given
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    cli(prog_name="irdiff")
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    try:
+        cli(prog_name="irdiff")
+    except Interrupted as e:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"irdiff: interrupted ({signal.Signals(e.signum).name})\n")
+            sys.stderr.flush()
+        os._exit(128 + e.signum)
 
 
 if __name__ == "__main__":

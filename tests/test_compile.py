@@ -229,10 +229,12 @@ def test_same_variant_twice_and_suite_by_variable(tmp_path: Path) -> None:
 def test_compiler_message_is_shown_whole(tmp_path: Path) -> None:
     code, out = run_cli("compile", str(SUITES / "broken.py"), "--target", "sm86", "--save", str(tmp_path / "b"))
     assert code == 1
-    # CompilationError: the source excerpt, the caret, and the error itself (its last line).
+    # CompilationError: the error itself first, then the user's file and line, the source line and the caret.
     lines = out.splitlines()
-    assert any(line.strip() == "^" for line in lines)
-    assert lines[-1].strip() == "NameError('undefined_scale is not defined')"
+    assert "failed to compile: CompilationError: NameError('undefined_scale is not defined')" in out
+    where = next(i for i, line in enumerate(lines) if "broken.py:18 in copy_broken" in line)
+    assert "* undefined_scale" in lines[where + 1]
+    assert lines[where + 2].strip() == "^" and lines[where + 2].index("^") == lines[where + 1].index("undefined_scale")
 
 
 def test_default_bundle_dirs_differ_by_shape(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -142,20 +142,18 @@ def _sum_counts(directory: Path, pattern: str, name: str) -> int:
     return total
 
 
-def ptxas_candidates(v: VariantResult, arch: int) -> list[str]:
-    """ptxas binaries to assemble a captured kernel's PTX with, best first (existing files only, no duplicates):
-    the one Triton ran when it compiled the kernel (``metadata["ptxas_path"]``), ``TRITON_PTXAS_PATH`` /
+def trusted_ptxas(arch: int) -> list[str]:
+    """The ptxas binaries this environment offers (existing, executable, no duplicates): ``TRITON_PTXAS_PATH`` /
     ``TRITON_PTXAS_BLACKWELL_PATH`` of this environment, this Triton's ptxas for ``arch``, the other ptxas bundled
     with Triton, the one bundled with torch's CUDA wheels (``torch/bin/ptxas``, which TorchInductor hands to
-    Triton), and ``ptxas`` on ``PATH``. A PTX file made for a newer CUDA than a ptxas fails there
-    (``Unsupported .version``); a newer ptxas assembles older PTX."""
+    Triton), and ``ptxas`` on ``PATH``. Only these are ever run: a path written in a bundle is data, not a
+    program to execute."""
     import importlib.util
     import shutil
 
     from irdiff.compile import compat
 
     paths: list[str | None] = [
-        v.metadata.get("ptxas_path"),
         os.environ.get("TRITON_PTXAS_PATH"),
         os.environ.get("TRITON_PTXAS_BLACKWELL_PATH"),
     ]
@@ -171,6 +169,27 @@ def ptxas_candidates(v: VariantResult, arch: int) -> list[str]:
         paths.append(os.path.join(loc, "bin", "ptxas"))
     paths.append(shutil.which("ptxas"))
     return [p for p in dict.fromkeys(x for x in paths if x) if os.path.isfile(p) and os.access(p, os.X_OK)]
+
+
+def recorded_ptxas(v: VariantResult, arch: int, keys: tuple[str, ...] = ("ptxas_path",)) -> str | None:
+    """The first ptxas the record names (``metadata[key]`` for ``key`` in ``keys``) that is one of
+    :func:`trusted_ptxas` (compared by resolved path), else None. The record only chooses *among* this
+    environment's binaries; a path it names that is not one of them is never run."""
+    trusted = {os.path.realpath(p): p for p in trusted_ptxas(arch)}
+    for key in keys:
+        named = v.metadata.get(key)
+        if isinstance(named, str) and named and os.path.realpath(named) in trusted:
+            return trusted[os.path.realpath(named)]
+    return None
+
+
+def ptxas_candidates(v: VariantResult, arch: int) -> list[str]:
+    """ptxas binaries to assemble a captured kernel's PTX with, best first: the one Triton ran when it compiled
+    the kernel (``metadata["ptxas_path"]``, recorded by the hooks) when it is one of :func:`trusted_ptxas`, then
+    the others of :func:`trusted_ptxas`. A PTX file made for a newer CUDA than a ptxas fails there
+    (``Unsupported .version``); a newer ptxas assembles older PTX."""
+    first = recorded_ptxas(v, arch)
+    return list(dict.fromkeys([*([first] if first else []), *trusted_ptxas(arch)]))
 
 
 def finalize_variant(vdir: Path, directory: Path, explain: bool) -> str | None:
@@ -203,9 +222,8 @@ def explain_variant(v: VariantResult) -> str | None:
     vdir = Path(v.directory)
     # The ptxas that assembled the kernel (the after-run report's, else the one recorded at compile time): Triton
     # runs it at the end of the compile, and a PTX version newer than it supports would fail there.
-    ptxas = next(
-        (p for p in (v.metadata.get("ptxas_rerun"), v.metadata.get("ptxas_path")) if p and os.path.isfile(p)), None
-    )
+    arch = arch_of(v)
+    ptxas = recorded_ptxas(v, arch, ("ptxas_rerun", "ptxas_path")) if arch is not None else None
     with tempfile.TemporaryDirectory(prefix="irdiff-explain-") as tmp:
         env = {k: v for k, v in os.environ.items() if k not in SIDE_EFFECT_ENV}
         env.update(
@@ -254,7 +272,7 @@ def explain_one(vdir: Path, tmp: Path) -> int:
     v = load_variant_dir(vdir)
     t = v.metadata.get("target") or {}
     target = GPUTarget(t.get("backend", "cuda"), t.get("arch"), t.get("warp_size", 32))
-    src = tmp / f"{v.kernel or 'kernel'}.ttir"
+    src = tmp / f"{re.sub(r'[^A-Za-z0-9_]', '_', v.kernel)[:100] or 'kernel'}.ttir"  # a name, never a path
     src.write_text(v.text("ttir"))
     opts = {}
     for k in EXPLAIN_OPTIONS:
@@ -312,17 +330,20 @@ def finalize_directory(
     directory: Path, *, jobs: int = 0, explain: bool = True, variants: list[str] | None = None
 ) -> list[str]:
     """Finalize every variant listed in ``DIR/manifest.json`` (or ``variants``); returns error lines."""
-    m = json.loads((directory / "manifest.json").read_text())
+    from irdiff.bundle import MANIFEST_SCHEMA, confined, read_record, variant_dirname
+
+    m = read_record(directory / "manifest.json", MANIFEST_SCHEMA, "manifest")
     names = variants or list(m.get("variants", []))
+    dirs = [confined(directory, variant_dirname(name)) for name in names]  # never a path outside the capture
     n = jobs or max(1, min(len(names), os.cpu_count() or 1))
     if n == 1 or len(names) == 1:
-        results = [_safe_finalize(directory / name, directory, explain) for name in names]
+        results = [_safe_finalize(d, directory, explain) for d in dirs]
     else:
         # Processes, not threads: save_compiled redirects file descriptors 1 and 2 while it disassembles.
         import multiprocessing
 
         with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(_safe_finalize, [directory / x for x in names], repeat(directory), repeat(explain)))
+            results = list(pool.map(_safe_finalize, dirs, repeat(directory), repeat(explain)))
     _update_manifest(directory)
     return [r for r in results if r]
 
@@ -364,7 +385,15 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.explain_one:
         return explain_one(a.directory, a.extra)
-    errors = finalize_directory(a.directory, jobs=a.jobs, explain=not a.no_explain, variants=a.variant)
+    from irdiff.bundle import BundleError
+
+    try:
+        errors = finalize_directory(a.directory, jobs=a.jobs, explain=not a.no_explain, variants=a.variant)
+    except BundleError as err:
+        from irdiff.textsafe import one_line
+
+        print(f"error: {one_line(str(err))}", file=sys.stderr)
+        return 2
     for e in errors:
         print(f"warning: {e}", file=sys.stderr)
     print(json.dumps({"errors": errors}))

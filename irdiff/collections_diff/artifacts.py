@@ -126,16 +126,51 @@ def _ttgir_attr(ttgir: str, pattern: str) -> str | None:
     return m.group(1) if m else None
 
 
+_META_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str,
+    "target": dict,
+    "num_warps": int,
+    "num_stages": int,
+    "num_ctas": int,
+    "maxnreg": (int, type(None)),
+    "enable_fp_fusion": bool,
+    "shared": int,
+}
+
+
+def _checked_metadata(loaded: Any) -> dict[str, Any]:
+    """Triton cache metadata (``<kernel>.json``) with every known field of the wrong type dropped; {} for a value
+    that is not a JSON object."""
+    if not isinstance(loaded, dict):
+        return {}
+    meta = {str(k): v for k, v in loaded.items()}
+    for key, typ in _META_TYPES.items():
+        if key in meta and (not isinstance(meta[key], typ) or (typ is int and isinstance(meta[key], bool))):
+            del meta[key]
+    t = meta.get("target")
+    if isinstance(t, dict) and not (isinstance(t.get("arch"), (int, str)) and isinstance(t.get("backend", ""), str)):
+        del meta["target"]
+    return meta
+
+
 def _variant_from_dir(kdir: Path, dest: Path, name: str) -> VariantResult:
-    files = {f.suffix[1:]: f for f in kdir.iterdir() if f.is_file() and not f.name.startswith("__grp__")}
+    # Regular files only: a symlink in someone else's cache or dump directory is never followed.
+    files = {
+        f.suffix[1:]: f
+        for f in kdir.iterdir()
+        if f.is_file() and not f.is_symlink() and not f.name.startswith("__grp__")
+    }
     meta: dict[str, Any] = {}
     suite = "triton-dump"
     if "json" in files:
         try:
-            meta = json.loads(files["json"].read_text())
+            loaded = json.loads(files["json"].read_text(errors="replace"))
             suite = "triton-cache"
         except ValueError:
-            meta = {}
+            loaded = {}
+        # Triton's metadata is a JSON object; anything else (junk, another tool's file) is ignored, and so is each
+        # field of the wrong type.
+        meta = _checked_metadata(loaded)
     kernel = str(meta.get("name") or next(iter(files.values())).stem)
     dest.mkdir(parents=True)
     v = VariantResult(name=name, kernel=kernel, directory=str(dest))
@@ -162,7 +197,7 @@ def _variant_from_dir(kdir: Path, dest: Path, name: str) -> VariantResult:
     }
     v.specialization = ttir_signature(v.text("ttir"))
     loc = re.search(r'^#loc\d* = loc\("([^"]+\.py)":', v.text("ttir"), re.M)
-    if loc and os.path.isfile(loc.group(1)):
+    if loc and os.path.isfile(loc.group(1)) and not os.path.islink(loc.group(1)):
         shutil.copyfile(loc.group(1), dest / STAGE_FILES["python"])
         v.stages["python"] = STAGE_FILES["python"]
         meta["source_path"] = loc.group(1)

@@ -8,21 +8,37 @@ the Triton version and the ``TRITON_*`` environment; Triton's own cache (``TRITO
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import importlib.util
+import inspect
 import json
 import os
-import shutil
+import signal
 import subprocess
 import sys
-import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irdiff.bundle import Bundle, BundleError, VariantResult, copy_variant, load_bundle, load_variant_dir
+from irdiff.bundle import (
+    Bundle,
+    BundleError,
+    VariantResult,
+    atomic_write,
+    bundle_lock,
+    copy_variant,
+    install_dir,
+    load_bundle,
+    load_variant_dir,
+    reclaim_temporaries,
+    remove_path,
+    tmp_dir_in,
+    variant_dirname,
+)
 from irdiff.compile.compat import check_triton
 from irdiff.suite import _BUILTINS, SuiteError
 from irdiff.target import SUPPORTED_NAMES, TargetError, parse_target
@@ -123,20 +139,121 @@ def _irdiff_source_digest() -> str:
     return h.hexdigest()
 
 
-def _cache_key(req: dict[str, Any], triton_version: str, src_digest: str) -> str:
+# Environment the compile result depends on beyond Triton's own cache-invalidating list: the NVIDIA tools the
+# backend runs (``triton/knobs.py: nvidia``) and irdiff's worker defaults. TRITON_CACHE_DIR and other knobs that
+# do not change the output are deliberately not part of the key.
+_TOOL_ENV = (
+    "TRITON_PTXAS_PATH",
+    "TRITON_PTXAS_BLACKWELL_PATH",
+    "TRITON_CUOBJDUMP_PATH",
+    "TRITON_NVDISASM_PATH",
+    "PTXAS_OPTIONS",
+    "DISABLE_PTXAS_OPT",
+    "TRITON_DEFAULT_FP_FUSION",
+)
+
+
+def relevant_env() -> dict[str, str]:
+    """The environment a compile result depends on: Triton's cache-invalidating variables that are set
+    (``triton._C.libtriton.get_cache_invalidating_env_vars``, the list Triton keys its own cache on,
+    ``include/triton/Tools/Sys/GetEnv.h``) plus the NVIDIA tool paths/options (:data:`_TOOL_ENV`)."""
+    env: dict[str, str] = {}
+    try:
+        from triton._C.libtriton import get_cache_invalidating_env_vars
+
+        env.update({str(k): str(v) for k, v in get_cache_invalidating_env_vars().items()})
+    except ImportError:  # pragma: no cover - Triton without the function: the well-known debug variables
+        env.update({k: v for k, v in os.environ.items() if k.startswith(("MLIR_", "LLVM_", "TRITON_ENABLE"))})
+    env.update({k: os.environ[k] for k in _TOOL_ENV if k in os.environ})
+    return env
+
+
+def _triton_identity(triton_version: str) -> str:
+    """Triton's version plus where it is installed and its native library's size and mtime (a rebuilt or other
+    install of the same version is another compiler), without hashing the library itself."""
+    try:
+        import triton
+
+        root = Path(triton.__file__).resolve().parent
+        libs = sorted((root / "_C").glob("libtriton*"))
+        st = libs[0].stat() if libs else None
+        return f"{triton_version}|{root}|{st.st_size if st else 0}|{st.st_mtime_ns if st else 0}"
+    except (ImportError, OSError):
+        return triton_version
+
+
+def variant_cache_key(suite: Any, r: dict[str, Any], triton_version: str, src_digest: str) -> str:
+    """Cache key of one compile request ``r`` (``suite``, ``variant``, ``target``, ``config``, ``shape``,
+    ``passes``): what the JIT itself keys a compile on, plus what irdiff records.
+
+    * the kernel's ``JITFunction.cache_key`` (``triton/runtime/jit.py``: its source, start line, every ``@jit``
+      function it calls — in whatever module — and the constexpr globals it reads), and the whole text of the file
+      that defines it (the ``python`` stage irdiff stores);
+    * the launch: example arguments as the suite builds them (dtype, shape, strides, alignment, scalar values)
+      and the resolved constexprs and options (config, ``Derived`` values for the target) — the inputs of the
+      specialization;
+    * target, request (``passes``), Triton version and install (:func:`_triton_identity`), the relevant
+      environment (:func:`relevant_env`), the suite file's text and irdiff's own source.
+    """
+    from irdiff.compile.compat import base_jit_function
+    from irdiff.compile.worker import resolve_launch
+
     h = hashlib.sha256()
-    h.update(json.dumps({k: v for k, v in req.items() if k != "out"}, sort_keys=True, default=str).encode())
-    h.update(triton_version.encode())
+    h.update(json.dumps(r, sort_keys=True, default=str).encode())
+    jit_fn, values, kwargs = resolve_launch(suite, r)
+    h.update(str(base_jit_function(jit_fn).cache_key).encode())
+    try:
+        src = inspect.getsourcefile(jit_fn.fn)
+        if src and os.path.isfile(src):
+            h.update(Path(src).read_bytes())
+    except (TypeError, OSError):
+        pass
+    h.update(json.dumps([values, kwargs], sort_keys=True, default=repr).encode())
+    h.update(_triton_identity(triton_version).encode())
     h.update(src_digest.encode())
-    suite_file = _suite_file(req["suite"])
+    suite_file = _suite_file(r["suite"])
     if suite_file is not None:
         h.update(suite_file.read_bytes())
-    env = {k: v for k, v in os.environ.items() if k.startswith(("TRITON_", "MLIR_", "LLVM_"))}
-    h.update(json.dumps(env, sort_keys=True).encode())
+    h.update(json.dumps(relevant_env(), sort_keys=True).encode())
     return h.hexdigest()[:32]
 
 
-def _run_worker(req: dict[str, Any]) -> VariantResult:
+class _Workers:
+    """Compile worker processes in flight. Each runs in its own session (a terminal's Ctrl-C reaches irdiff
+    only, which then stops them as a group) and dies with irdiff even on ``kill -9`` (``PR_SET_PDEATHSIG`` in
+    :func:`irdiff.compile.worker.die_with_parent`)."""
+
+    def __init__(self) -> None:
+        self.procs: set[subprocess.Popen[str]] = set()
+        self.lock = threading.Lock()
+        self.cancelled = threading.Event()
+
+    def add(self, p: subprocess.Popen[str]) -> None:
+        with self.lock:
+            self.procs.add(p)
+
+    def discard(self, p: subprocess.Popen[str]) -> None:
+        with self.lock:
+            self.procs.discard(p)
+
+    def kill_all(self) -> None:
+        """SIGKILL every worker's process group (the worker and anything it started: ptxas, nvdisasm)."""
+        self.cancelled.set()
+        with self.lock:
+            procs = list(self.procs)
+        for p in procs:
+            with contextlib.suppress(OSError):
+                os.killpg(p.pid, signal.SIGKILL)
+        for p in procs:
+            with contextlib.suppress(Exception):
+                p.wait(timeout=10)
+
+
+class Cancelled(Exception):
+    """The compile was interrupted; nothing of this job was written."""
+
+
+def _run_worker(req: dict[str, Any], workers: _Workers | None = None) -> VariantResult:
     out = Path(req["out"])
     out.mkdir(parents=True, exist_ok=True)
     req_file = out / "request.json"
@@ -144,17 +261,31 @@ def _run_worker(req: dict[str, Any]) -> VariantResult:
     env = dict(os.environ)
     pkg_root = str(Path(__file__).resolve().parent.parent.parent)
     env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = subprocess.run(
+    env["IRDIFF_PARENT_PID"] = str(os.getpid())
+    workers = workers or _Workers()
+    if workers.cancelled.is_set():
+        raise Cancelled()
+    proc = subprocess.Popen(
         [sys.executable, "-m", "irdiff.compile.worker", str(req_file)],
-        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=env,
+        start_new_session=True,
     )
+    workers.add(proc)
+    try:
+        stdout, stderr = proc.communicate()
+    finally:
+        workers.discard(proc)
+    if workers.cancelled.is_set():
+        raise Cancelled()
     req_file.unlink(missing_ok=True)
     try:
         return load_variant_dir(out)
     except BundleError:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+        tail = (stderr or stdout).strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
         return VariantResult(name=req["variant"], target=req["target"], directory=str(out), error=tail[0])
 
 
@@ -195,7 +326,6 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
         for v in req.variants:
             select_config(suite, suite.variant(v).kernel, req.config)  # raises ValueError for a bad --config
     root = Path(save) if save else default_bundle_dir(suite.name, req, tv)
-    bundle = _open_bundle_dir(root, suite.name, req.target, tv)
 
     jobs: list[tuple[str, dict[str, Any]]] = []
     configs: list[Any] = [req.config]
@@ -220,45 +350,79 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
             )
 
     src_digest = _irdiff_source_digest()
+    keys = {name: variant_cache_key(suite, r, tv, src_digest) for name, r in jobs}
     results_root = cache_dir() / "results"
+    results_root.mkdir(parents=True, exist_ok=True)
+    reclaim_temporaries(results_root)
+    workers = _Workers()
+
+    def cached_result(where: Path, key: str) -> VariantResult | None:
+        """The compile stored in ``where`` when it is a complete, error-free record of ``key``."""
+        try:
+            res = load_variant_dir(where)
+        except BundleError:
+            return None
+        return res if res.metadata.get("cache_key") == key and not res.error else None
 
     def one(job: tuple[str, dict[str, Any]]) -> VariantResult:
         name, r = job
-        key = _cache_key(r, tv, src_digest)
+        key = keys[name]
+        dest = root / variant_dirname(name)
         cached = results_root / key
-        if req.use_cache and (cached / "variant.json").is_file():
-            res = copy_variant(load_variant_dir(cached), root / name)
-            res.cache_hit = True
-        else:
-            tmp = Path(tempfile.mkdtemp(prefix="irdiff-", dir=_ensure(results_root)))
-            res = _run_worker({**r, "out": str(tmp)})
-            if res.error is None:
+        res: VariantResult | None = None
+        if req.use_cache:
+            res = cached_result(dest, key)  # the bundle already holds this very compile: nothing to write
+            if res is None and cached_result(cached, key) is not None:
                 try:
-                    os.replace(tmp, cached)
-                except OSError:  # another irdiff process stored the same result meanwhile: keep theirs
-                    shutil.rmtree(tmp, ignore_errors=True)
-                res = copy_variant(load_variant_dir(cached), root / name)
-            else:
-                if (root / name).exists():
-                    shutil.rmtree(root / name)
-                shutil.move(str(tmp), root / name)
-                res = load_variant_dir(root / name)
+                    res = copy_variant(load_variant_dir(cached), dest)
+                except (OSError, BundleError):  # the entry vanished meanwhile (another run's --no-cache): compile
+                    res = None
+            if res is not None:
+                res.cache_hit = True
+        if res is None:
+            if workers.cancelled.is_set():
+                raise Cancelled()
+            tmp = tmp_dir_in(results_root, name)
+            try:
+                res = _run_worker({**r, "out": str(tmp)}, workers)
+                res.metadata["cache_key"] = key
+                atomic_write(tmp / "variant.json", json.dumps(res.to_json(), indent=1, default=str))
+                if res.error is None:
+                    copy_variant(res, dest)
+                    try:
+                        os.rename(tmp, cached)
+                    except OSError:  # stored already (another process, or --no-cache): refresh it in one step
+                        install_dir(tmp, cached)
+                else:
+                    install_dir(tmp, dest)  # failures are not cached: they are compiled again next time
+            finally:
+                remove_path(tmp)
+            res = load_variant_dir(dest)
         res.name = name
-        res.directory = str(root / name)
+        res.directory = str(dest)
         return res
 
-    n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        for res in pool.map(one, jobs):
-            bundle.variants[res.name] = res
+    with bundle_lock(root):
+        bundle = _open_bundle_dir(root, suite.name, req.target, tv, is_default=save is None)
+        reclaim_temporaries(root)
+        n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
+        pool = ThreadPoolExecutor(max_workers=n_jobs)
+        try:
+            for res in pool.map(one, jobs):
+                bundle.variants[res.name] = res
+        except BaseException:  # Ctrl-C, SIGTERM, or an error: stop every worker, write nothing more
+            workers.kill_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown()
 
-    bundle.triton_version = tv
-    ptxas = {v.resources.ptxas_version for v in bundle.variants.values() if v.resources.ptxas_version}
-    bundle.ptxas_version = ", ".join(sorted(ptxas))
-    bundle.command = command
-    bundle.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    bundle.shape = {**suite.shape, **req.shape}
-    bundle.save()
+        bundle.triton_version = tv
+        ptxas = {v.resources.ptxas_version for v in bundle.variants.values() if v.resources.ptxas_version}
+        bundle.ptxas_version = ", ".join(sorted(ptxas))
+        bundle.command = command
+        bundle.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        bundle.shape = {**suite.shape, **req.shape}
+        bundle.save()
     return bundle
 
 
@@ -292,18 +456,61 @@ def _ensure(p: Path) -> Path:
     return p
 
 
-def _open_bundle_dir(root: Path, suite: str, target: str, triton_version: str) -> Bundle:
-    """The bundle to add variants to: a new one, or the one already in ``root`` when it is for the same suite,
-    target and Triton version (variants of one bundle are always comparable)."""
+_LEFTOVER_FILES = {"request.json", "variant.json", "stdout.log", "stderr.log"}
+
+
+def _irdiff_leftover(root: Path) -> bool:
+    """Whether a directory without a manifest holds only what an interrupted irdiff writer leaves: temporaries
+    (``.tmp-*``), lock files, variant directories (``variant.json``, ``request.json``, stage files) — nothing of
+    the user's."""
+    for e in root.iterdir():
+        if e.name.startswith((".tmp-", "irdiff-")) or e.name.endswith(".lock"):
+            continue
+        if e.is_symlink() or not e.is_dir():
+            return False
+        names = {c.name for c in e.iterdir()}
+        if names and not (names & _LEFTOVER_FILES):
+            return False
+    return True
+
+
+def _open_bundle_dir(root: Path, suite: str, target: str, triton_version: str, is_default: bool = False) -> Bundle:
+    """The bundle to add variants to (called under :func:`~irdiff.bundle.bundle_lock`): a new one, or the one
+    already in ``root`` when it is for the same suite, target and Triton version (variants of one bundle are
+    always comparable).
+
+    A bundle directory that an interrupted run left without its manifest (or with a broken one) is reclaimed: in
+    irdiff's own cache always, in a ``--save`` directory when it holds nothing but irdiff's leftovers. A user's
+    directory with other contents is refused, as is another suite's bundle.
+    """
+    if root.is_symlink():
+        raise SuiteError(f"{root} is a symbolic link; give the bundle directory itself")
     if (root / "manifest.json").is_file():
-        existing = load_bundle(root)
-        if existing.suite == suite and existing.target == target and existing.triton_version in ("", triton_version):
-            return existing
-        raise SuiteError(
-            f"{root} already holds a bundle for {existing.suite} on {existing.target} made with Triton "
-            f"{existing.triton_version or '?'}; choose another --save directory"
-        )
+        try:
+            existing = load_bundle(root)
+        except BundleError as e:
+            if not is_default:
+                raise SuiteError(f"{e} (remove the directory, or choose another --save directory)") from None
+            existing = None  # irdiff's own cache: a broken bundle is rebuilt
+        if existing is not None:
+            if (
+                existing.suite == suite
+                and existing.target == target
+                and existing.triton_version in ("", triton_version)
+            ):
+                return existing
+            raise SuiteError(
+                f"{root} already holds a bundle for {existing.suite} on {existing.target} made with Triton "
+                f"{existing.triton_version or '?'}; choose another --save directory"
+            )
+    if root.exists() and not root.is_dir():
+        if not is_default:
+            raise SuiteError(f"{root} exists and is not a directory; refusing to write into it")
+        remove_path(root)
     if root.exists() and any(root.iterdir()):
-        raise SuiteError(f"{root} exists and is not an irdiff bundle; refusing to write into it")
+        if not (is_default or _irdiff_leftover(root)):
+            raise SuiteError(f"{root} exists and is not an irdiff bundle; refusing to write into it")
+        for entry in list(root.iterdir()):  # an interrupted run's leftovers: start this bundle afresh
+            remove_path(entry)
     root.mkdir(parents=True, exist_ok=True)
     return Bundle(suite=suite, target=target, directory=str(root))

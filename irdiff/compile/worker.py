@@ -177,6 +177,42 @@ def config_kwargs(c: Any) -> dict[str, Any]:
     return kw
 
 
+def resolve_launch(suite: Suite, req: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """What the JIT is called with for ``req`` (``variant``, ``config``, ``shape``, ``target``): the base
+    ``JITFunction``, the example arguments (``Tensor`` specs and scalars) and the keyword arguments (constexprs and
+    options: suite, config, variant, with ``Derived`` values resolved for the target). Used by the worker to
+    compile and by the driver to key its cache on the same inputs.
+
+    :raises SuiteError: unknown variant. :raises ValueError: bad ``--config``.
+    """
+    variant = suite.variant(req["variant"])
+    kernel = variant.kernel
+    jit_fn = compat.base_jit_function(kernel)
+    shape = dict(suite.shape)
+    shape.update(req.get("shape") or {})
+    values = dict((variant.args or suite.args)(shape))
+    cfg = select_config(suite, kernel, req.get("config"))
+    kwargs: dict[str, Any] = {**suite.constexprs, **suite.options, **cfg, **variant.constexprs, **variant.options}
+    kwargs = resolve_values(kwargs, shape, req["target"])  # Derived values (NUM_SMS per target, BLOCK_N = N)
+    return jit_fn, values, kwargs
+
+
+def die_with_parent() -> None:
+    """Make this worker die when the irdiff process that started it dies, even by ``kill -9`` (Linux
+    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``); exit at once if it is already gone (``IRDIFF_PARENT_PID``)."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # not Linux: the parent kills its workers' process groups on exit
+        pass
+    parent = os.environ.get("IRDIFF_PARENT_PID")
+    if parent and parent.isdigit() and os.getppid() != int(parent):
+        os._exit(1)
+
+
 @contextlib.contextmanager
 def _capture_fds(out_path: Path, err_path: Path) -> Iterator[None]:
     """Send file descriptors 1 and 2 (C++ and ptxas output included) to files for the duration."""
@@ -321,15 +357,8 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
     from triton.runtime.driver import driver
 
     suite = load_suite(req["suite"])
-    variant = suite.variant(req["variant"])
-    kernel = variant.kernel
-    jit_fn = compat.base_jit_function(kernel)
-    shape = dict(suite.shape)
-    shape.update(req.get("shape") or {})
-    values = dict((variant.args or suite.args)(shape))
-    cfg = select_config(suite, kernel, req.get("config"))
-    kwargs: dict[str, Any] = {**suite.constexprs, **suite.options, **cfg, **variant.constexprs, **variant.options}
-    kwargs = resolve_values(kwargs, shape, req["target"])  # Derived values (NUM_SMS per target, BLOCK_N = N)
+    kernel = suite.variant(req["variant"]).kernel
+    jit_fn, values, kwargs = resolve_launch(suite, req)
     result.config = {k: v for k, v in kwargs.items() if k in {p.name for p in jit_fn.params}}
     result.options = {k: v for k, v in kwargs.items() if k not in result.config}
     result.kernel = jit_fn.__name__
@@ -382,7 +411,7 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
                 compiled = jit_fn.run(grid=(1,), warmup=True, **args, **kwargs)
                 knobs.compilation.always_compile = False
     except Exception as e:  # noqa: BLE001 - a failing compile is a result, not a crash
-        result.error = _compile_error_message(e)
+        result.error = compile_error_message(e, jit_fn)
     result.compile_seconds = round(time.perf_counter() - t0, 3)
     result.cache_hit = bool(listened.get("cache_hit"))
     if captured:
@@ -418,13 +447,98 @@ def _llvm_debug_lines(stderr_text: str) -> str:
     )
 
 
-def _compile_error_message(e: Exception) -> str:
-    msg = str(e).strip() or type(e).__name__
-    name = type(e).__name__
-    if name in {"CompilationError", "PTXASError"} or "triton" in type(e).__module__:
-        return f"{name}: {msg}"
-    tb = traceback.format_exception_only(type(e), e)
-    return "".join(tb).strip()
+def _exception_chain(e: BaseException) -> list[BaseException]:
+    """``e`` and the exceptions it was raised from (``__cause__``, else ``__context__``), outermost first."""
+    chain: list[BaseException] = []
+    x: BaseException | None = e
+    while x is not None and x not in chain and len(chain) < 32:
+        chain.append(x)
+        x = x.__cause__ or (None if x.__suppress_context__ else x.__context__)
+    return chain
+
+
+def _def_line(fn: Any) -> tuple[str, int] | None:
+    """(file, line of the ``def``) of a Python function (decorators skipped), or None."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        path = inspect.getsourcefile(fn) or ""
+    except (OSError, TypeError):
+        return None
+    for i, ln in enumerate(lines):
+        if re.match(r"\s*def\s", ln):
+            return path, first + i
+    return path, first
+
+
+def _frame_function(src: str, scope: dict[str, Any]) -> Any:
+    """The ``@jit`` function whose source ``src`` is (looked up by its ``def`` name in ``scope``), or None."""
+    m = re.search(r"^\s*def\s+(\w+)", src or "", re.M)
+    obj = scope.get(m.group(1)) if m else None
+    return getattr(obj, "fn", None) and obj
+
+
+def compile_error_message(e: BaseException, jit_fn: Any = None) -> str:
+    """The whole story of a failed compile, innermost cause first.
+
+    Triton raises ``CompilationError`` (``triton/compiler/errors.py``) at each ``@jit`` call level, from the
+    exception that says why (e.g. ``ValueError: arange's range must be a power of 2`` from ``tl.arange``); its own
+    message shows only the outer excerpt. The result is::
+
+        CompilationError: arange's range must be a power of 2
+          kernels.py:15 in bad_kernel
+              v = helper(x_ptr, N)
+                  ^
+          kernels.py:9 in helper
+              offs = tl.arange(0, N)
+                     ^
+
+    one frame per ``@jit`` level (file and line in the user's source, the line and a caret under the column),
+    outermost call first; other exceptions keep their type and message.
+    """
+    chain = _exception_chain(e)
+    frames = [x for x in chain if getattr(x, "src", None) is not None and hasattr(x, "node")]
+    inner = chain[-1]
+    why = ""
+    for x in reversed(chain):
+        if getattr(x, "node", None) is None or not hasattr(x, "src"):
+            why = f"{type(x).__name__}: {str(x).strip()}" if type(x).__module__ == "builtins" else str(x).strip()
+            why = why.strip() or type(x).__name__
+            break
+        if getattr(x, "error_message", None):
+            why = str(x.error_message).strip()  # type: ignore[attr-defined]
+            break
+    if not frames:
+        msg = str(e).strip() or type(e).__name__
+        name = type(e).__name__
+        if name in {"CompilationError", "PTXASError"} or "triton" in type(e).__module__:
+            if inner is not e and str(inner).strip() and str(inner).strip() not in msg:
+                msg += f"\n{type(inner).__name__}: {str(inner).strip()}"
+            return f"{name}: {msg}"
+        return "".join(traceback.format_exception_only(type(e), e)).strip()
+    out = [f"{type(frames[0]).__name__}: {why or str(frames[-1]).strip().splitlines()[-1]}"]
+    scope_fn = jit_fn
+    for x in frames:
+        src: str = x.src  # type: ignore[attr-defined]
+        node = x.node  # type: ignore[attr-defined]
+        lineno = int(getattr(node, "lineno", 0) or 0)
+        col = int(getattr(node, "col_offset", 0) or 0)
+        fn = scope_fn if scope_fn is not None and _frame_function(src, {scope_fn.__name__: scope_fn}) else None
+        if fn is None and scope_fn is not None:
+            fn = _frame_function(src, dict(getattr(scope_fn, "__globals__", {})))
+        m = re.search(r"^\s*def\s+(\w+)", src, re.M)
+        fname = m.group(1) if m else "<kernel>"
+        where = _def_line(fn.fn) if fn is not None else None
+        src_lines = src.split("\n")
+        def_idx = next((i for i, ln in enumerate(src_lines) if re.match(r"\s*def\s", ln)), 0)
+        if where and lineno:
+            out.append(f"  {where[0]}:{where[1] + lineno - 1 - def_idx} in {fname}")
+        else:
+            out.append(f"  line {lineno} of {fname}")
+        if 0 < lineno <= len(src_lines):
+            out.append("      " + src_lines[lineno - 1].rstrip())
+            out.append("      " + " " * col + "^")
+        scope_fn = fn or scope_fn
+    return "\n".join(out)
 
 
 def save_compiled(
@@ -516,6 +630,7 @@ def _jsonable(v: Any) -> Any:
 
 
 def main(argv: list[str]) -> int:
+    die_with_parent()
     req = json.loads(Path(argv[0]).read_text())
     out = Path(req["out"])
     try:

@@ -58,11 +58,15 @@ def is_irdiff_report(path: str | os.PathLike[str]) -> bool:
 
 
 def write_report(path: str, text: str, *, force: bool = False) -> str:
-    """Write a report to ``path`` (``-`` = standard output); returns where it went.
+    """Write a report to ``path`` (``-`` = standard output); returns where it went. Control sequences in the text
+    are made inert first (:func:`irdiff.textsafe.clean`: the report may be printed on a terminal).
 
     :raises ReportError: ``path`` exists, is not an earlier irdiff report and ``force`` is False; it is a
         directory; or it cannot be written.
     """
+    from irdiff.textsafe import clean
+
+    text = clean(text)  # names and IR text from a bundle: no terminal control sequence survives, whatever reads it
     if path == "-":
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()

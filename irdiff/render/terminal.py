@@ -49,6 +49,7 @@ from pygments.token import Comment, Error, Keyword, Name, Number, String, _Token
 from irdiff.lexers import lexer_for_stage
 from irdiff.render import Comparison, SpecRow, resource_rows, spec_rows, stage_summaries
 from irdiff.render.order import ROLE_LABELS, present_findings
+from irdiff.textsafe import clean_chars
 
 if TYPE_CHECKING:
     from irdiff.align import DiffLine, Hunk, Span, StageDiff
@@ -246,12 +247,13 @@ Seg = tuple[str, Style]
 def _paint(segs: Iterable[Seg], color: bool) -> str:
     """Segments → text; with colour, one SGR per style change and a reset at the end."""
     if not color:
-        return "".join(t for t, _ in segs)
+        return "".join(clean_chars(t, newlines=True) for t, _ in segs)
     out: list[str] = []
     cur = RESET  # compared as escape codes: styles a theme paints alike (mono) need no new escape
     for text, st in segs:
         if not text:
             continue
+        text = clean_chars(text, newlines=True)  # the output boundary: every segment, whatever produced it
         code = _sgr(st)
         if code != cur:
             out.append(code)
@@ -281,12 +283,11 @@ def _s(text: str, st: Style = PLAIN) -> Seg:
     return (text, st)
 
 
-# Control characters other than tab would move the cursor or inject escapes: shown as U+FFFD, one column each.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f\x9b]")
-
-
 def _clean(text: str) -> str:
-    return _CONTROL.sub("\ufffd", text)
+    """Control characters (C0 but tab, DEL, C1, bidi overrides) shown as U+FFFD, one column each
+    (:func:`irdiff.textsafe.clean_chars`): text from a bundle or an IR file never moves the cursor or injects
+    escapes."""
+    return clean_chars(text)
 
 
 def _char_width(ch: str) -> int:
@@ -826,6 +827,8 @@ def _stage(d: StageDiff, c: Comparison, opts: TerminalOptions) -> list[str]:
     if fallback:
         counts.append(_s("  normalizer fell back to raw lines", S_DIFFERS))
     out = [_rule(counts, width, color, "━")]
+    for note in getattr(d, "notes", None) or []:  # how the alignment was made (a function too large: align.py)
+        out += [_line([_s("  note: ", S_DIFFERS), _s(ln, S_DIM)], color) for ln in textwrap.wrap(note, width - 8)]
     if d.identical:
         out.append("")
         return out
