@@ -231,6 +231,8 @@ def _report_errors(bundle: Any) -> int:
             lines = clean(v.error).strip().splitlines() or [clean(v.error)]
             click.echo(f"error: variant {clean(repr(v.name))} failed to compile: {lines[0]}", err=True)
             rest = lines[1:]
+            for line in rest[:39] if len(rest) > 40 else rest:
+                click.echo(f"  {line}", err=True)
             if len(rest) > 40:
                 from irdiff.render.words import plural
 
@@ -238,9 +240,6 @@ def _report_errors(bundle: Any) -> int:
                     f"  … ({plural(len(rest) - 39, 'line')} omitted; the whole message is in {v.directory}/variant.json)",
                     err=True,
                 )
-                rest = rest[:39]
-            for line in rest:
-                click.echo(f"  {line}", err=True)
     return failed
 
 
