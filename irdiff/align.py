@@ -35,9 +35,11 @@ stage pair (LLIR, sm90, matmul: about 100 ms for normalization + alignment + joi
 with stdlib :class:`difflib.SequenceMatcher`; ``benchmarks/bench_align.py``). ``engine="difflib"`` selects the
 stdlib matcher, which is also the fallback when rapidfuzz is not installed.
 
-Bounded cost: an exact line match costs memory proportional to the product of the two lengths. Any match above
-:data:`EXACT_CELLS` (a huge function) is first split by a patience diff on the normalized lines, in linear memory
-(:func:`_blocks_patience`), and :attr:`StageDiff.notes` says so (``benchmarks/bench_align_large.py``).
+Bounded cost: an exact line match costs memory proportional to the product of the two lengths. A stage pair above
+:data:`EXACT_CELLS` (a huge function) is aligned by a patience diff on the normalized lines instead, in linear
+memory and time (:func:`_linear_rows`, :func:`_blocks_patience`: no symbol correspondence or intra-line spans), and
+:attr:`StageDiff.notes` says so (``benchmarks/bench_align_large.py``). Any single match above the bound inside the
+exact algorithm is split the same way.
 """
 
 from __future__ import annotations
@@ -152,10 +154,14 @@ def diff_stage(a: NormalizedStage, b: NormalizedStage, context: int = 3, *, engi
     if name not in ENGINES:
         raise ValueError(f"unknown diff engine {name!r} (have: {', '.join(ENGINES)})")
     match = _BoundedMatcher(ENGINES[name])
+    diff_rows = _diff_rows
+    if len(a.lines) * len(b.lines) > EXACT_CELLS:  # a huge function: linear memory and time, fewer refinements
+        match.fallbacks, match.largest = 1, (len(a.lines), len(b.lines))
+        diff_rows = _linear_rows
     if _orientation_key(a) <= _orientation_key(b):
-        rows, a, b = _diff_rows(a, b, match)
+        rows, a, b = diff_rows(a, b, match)
     else:
-        rows_ba, b, a = _diff_rows(b, a, match)
+        rows_ba, b, a = diff_rows(b, a, match)
         rows = [_mirror(r) for r in rows_ba]
     added = sum(1 for r in rows if r.tag in ("insert", "replace"))
     removed = sum(1 for r in rows if r.tag in ("delete", "replace"))
@@ -311,6 +317,24 @@ def _blocks_patience(x: Sequence[str], y: Sequence[str], exact: Matcher, cells: 
     return merged
 
 
+def _linear_rows(
+    a: NormalizedStage, b: NormalizedStage, match: Matcher
+) -> tuple[list[DiffLine], NormalizedStage, NormalizedStage]:
+    """Rows for stages too large for the exact alignment: a patience diff of the normalized lines' shapes (symbols
+    erased; :func:`_blocks_patience`, gaps matched exactly where small enough), as ``git diff --patience`` would on
+    the shapes; no region tree, symbol correspondence, joint renaming or intra-line spans: each side keeps its own
+    numbering, and lines of the same shape are shown as context even where their operands differ."""
+    exact = match.exact if isinstance(match, _BoundedMatcher) else match
+    rows: list[DiffLine] = []
+    ia = ib = 0
+    for i, j, n in _blocks_patience(a.shapes, b.shapes, exact):
+        rows.extend(DiffLine("delete", k, None, a.lines[k], None) for k in range(ia, i))
+        rows.extend(DiffLine("insert", None, k, None, b.lines[k]) for k in range(ib, j))
+        rows.extend(DiffLine("equal", i + k, j + k, a.lines[i + k], b.lines[j + k]) for k in range(n))
+        ia, ib = i + n, j + n
+    return rows, a, b
+
+
 class _BoundedMatcher:
     """An engine whose inputs above :data:`EXACT_CELLS` go through :func:`_blocks_patience`; remembers the
     largest such input for the stage's note."""
@@ -334,8 +358,8 @@ class _BoundedMatcher:
             return None
         return (
             f"large function ({self.largest[0]:,} × {self.largest[1]:,} lines): aligned by patience diff on the "
-            f"normalized lines (linear memory) instead of the exact alignment; moved or repeated lines may show as "
-            f"- and + rather than paired"
+            f"normalized lines (linear memory) instead of the exact alignment; lines that differ only in symbol "
+            f"names count as equal, and changed lines show as - and + rather than paired"
         )
 
 

@@ -326,6 +326,9 @@ def render_markdown(c: Comparison, limit: int = LIMIT) -> str:
             )
         out += _table(["stage", "lines", f"key counts that differ ({_text(c.a)} → {_text(c.b)})"], srows)
         out.append("")
+        for d in c.stage_diffs:  # how the alignment was made when not exactly (a huge function: irdiff/align.py)
+            for note in getattr(d, "notes", None) or []:
+                out += [f"> **{_text(STAGE_TITLES.get(d.stage, d.stage))}**: {_text(note)}", ""]
 
     # Hunks, by priority, while they fit.
     blocks = sorted(_hunk_blocks(c), key=lambda b: b.priority)
