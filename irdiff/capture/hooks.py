@@ -142,6 +142,7 @@ def locked(directory: Path) -> Iterator[None]:
     import fcntl
 
     lock_path = directory / STATE_DIR / "lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a") as f:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX)
         try:
