@@ -638,7 +638,7 @@ _names = st.text(alphabet=st.sampled_from(list("abc_01/\x1b")), min_size=1, max_
 @settings(max_examples=150, deadline=None)
 def test_fuzz_collection_pairing(xs: list[tuple[str, str]], ys: list[tuple[str, str]]) -> None:
     from irdiff.bundle import ArgSpec, Bundle
-    from irdiff.capture.pairing import pair_kernels
+    from irdiff.collections_diff.pairing import pair_kernels
 
     def bundle(items: list[tuple[str, str]]) -> Bundle:
         vs = {}
