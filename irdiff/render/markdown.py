@@ -328,7 +328,7 @@ def render_markdown(c: Comparison, limit: int = LIMIT) -> str:
         out.append("")
         for d in c.stage_diffs:  # how the alignment was made when not exactly (a huge function: irdiff/align.py)
             for note in getattr(d, "notes", None) or []:
-                out += [f"> **{_text(STAGE_TITLES.get(d.stage, d.stage))}**: {_text(note)}", ""]
+                out += [f"> **{_text(stage_title(d.stage))}**: {_text(note)}", ""]
 
     # Hunks, by priority, while they fit.
     blocks = sorted(_hunk_blocks(c), key=lambda b: b.priority)
