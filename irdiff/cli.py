@@ -859,18 +859,6 @@ def report_cmd(bundle_dir: str, other_dir: str | None, output: str, fmt: str | N
     _write_reports(bundle, a, b, stage, context, raw, outputs, force)
 
 
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived: irdiff stops its workers, writes nothing half-done, and exits 130 (143)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    raise Interrupted(signum)
-
-
 def main() -> None:
     """Console entry point. Ctrl-C (SIGINT) exits with status 130 and one line on stderr, SIGTERM with 143;
     compile workers are stopped with their process groups and no partial bundle is left (see
@@ -880,8 +868,9 @@ def main() -> None:
     global _PROGRAM_ENV
     _PROGRAM_ENV = dict(os.environ)  # `irdiff capture` runs the program in the environment it was given
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
+    from irdiff.interrupt import Interrupted, install
+
+    install()
     try:
         cli(prog_name="irdiff")
     except Interrupted as e:

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irdiff.interrupt import Interrupted
+
 __all__ = ["CAPTURE_SUITE", "CaptureError", "CaptureResult", "is_capture", "program_command", "run_capture"]
 
 CAPTURE_SUITE = "capture"  # manifest "suite" of a capture bundle
@@ -180,7 +182,7 @@ def run_capture(
     if result.kernels:
         try:
             result.warnings += _finalize(root, result.kernels, env, explain=explain, jobs=jobs)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Interrupted):
             result.warnings.append(
                 f"after-run step interrupted: SASS/registers/compiler log may be missing; "
                 f"complete them with: python -m irdiff.capture.finalize {root}"
