@@ -16,6 +16,7 @@ import click
 
 from irdiff import __version__
 from irdiff.bundle import BundleError
+from irdiff.render.report import FORMATS
 from irdiff.suite import SuiteError
 
 EXIT_OK = 0
@@ -441,25 +442,27 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
 
 
 def report_file_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """Report files (irdiff/render/html.py, markdown.py, json_report.py); ``-`` writes to stdout."""
+    """Report files, one option per output format (``irdiff.render.report.FORMATS``: ``--html``, ``--md``,
+    ``--json-report``; the value reaches the command as ``<format>_out``); ``-`` writes to stdout."""
+
     opts = [
-        click.option("--html", "html_out", default=None, metavar="FILE", help="Write the self-contained HTML report."),
-        click.option("--md", "md_out", default=None, metavar="FILE", help="Write a GitHub Markdown summary (≤ 60,000 characters)."),
-        click.option("--json-report", "json_out", default=None, metavar="FILE", help="Write the whole comparison as JSON (schema irdiff.report/1)."),
+        *(
+            click.option(fmt.option, f"{fmt.name}_out", default=None, metavar="FILE", help=fmt.help)
+            for fmt in FORMATS.values()
+        ),
         click.option("--force", is_flag=True, help="Overwrite report files that irdiff did not write."),
-    ]  # fmt: skip
+    ]
     for o in reversed(opts):
         f = o(f)
     return f
 
 
-def _report_outputs(
-    html_out: str | None, md_out: str | None, json_out: str | None, force: bool
-) -> list[tuple[str, str]]:
-    """``[(format, path)]`` asked for; refuses (one-line error) paths that would overwrite a user's file."""
+def _report_outputs(files: dict[str, str | None], force: bool) -> list[tuple[str, str]]:
+    """``[(format, path)]`` asked for (``files``: the ``<format>_out`` options); refuses (one-line error) paths that
+    would overwrite a user's file."""
     from irdiff.render.report import check_outputs
 
-    outputs = [(fmt, p) for fmt, p in (("html", html_out), ("md", md_out), ("json", json_out)) if p]
+    outputs = [(name, p) for name in FORMATS if (p := files.get(f"{name}_out"))]
     if sum(p == "-" for _, p in outputs) > 1:
         raise ValueError("only one report can go to stdout ('-')")
     check_outputs([p for _, p in outputs], force=force)
@@ -568,16 +571,14 @@ def compare_cmd(
     width: int | None = None,
     color: str = "auto",
     paging: str = "auto",
-    html_out: str | None = None,
-    md_out: str | None = None,
-    json_out: str | None = None,
     force: bool = False,
+    **report_files: str | None,
 ) -> None:
     """Compile two variants of SUITE and show what differs, stage by stage, and why."""
     from irdiff.compile import compile_bundle
     from irdiff.suite import load_suite
 
-    outputs = _report_outputs(html_out, md_out, json_out, force)
+    outputs = _report_outputs(report_files, force)
     s = load_suite(suite)
     variant, against, config = _config_from_names(variant, against, config)
     a, b = s.pair(variant, against)
@@ -603,7 +604,7 @@ def compare_cmd(
         if any(p == "-" for _, p in outputs):
             sys.exit(1 if run_status else 0)
     if as_json or explain_id:
-        from irdiff.diagnose.output import diagnosis_output
+        from irdiff.render.diagnosis import diagnosis_output
 
         click.echo(diagnosis_output(bundle, a, b, as_json=as_json, explain_id=explain_id))
         sys.exit(1 if run_status else 0)
@@ -828,9 +829,7 @@ def capture_cmd(output: str, filter_: str | None, target: str | None, launches: 
 @click.option(
     "-o", "--output", "output", required=True, metavar="FILE", help="Report file (.html, .md, .json; - = stdout)."
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["html", "md", "json"]), default=None, help="Default: from FILE's extension."
-)
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None, help="Default: from FILE's extension.")
 @click.option("--variant", "variant", default=None, help="Variant to inspect (default: the bundle's pair).")
 @click.option("--against", "against", default=None, help="Variant to compare with.")
 @click.option(

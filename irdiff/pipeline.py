@@ -81,7 +81,8 @@ def build_comparison(
         diagnose = None  # type: ignore[assignment]
     if diagnose is not None:
         try:
-            diagnosis = diagnose(bundle, a, b)
+            # the stage diffs made above are reused (each stage is normalized and aligned once); raw diffs are not
+            diagnosis = diagnose(bundle, a, b, stage_diffs=[] if raw else diffs)
         except Exception as e:  # the diffs stay useful when a diagnostic rule breaks on unusual input
             note = f"diagnostics failed: {type(e).__name__}: {e}"
     return Comparison(

@@ -52,22 +52,35 @@ __all__ = [
 
 Shape = dict[str, int]
 
-# Bytes per element for the dtypes a suite may name (Triton's spelling, as in signature types ``*fp16``).
-DTYPE_BYTES: dict[str, int] = {
-    "fp8e4nv": 1,
-    "fp8e5": 1,
-    "i8": 1,
-    "u8": 1,
-    "fp16": 2,
-    "bf16": 2,
-    "i16": 2,
-    "fp32": 4,
-    "i32": 4,
-    "u32": 4,
-    "fp64": 8,
-    "i64": 8,
-    "i1": 1,
+
+@dataclass(frozen=True)
+class DType:
+    """One element type a suite may name: bytes per element, its ``triton.language`` and ``torch`` attributes."""
+
+    bytes: int
+    triton: str
+    torch: str
+
+
+# The dtypes a suite may name (Triton's spelling, as in signature types ``*fp16``), declared once: the compile
+# worker builds ``tl`` dtypes and the runner torch dtypes from this table.
+DTYPES: dict[str, DType] = {
+    "fp8e4nv": DType(1, "float8e4nv", "float8_e4m3fn"),
+    "fp8e5": DType(1, "float8e5", "float8_e5m2"),
+    "i8": DType(1, "int8", "int8"),
+    "u8": DType(1, "uint8", "uint8"),
+    "fp16": DType(2, "float16", "float16"),
+    "bf16": DType(2, "bfloat16", "bfloat16"),
+    "i16": DType(2, "int16", "int16"),
+    "fp32": DType(4, "float32", "float32"),
+    "i32": DType(4, "int32", "int32"),
+    "u32": DType(4, "uint32", "uint32"),
+    "fp64": DType(8, "float64", "float64"),
+    "i64": DType(8, "int64", "int64"),
+    "i1": DType(1, "int1", "bool"),
 }
+# Bytes per element, by dtype name.
+DTYPE_BYTES: dict[str, int] = {name: d.bytes for name, d in DTYPES.items()}
 
 
 INPUT_INITS = ("randn", "rand", "ones", "zeros", "arange")

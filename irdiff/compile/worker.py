@@ -31,7 +31,7 @@ from irdiff import stages
 from irdiff.bundle import LOG_FILES, STAGE_FILES, Resources, VariantResult
 from irdiff.compile import compat
 from irdiff.compile.specialize import build_specialization
-from irdiff.suite import Suite, Tensor, load_suite, resolve_values
+from irdiff.suite import DTYPES, Suite, Tensor, load_suite, resolve_values
 from irdiff.target import parse_target as _parse_target
 
 LLVM_DEBUG_TYPES = "tritongpu-coalesce,triton-loop-pipeline"
@@ -51,21 +51,7 @@ class FakeTensor:
         return self._ptr
 
 
-_TL_DTYPES = {
-    "fp16": "float16",
-    "bf16": "bfloat16",
-    "fp32": "float32",
-    "fp64": "float64",
-    "fp8e4nv": "float8e4nv",
-    "fp8e5": "float8e5",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-    "i64": "int64",
-    "u8": "uint8",
-    "u32": "uint32",
-    "i1": "int1",
-}
+_TL_DTYPES = {name: d.triton for name, d in DTYPES.items()}
 
 
 class TargetDriver:

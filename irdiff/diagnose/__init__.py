@@ -15,7 +15,8 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from irdiff import stages
 from irdiff.bundle import Bundle, VariantResult
@@ -24,6 +25,9 @@ from irdiff.diagnose.counts import KEY_COUNTS, count_ops
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding, Severity, finding_stages
 from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, FALLBACK_CAUSES, RULE_IDS, Context, run_rules
+
+if TYPE_CHECKING:
+    from irdiff.align import StageDiff
 
 __all__ = [
     "KEY_COUNTS",
@@ -44,9 +48,13 @@ __all__ = [
 _WEIGHT = {"info": 0, "minor": 1, "major": 2, "critical": 4}
 
 
-def identical_after_normalization(va: VariantResult, vb: VariantResult) -> bool:
+def identical_after_normalization(va: VariantResult, vb: VariantResult, stage_diffs: Sequence[StageDiff] = ()) -> bool:
     """True when TTIR, TTGIR, LLIR, PTX and SASS are equal after :func:`irdiff.normalize.normalize` (kernel names,
-    locations, SSA/register numbering erased) and the specialization (types, divisibility, constants) is the same."""
+    locations, SSA/register numbering erased) and the specialization (types, divisibility, constants) is the same.
+
+    :param stage_diffs: diffs the pipeline already made of normalized (not raw) stages of ``va`` and ``vb``
+        (:func:`irdiff.pipeline.build_comparison`); those stages are not normalized and aligned again.
+    """
     from irdiff.align import diff_stage
     from irdiff.normalize import normalize
 
@@ -58,6 +66,11 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult) -> bool:
         if bool(ta) != bool(tb):
             return False
         if not ta:
+            continue
+        done = next((d for d in stage_diffs if d.stage == stage), None)
+        if done is not None:
+            if not done.identical:
+                return False
             continue
         na = normalize(stage, ta, va.kernel or None)
         nb = normalize(stage, tb, vb.kernel or None)
@@ -392,8 +405,11 @@ def _result_finding(bundle: Bundle, a: str, b: str) -> Finding | None:
     )
 
 
-def diagnose(bundle: Bundle, a: str, b: str) -> Diagnosis:
+def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = ()) -> Diagnosis:
     """Compare variants ``a`` (inspected, ``--variant``) and ``b`` (baseline, ``--against``) of a bundle.
+
+    :param stage_diffs: the pipeline's diffs of the normalized stages of ``a`` and ``b`` (computed once, reused for
+        "identical after normalization"); stages missing from it are normalized and aligned here.
 
     :returns: a :class:`Diagnosis` whose findings form a cause→effect chain, earliest stage first; ``identical`` is
         True (and ``findings`` empty) when both compile to the same code after normalization.
@@ -402,7 +418,7 @@ def diagnose(bundle: Bundle, a: str, b: str) -> Diagnosis:
     va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
     fa, fb = extract_facts(va), extract_facts(vb)
     facts = {a: fa.to_json(), b: fb.to_json()} if a != b else {a: fa.to_json()}
-    if a == b or identical_after_normalization(va, vb):
+    if a == b or identical_after_normalization(va, vb, stage_diffs):
         return Diagnosis(a, b, [], True, facts, verdict=None)
     ctx = Context(
         a=a,

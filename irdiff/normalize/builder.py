@@ -61,17 +61,9 @@ class Builder:
             symbols.append(tuple(syms))
             spans.append(tuple(where))
         regions = sorted(self.regions, key=lambda r: (r.start, -r.end))
-        return NormalizedStage(
-            stage=self.stage,
-            lines=lines,
-            shapes=shapes,
-            raw_line=self.raw_line,
-            columns=self.columns,
-            raw=self.raw,
-            symbols=symbols,
-            regions=regions,
-            symbol_spans=spans,
-        )
+        # the readable lines and their shapes, the symbols renamed in them, then where each came from
+        return NormalizedStage(self.stage, lines, shapes, self.raw_line, self.columns, self.raw, symbols, regions,
+                               symbol_spans=spans)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -114,9 +106,13 @@ def _stem(sym: Sym) -> str:
     return m.group(1) if m else sym.name
 
 
-# Uniquing suffixes: MLIR appends ``_N`` (``%a_ptrs_61`` → stem ``a_ptrs``) and our own output ``.N``
-# (``%a_ptrs.3``); LLVM appends digits (``%.frozen1147`` → ``.frozen``).
+# Uniquing suffixes: MLIR appends ``_N`` to a name (stem ``a_ptrs``), our own output ``.N``:
+#   a_ptrs_61
+#   a_ptrs.3
 _MLIR_SUFFIX = re.compile(r"^(.+?)[_.]\d+$")
+# LLVM appends digits (stem ``.frozen``), or ``.N``:
+#   .frozen1147
+#   .lr.ph.2
 _LLVM_SUFFIX = re.compile(r"^(.*?\D)\.?\d+$")
 
 

@@ -18,7 +18,15 @@ from irdiff.normalize.text import (
 
 # Values (``%15``, ``%.lr.ph``), attribute groups (``#0``) and metadata (``!12``), renumbered:
 #   %15 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !12
-_LL_VALUE = re.compile(r"(?=[%#!])(?:%([A-Za-z_$.\-][\w$.\-]*|\d+)|(?<![\w\"])#(\d+)\b|(?<![\w\"])!(\d+)\b)")
+_LL_VALUE = re.compile(
+    r"""
+    (?=[%\#!])
+    (?:%([A-Za-z_$.\-][\w$.\-]*|\d+)  # values: %15, %.lr.ph
+    |(?<![\w\"])\#(\d+)\b             # attribute groups: #0
+    |(?<![\w\"])!(\d+)\b)              # metadata: !12
+    """,
+    re.X,
+)
 # A basic-block label:
 #   486:                                              ; preds = %.lr.ph, %486
 _LL_LABEL = re.compile(r"^([A-Za-z_$.\-][\w$.\-]*|\d+):(\s|$)")

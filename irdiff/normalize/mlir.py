@@ -31,10 +31,23 @@ _ALIAS_USE = re.compile(r"#([A-Za-z_][\w$\-]*)")
 _MLIR_SSA = re.compile(r"%([A-Za-z_$.\-][\w$.\-]*|\d+)")
 # The op name of a line that opens a region (``scf.for`` here):
 #   %acc:3 = scf.for %k0 = %c0_i32 to %K step %c32_i32 iter_args(...) -> (...) {
-_MLIR_OP = re.compile(r"^\s*(?:%[^=]*=\s*)?([A-Za-z_][\w.]*)")
+_MLIR_OP = re.compile(
+    r"""
+    ^\s*(?:%[^=]*=\s*)?   # results: %acc:3 =
+    ([A-Za-z_][\w.]*)     # the op: scf.for
+    """,
+    re.X,
+)
 # A function signature (split one argument per line):
 #   tt.func public @copy_annotated(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc)), ...) {
-_FUNC_LINE = re.compile(r"^(\s*)((?:tt|llvm)\.func\b[^@(]*@[\w$.\-]+)\((.*)$")
+_FUNC_LINE = re.compile(
+    r"""
+    ^(\s*)                                  # indent
+    ((?:tt|llvm)\.func\b[^@(]*@[\w$.\-]+)  # tt.func public @copy_annotated
+    \((.*)$                                 # (: the arguments and the rest
+    """,
+    re.X,
+)
 
 
 # An alias body without parameters (the alias keeps its name):
@@ -43,9 +56,12 @@ _ALIAS_NO_PARAMS = re.compile(r"#[\w.]+")
 # An alias body with ``key = value`` fields (named from them: ``#shared_v8_p2_m4_o1x0``):
 #   #shared = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
 _ALIAS_FIELDS = re.compile(r"#[\w.]+<\{(.*)\}>")
-# Field values that go into a content-derived name: integers (``"ttg.num-warps" = 4 : i32``) and integer lists
-# (``order = [1, 0]``).
+# Field values that go into a content-derived name: integers (``vec = 8``, ``"ttg.num-warps" = 4 : i32``)
+#   8
+#   4 : i32
 _INT_FIELD = re.compile(r"-?\d+(?:\s*:\s*i\d+)?")
+# ... and integer lists (``order = [1, 0]``):
+#   [1, 0]
 _INT_LIST_FIELD = re.compile(r"\[\s*(-?\d+\s*(,\s*-?\d+\s*)*)?\]")
 
 

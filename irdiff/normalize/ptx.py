@@ -22,7 +22,14 @@ _PTX_DROP = re.compile(r"^\s*(?:\.loc\b|\.file\b|//|\$L__(?:tmp|func_begin|func_
 # Virtual registers per class and block labels, renumbered:
 #   @%p2 ld.global.b16 { %rs1 }, [ %rd38 + 0 ];
 #   @!%p1 bra 	$L__BB0_1;
-_PTX_SYM = re.compile(r"(?=[%$])(?:%(hh|rd|rs|rq|fd|f|h|r|p|b)(\d+)\b|(\$L__BB\d+_\d+)\b)")
+_PTX_SYM = re.compile(
+    r"""
+    (?=[%$])
+    (?:%(hh|rd|rs|rq|fd|f|h|r|p|b)(\d+)\b  # virtual registers by class: %rd38, %p1
+    |(\$L__BB\d+_\d+)\b)                 # block labels: $L__BB0_1
+    """,
+    re.X,
+)
 # A kernel or function header:
 #   .visible .entry copy_annotated(
 _PTX_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")

@@ -17,7 +17,15 @@ from irdiff.normalize.text import (
 _SASS_TRITON = re.compile(r"^([0-9a-fA-F-]{2}:[0-7-]:[0-7-]:[Y-]:[0-9a-fA-F])\t(.*)$")
 # cuobjdump's raw form: address, instruction, first encoding word:
 #           /*0070*/                   S2R R0, SR_TID.X ;                      /* 0x0000000000007919 */
-_SASS_RAW = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s*(.*?)\s*;?\s*(?:/\*\s*0x([0-9a-fA-F]{16})\s*\*/)?\s*$")
+_SASS_RAW = re.compile(
+    r"""
+    ^\s*/\*[0-9a-fA-F]{4,}\*/\s*            # /*0070*/: the address
+    (.*?)\s*;?\s*                           # the instruction (its ; dropped)
+    (?:/\*\s*0x([0-9a-fA-F]{16})\s*\*/)?    # /* 0x0000000000007919 */: the first encoding word
+    \s*$
+    """,
+    re.X,
+)
 # cuobjdump's second encoding word (holds the control code) on its own line:
 #                                                                              /* 0x000e220000002100 */
 _SASS_ENC = re.compile(r"^\s*/\*\s*0x([0-9a-fA-F]{16})\s*\*/\s*$")
@@ -36,7 +44,8 @@ _BRANCH_OPS = ("BRA", "BRX", "BSSY", "CALL", "JMP", "SSY", "PBK", "PCNT")
 # The address of a raw-form line:
 #           /*0070*/                   S2R R0, SR_TID.X ;
 _SASS_RAW_ADDR = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/")
-# Blanks before the closing semicolon of a raw-form instruction (``S2R R0, SR_TID.X ;``):
+# Blanks before the closing semicolon of a raw-form instruction:
+#   S2R R0, SR_TID.X ;
 _SPACE_SEMI = re.compile(r"\s+;$")
 
 
@@ -100,7 +109,14 @@ _SASS_LABEL_USE = re.compile(r"`?(\.L_x_\d+|\bLBB\d+|\.L_\d+)`?")
 _SASS_OPCODE = re.compile(r"^\s*(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 # A raw-form branch and its target address (targets become ``LBBn`` labels, as ``get_sass`` numbers them):
 #           /*0160*/              @!P0 BRA 0x2d60 ;                        /* 0x0000002b00f08947 */
-_SASS_RAW_BRA = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s*(?:@!?U?P\w+\s+)?BRA(?:\.U)?\s+0x([0-9a-fA-F]+)")
+_SASS_RAW_BRA = re.compile(
+    r"""
+    ^\s*/\*([0-9a-fA-F]{4,})\*/\s*   # /*0160*/: the branch's own address
+    (?:@!?U?P\w+\s+)?               # a predicate: @!P0
+    BRA(?:\.U)?\s+0x([0-9a-fA-F]+)  # BRA 0x2d60: the target address
+    """,
+    re.X,
+)
 
 
 def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:

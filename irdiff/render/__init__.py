@@ -103,18 +103,29 @@ class StageSummary:
 
 def stage_summaries(c: Comparison) -> list[StageSummary]:
     """Per compared stage: lines changed and the key operation counts of both variants."""
-    from irdiff.diagnose.counts import KEY_COUNTS, count_ops
+    from irdiff.diagnose.counts import KEY_COUNTS
 
     out = []
     for d in c.stage_diffs:
         counts: list[tuple[str, int, int]] = []
         keys = KEY_COUNTS.get(d.stage, [])
         if keys:
-            ca = count_ops(d.stage, d.a.raw)
-            cb = count_ops(d.stage, d.b.raw)
+            ca, cb = op_counts(c, c.a, d.stage, d.a.raw), op_counts(c, c.b, d.stage, d.b.raw)
             counts = [(k, ca.get(k, 0), cb.get(k, 0)) for k in keys if ca.get(k, 0) or cb.get(k, 0)]
         out.append(StageSummary(d.stage, d.removed, d.added, d.identical, counts))
     return out
+
+
+def op_counts(c: Comparison, variant: str, stage: str, raw: str) -> dict[str, int]:
+    """Key operation counts of one variant's stage: the ones the diagnosis already extracted (its facts), counted
+    here only when there is no diagnosis (diagnostics failed or were not run)."""
+    facts = c.diagnosis.facts.get(variant) if c.diagnosis is not None else None
+    counts = facts.get("counts", {}).get(stage) if isinstance(facts, dict) else None
+    if isinstance(counts, dict):
+        return counts
+    from irdiff.diagnose.counts import count_ops
+
+    return count_ops(stage, raw)
 
 
 def resource_rows(c: Comparison) -> list[tuple[str, str, str]]:

@@ -41,7 +41,7 @@ from irdiff import __version__, stages
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
 from irdiff.render.locations import source_map
 from irdiff.render.order import ROLE_LABELS, present_findings
-from irdiff.render.report import Header, TimingTable, header, timing_table
+from irdiff.render.views import Header, TimingTable, header, timing_table
 
 __all__ = ["render_html", "REPORT_GENERATOR", "Highlighter"]
 

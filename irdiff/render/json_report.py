@@ -33,7 +33,7 @@ from irdiff import __version__
 from irdiff.render import Comparison, spec_rows, stage_summaries
 from irdiff.render.locations import source_map
 from irdiff.render.order import present_findings
-from irdiff.render.report import timing_record
+from irdiff.render.views import timing_record
 
 if TYPE_CHECKING:
     from irdiff.diagnose import Diagnosis

@@ -50,12 +50,24 @@ _MLIR_FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):\d+')
 # Example: "acc"(#loc179)   — a NameLoc around a child location
 _MLIR_NAME_LOC = re.compile(r'^"(?:[^"\\]|\\.)*"\((.*)\)$', re.S)
 # Example: !12 = !DILocation(line: 36, column: 11, scope: !13, inlinedAt: !14)
-_LL_META = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!(\w+)\((.*)\)\s*$")
+_LL_META = re.compile(
+    r"""
+    ^(![\w.]+)\s*=\s*(?:distinct\s+)?  # !12 =
+    !(\w+)\((.*)\)\s*$                 # !DILocation(line: 36, ...): kind and fields
+    """,
+    re.X,
+)
 # Example: %5 = add i32 %3, %4, !dbg !12
 _LL_DBG = re.compile(r"!dbg\s+(![\w.]+)")
 # Example: .loc	1 36 11, function_name $L__info_string0, inlined_at 1 117 5 // matmul.py:36:11
 _PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
-_PTX_INLINED = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+\d+")
+_PTX_INLINED = re.compile(
+    r"""
+    inlined_at\s+(\d+)\s+(\d+)  # inlined_at 1 117: file and line of the caller
+    \s+\d+                      # column
+    """,
+    re.X,
+)
 # Example: .file	1 "/work/main/irdiff/suites/matmul.py"
 _PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 # Example: //## File "/home/user/seed1.py", line 13 inlined at "/home/user/seed1.py", line 20

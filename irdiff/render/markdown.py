@@ -21,7 +21,7 @@ from typing import Any
 from irdiff import stages
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
 from irdiff.render.order import ROLE_LABELS, present_findings
-from irdiff.render.report import header, timing_table
+from irdiff.render.views import header, timing_table
 
 __all__ = ["LIMIT", "MARKER", "render_markdown"]
 

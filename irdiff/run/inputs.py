@@ -26,25 +26,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from irdiff.suite import Tensor
+from irdiff.suite import DTYPES, Tensor
 
 __all__ = ["Inputs", "build_inputs", "clone_outputs", "poison_outputs", "torch_dtype"]
 
-_TORCH_DTYPES = {
-    "fp16": "float16",
-    "bf16": "bfloat16",
-    "fp32": "float32",
-    "fp64": "float64",
-    "fp8e4nv": "float8_e4m3fn",
-    "fp8e5": "float8_e5m2",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-    "i64": "int64",
-    "u8": "uint8",
-    "u32": "uint32",
-    "i1": "bool",
-}
+_TORCH_DTYPES = {name: d.torch for name, d in DTYPES.items()}  # declared once in irdiff.suite
 
 
 def torch_dtype(name: str) -> Any:

@@ -1,5 +1,5 @@
-"""Text the CLI prints for ``--json`` and ``--explain FINDING_ID`` (diagnostics only; stage diffs are rendered by
-``irdiff.render``)."""
+"""Text the CLI prints for ``--json`` and ``--explain FINDING_ID``: the diagnosis alone, rendered (moved here from
+``irdiff.diagnose.output``: a renderer, so diagnostics never import the renderers; stage diffs are in the formats)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,207 @@
+"""Views every format shares (terminal, HTML, Markdown, JSON): the header facts of a comparison and its timing
+table. Plain data computed from a :class:`~irdiff.render.Comparison`; the format modules only lay them out.
+
+They used to live in :mod:`irdiff.render.report`, the format dispatcher, which imports every format: keeping them
+here lets a format import them without importing the dispatcher back (no import cycle inside ``irdiff.render``).
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from irdiff.render import Comparison
+
+__all__ = ["Header", "TimingSeries", "TimingTable", "header", "shape_label", "timing_record", "timing_table"]
+
+
+@dataclass
+class Header:
+    """Header facts of a report (strings ready to show; ``—`` where unknown)."""
+
+    suite: str
+    a: str
+    b: str
+    kernel_a: str
+    kernel_b: str
+    target: str
+    gpu: str
+    triton: str
+    ptxas: str
+    reproduce: str
+    command: str
+    created: str
+    bundle: str
+    options: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def _reproduce(c: Comparison) -> str:
+    """The command that made this comparison: the bundle's own command line (file suites as ``path.py::name``,
+    ``--shapes`` and every option kept), else one rebuilt from the bundle's facts."""
+    bundle = c.bundle
+    cmd = [str(x) for x in (bundle.command or [])]
+    if len(cmd) > 1 and cmd[0] == "irdiff" and cmd[1] not in ("report", "diff", "show", "list"):
+        return shlex.join(cmd)
+    parts = ["irdiff", bundle.suite or "SUITE", "--variant", c.a, "--against", c.b]
+    if bundle.target:
+        parts += ["--target", bundle.target]
+    if bundle.shape:
+        parts += ["--shape", ",".join(f"{k}={v}" for k, v in bundle.shape.items())]
+    return shlex.join(parts)
+
+
+def header(c: Comparison) -> Header:
+    """The facts every report opens with. GPU: the device the runner timed on, else "not run" (compiled only)."""
+    bundle = c.bundle
+    va, vb = bundle.variants[c.a], bundle.variants[c.b]
+    rec = timing_record(c)
+    gpu = "not run (compiled without a GPU)"
+    if rec:
+        dev = rec.get("device") or {}
+        name = dev.get("name") or "?"
+        cap = dev.get("capability")
+        gpu = f"{name} ({cap})" if cap else str(name)
+    params = {a.name for a in va.specialization} | {a.name for a in vb.specialization}
+    keys = sorted((set(va.options) | set(vb.options) | set(va.config) | set(vb.config)) - params)
+    options = []
+    for k in keys:
+        x = va.config.get(k, va.options.get(k, "—"))
+        y = vb.config.get(k, vb.options.get(k, "—"))
+        options.append((k, str(x), str(y)))
+    return Header(
+        suite=bundle.suite or "—",
+        a=c.a,
+        b=c.b,
+        kernel_a=va.kernel or "—",
+        kernel_b=vb.kernel or "—",
+        target=bundle.target or "—",
+        gpu=gpu,
+        triton=bundle.triton_version or "—",
+        ptxas=bundle.ptxas_version or va.resources.ptxas_version or "—",
+        reproduce=_reproduce(c),
+        command=shlex.join(bundle.command) if bundle.command else "—",
+        created=bundle.created or "—",
+        bundle=bundle.directory or "—",
+        options=options,
+    )
+
+
+def timing_record(c: Comparison) -> dict[str, Any] | None:
+    """The runner's record (``Comparison.timing``, else ``bundle.runs["timing"]``), or None when nothing ran."""
+    rec = c.timing if c.timing is not None else c.bundle.runs.get("timing")
+    if isinstance(rec, Mapping) and rec.get("rows"):
+        return dict(rec)
+    return None
+
+
+def _num(x: Any) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return None
+    return float(x) if math.isfinite(x) else None
+
+
+def shape_label(shape: Mapping[str, Any]) -> str:
+    """``M=N=K=4096`` style label (equal dimensions grouped), as the runner prints it."""
+    groups: dict[Any, list[str]] = {}
+    for k, v in shape.items():
+        groups.setdefault(v, []).append(str(k))
+    return " ".join("=".join(names) + f"={v}" for v, names in groups.items()) or "—"
+
+
+@dataclass
+class TimingSeries:
+    """One line of the chart: a variant (or the reference) over the shapes; None where not measured.
+
+    :ivar tflops: TFLOP/s per shape; :ivar ms: median milliseconds per shape; :ivar correct: per shape, True/False
+        or None (not checked).
+    """
+
+    name: str
+    role: str  # "a", "b", "other" or "reference"
+    ms: list[float | None]
+    iqr_ms: list[float | None]
+    tflops: list[float | None]
+    pct_peak: list[float | None]
+    correct: list[bool | None]
+
+
+@dataclass
+class TimingTable:
+    """The runner's measurements arranged per shape (rows) and per variant (series)."""
+
+    device: str
+    method: str
+    shapes: list[str]
+    series: list[TimingSeries]
+    verdicts: list[str]
+    findings: list[str]
+
+    def ratios(self) -> list[float | None]:
+        """Per shape, a's median time over b's (``> 1``: a is slower), or None where either is missing."""
+        sa = next((s for s in self.series if s.role == "a"), None)
+        sb = next((s for s in self.series if s.role == "b"), None)
+        if sa is None or sb is None:
+            return [None] * len(self.shapes)
+        return [x / y if x is not None and y else None for x, y in zip(sa.ms, sb.ms)]
+
+    @property
+    def has_tflops(self) -> bool:
+        return any(v is not None for s in self.series for v in s.tflops)
+
+
+def timing_table(c: Comparison) -> TimingTable | None:
+    """Arrange ``bundle.runs["timing"]`` (shape documented in :mod:`irdiff.run.runner`) for the tables and chart;
+    None when nothing was timed."""
+    rec = timing_record(c)
+    if rec is None:
+        return None
+    rows = [r for r in rec.get("rows", []) if isinstance(r, Mapping)]
+    names: list[str] = [c.a, c.b]
+    for n in rec.get("variants", []) or []:
+        if n not in names:
+            names.append(str(n))
+    for r in rows:
+        for n in r.get("variants", {}) or {}:
+            if n not in names:
+                names.append(str(n))
+    ref_name = str(rec.get("reference_name") or "reference")
+
+    def series(name: str, role: str, pick: Any) -> TimingSeries:
+        s = TimingSeries(name, role, [], [], [], [], [])
+        for r in rows:
+            e = pick(r) or {}
+            s.ms.append(_num(e.get("median_ms")))
+            s.iqr_ms.append(_num(e.get("iqr_ms")))
+            s.tflops.append(_num(e.get("tflops")))
+            s.pct_peak.append(_num(e.get("pct_peak")))
+            corr = e.get("correct")
+            s.correct.append(corr if isinstance(corr, bool) else None)
+        return s
+
+    out: list[TimingSeries] = []
+    for n in names:
+        role = "a" if n == c.a else "b" if n == c.b else "other"
+        s = series(n, role, lambda r, n=n: (r.get("variants") or {}).get(n))
+        if any(v is not None for v in s.ms):
+            out.append(s)
+    if any(r.get("reference") for r in rows):
+        out.append(series(ref_name, "reference", lambda r: r.get("reference")))
+    dev = rec.get("device") or {}
+    device = str(dev.get("name") or "?") + (f" ({dev['capability']})" if dev.get("capability") else "")
+    verdicts = [
+        (shape_label(v["shape"]) + ": " if isinstance(v.get("shape"), Mapping) else "") + str(v.get("sentence", ""))
+        for v in rec.get("verdicts", []) or []
+        if isinstance(v, Mapping) and v.get("sentence")
+    ]
+    findings = [str(f.get("message", "")) for f in rec.get("findings", []) or [] if isinstance(f, Mapping)]
+    return TimingTable(
+        device=device,
+        method=str(rec.get("method") or ""),
+        shapes=[shape_label(r.get("shape") or {}) for r in rows],
+        series=out,
+        verdicts=verdicts,
+        findings=[f for f in findings if f],
+    )
