@@ -28,6 +28,9 @@ with an ``O_EXCL`` file, so each is written once.
 A failure inside a hook never reaches the program: it is appended to ``DIR/.capture/errors.log``.
 This module imports only the standard library at import time; irdiff's own modules are imported when a kernel is
 recorded.
+
+Size: over 800 lines on purpose: everything that runs inside the captured program is one module, imported once
+per process by the bootstrap (no package import chain in a user's process).
 """
 
 from __future__ import annotations

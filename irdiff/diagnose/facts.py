@@ -23,6 +23,9 @@ quote their evidence. Sources:
   branches (e.g. a loop exit, ``@P1 CALL.REL.NOINC`` to code that ends in ``EXIT``).
 * ``resources``: ptxas ``-v`` (registers, spills, stack), Triton's metadata (``shared``), and the occupancy those allow
   (see :func:`occupancy`).
+
+Size: over 800 lines because it holds the fact dataclasses and one extractor per stage or log (the extractors
+share the MLIR walker and location helpers); the rules that compare facts are in :mod:`irdiff.diagnose.rules`.
 """
 
 from __future__ import annotations

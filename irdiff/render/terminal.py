@@ -24,6 +24,9 @@ colour off, nothing is lexed and the output is plain text.
 Terminal behaviour: :func:`color_enabled` (``--color auto|always|never``, ``NO_COLOR``, ``FORCE_COLOR``,
 ``TERM=dumb``) and :func:`emit` (``--paging auto|always|never``, ``IRDIFF_PAGER``/``PAGER``/``less`` with
 ``LESS=FRX``, a quiet broken pipe), as git and delta do.
+
+Size: over 800 lines because the terminal layout (summary, findings, stage 0, unified and side-by-side hunks,
+colours, pager) is one renderer; splitting it would spread one format over several modules.
 """
 
 from __future__ import annotations
