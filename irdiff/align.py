@@ -40,6 +40,9 @@ Bounded cost: an exact line match costs memory proportional to the product of th
 memory and time (:func:`_linear_rows`, :func:`_blocks_patience`: no symbol correspondence or intra-line spans), and
 :attr:`StageDiff.notes` says so (``benchmarks/bench_align_large.py``). Any single match above the bound inside the
 exact algorithm is split the same way.
+
+Size: over 800 lines because the five steps above share one set of row/block helpers and the bounded-cost fallback
+reuses them; splitting them would scatter one algorithm.
 """
 
 from __future__ import annotations
