@@ -379,6 +379,15 @@ def _keep_theme(ctx: click.Context, param: click.Parameter, value: str | None) -
     ctx.meta["irdiff.theme"] = value or "auto"
 
 
+def _keep_meta(key: str) -> Callable[[click.Context, click.Parameter, Any], None]:
+    """A callback storing an option's value in ``ctx.meta[key]`` (display options read where they are used)."""
+
+    def keep(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+        ctx.meta[key] = value
+
+    return keep
+
+
 def _theme(color: bool) -> str:
     """The palette for this command's ``--theme`` (asks the terminal only when colour is on)."""
     from irdiff.render.terminal import choose_theme
@@ -408,6 +417,7 @@ def render_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--raw", is_flag=True, help="Diff the raw stage texts (no normalization)."),
         click.option("--side-by-side", "-s", "side_by_side", is_flag=True, help="Two columns, fitted to the terminal width."),
         click.option("--width", "width", default=None, type=click.IntRange(min=60), help="Columns to lay out for (default: terminal)."),
+        click.option("--stage0", type=click.Choice(["diff", "full"]), default="diff", show_default=True, expose_value=False, callback=_keep_meta("irdiff.stage0"), help="Stage-0 table: rows that differ, the rest folded into one line (diff), or every row (full)."),
         output_options,
     ]  # fmt: skip
     for o in reversed(opts):
@@ -433,9 +443,11 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
     stages = parse_stages(stage)
     comparison = build_comparison(bundle, a, b, stages=stages, raw=raw, context=context)
     on = color_enabled(color)
+    ctx = click.get_current_context(silent=True)
     opts = TerminalOptions(
         color=on,
         theme=_theme(on),
+        stage0_full=ctx is not None and ctx.meta.get("irdiff.stage0") == "full",
         width=terminal_width(width),
         side_by_side=side_by_side,
         show_spec=True,

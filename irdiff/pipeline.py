@@ -99,9 +99,10 @@ def build_comparison(
 
 def _kernel_lines(v: VariantResult, stage: str, raw: bool) -> tuple[int, int] | None:
     """For the ``python`` stage: the kernel function's own lines (recorded by the compile driver), so the diff
-    shows the two kernels' sources rather than the (often shared) file that defines them."""
+    shows the two kernels' sources rather than the (often shared) file that defines them; with ``--raw`` too (then
+    the function names are kept)."""
     lines = v.metadata.get("kernel_lines")
-    if stage != "python" or raw or not (isinstance(lines, list) and len(lines) == 2):
+    if stage != "python" or not (isinstance(lines, list) and len(lines) == 2):
         return None
     return int(lines[0]), int(lines[1])
 

@@ -182,8 +182,47 @@ def test_stage0_table_marks_differing_rows(report: str) -> None:
     for name in ("stride_ak", "stride_bn", "stride_cn"):
         assert rows[name].startswith("  * "), f"{name} should be marked as differing"
         assert re.search(r"i32\s.*│ constexpr\s+1\b", rows[name])
-    for name in ("a_ptr", "M", "stride_am", "BLOCK_SIZE_M"):
-        assert rows[name].startswith("    "), f"{name} is specialized alike"
+    # Rows specialized alike are folded into one line naming them (--stage0 full lists them).
+    fold = next(ln for ln in lines if re.match(r"^    = \d+ specialized alike: ", ln))
+    for name in ("a_ptr", "M", "stride_am"):
+        assert name not in rows and re.search(rf"\b{name}\b", fold), f"{name} is specialized alike"
+
+
+def test_stage0_full_lists_every_row(comparison: Comparison, report: str) -> None:
+    full = render(comparison, TerminalOptions(color=False, width=120, stage0_full=True))
+    rows = {m.group(1): ln for ln in full.splitlines() for m in [re.match(r"^  [* ] (\w+)\s", ln)] if m}
+    for name in ("a_ptr", "M", "stride_am", "BLOCK_SIZE_M", "stride_ak"):
+        assert name in rows
+    assert rows["a_ptr"].startswith("    ") and rows["stride_ak"].startswith("  * ")
+    assert "specialized alike" not in full
+    assert len(full.splitlines()) > len(report.splitlines())
+
+
+def test_unified_soft_wraps_under_the_gutter(comparison: Comparison) -> None:
+    """Long TTGIR lines wrap inside the layout width; continuation rows keep the gutter column and start with ↪,
+    and joining them gives back the line."""
+    out = render(comparison, TerminalOptions(color=False, width=100))
+    lines = out.splitlines()
+    assert max(len(ln) for ln in lines) <= 100
+    cont = [i for i, ln in enumerate(lines) if re.match(r"^\s+│ ↪ ", ln)]
+    assert cont, "no wrapped line"
+    for i in cont:
+        k = i - 1
+        while k in cont:
+            k -= 1
+        gutter = lines[k].index("│")  # the wrapped line's own row: same gutter width (it varies by stage)
+        assert lines[i].index("│") == gutter and not lines[i][:gutter].strip()
+    # The first wrapped line, re-joined, is a whole (normalized) line of its stage.
+    i = cont[0] - 1
+    head = re.match(r"^\s*\d*\s+\d*\s*│ [-+ ] (.*)$", lines[i])
+    assert head
+    parts = [head.group(1)]
+    j = i + 1
+    while j < len(lines) and re.match(r"^\s+│ ↪ ", lines[j]):
+        parts.append(lines[j].split("│ ↪ ", 1)[1])
+        j += 1
+    texts = {ln for d in comparison.stage_diffs for h in d.hunks for x in h.lines for ln in (x.a_text, x.b_text) if ln}
+    assert any(re.sub(r"\s+", "", t) == re.sub(r"\s+", "", "".join(parts)) for t in texts)
 
 
 def test_order_of_sections(report: str) -> None:
@@ -679,3 +718,15 @@ def test_default_output_shows_readable_stages_and_points_at_the_rest(matmul_sm86
     assert "ld.global.b16 0|64" in out  # the summary still counts PTX (unannotated|annotated)
     code, out, err = invoke(["diff", matmul_sm86.directory, "--color", "never", "--paging", "never", "--stage", "all"])
     assert code == 0 and "━━ ptx" in out and "━━ sass" in out and "not shown" not in out
+
+
+def test_raw_python_compares_the_kernel_functions(pair: Bundle) -> None:
+    """``--raw`` keeps names and text as written but still diffs the two kernel functions, not the shared file
+    (where it used to say ``python identical``)."""
+    c = build_comparison(pair, "annotated", "unannotated", stages="python", raw=True)
+    (d,) = c.stage_diffs
+    assert not d.identical and d.removed and d.added
+    first, last = pair.variants["annotated"].metadata["kernel_lines"]
+    assert d.a.raw_line == list(range(first, last + 1))
+    assert any("def matmul_kernel_annotated" in ln for ln in d.a.lines)  # raw: the real name, not KERNEL
+    assert not any("def matmul_kernel_unannotated" in ln for ln in d.a.lines)

@@ -73,15 +73,16 @@ def normalize(
         with different function names compare equal).
     :param raw: no normalization at all: ``lines`` and ``shapes`` are the raw lines (``--raw``).
     :param line_range: plain-text stages (``python``) only: keep raw lines ``first..last`` (1-based, inclusive;
-        the kernel function inside the file that defines it); ``raw`` and ``raw_line`` still refer to the whole text.
+        the kernel function inside the file that defines it), with ``raw`` too (then names are kept); ``raw`` and
+        ``raw_line`` still refer to the whole text.
     :returns: a :class:`NormalizedStage`. Never raises on arbitrary text; if a dialect normalizer fails
         internally, the raw lines are returned with ``fallback=True``.
     """
     if not isinstance(text, str):
         text = str(text)
     raw_lines = text.splitlines()
-    if raw:
-        return _plain(stage, text, raw_lines, strip=False)
+    if raw:  # the python stage still keeps only the kernel function's lines: the file is shared by both variants
+        return _plain(stage, text, raw_lines, strip=False, line_range=line_range)
     dialect = dialect_of(stage)
     try:
         if dialect == "mlir":

@@ -139,8 +139,6 @@ def _pair(x: tuple[int | None, int | None], unit: str = "") -> str:
 
 def render_config_table(rows: list[ConfigRow], a: str, b: str, chosen: int | None, width: int = 120) -> str:
     """The per-config summary as plain text lines fitted to ``width`` columns (titles cut with ``…``)."""
-    from irdiff.render.words import plural
-
     head = ["#", "config", "counts≠", f"registers {a}|{b}", "shared B", "root finding"]
     body = []
     for r in rows:
@@ -148,7 +146,7 @@ def render_config_table(rows: list[ConfigRow], a: str, b: str, chosen: int | Non
         if r.error:
             body.append([f"{mark}{r.index}", r.config, "", "", "", f"failed: {r.error}"])
             continue
-        root = f"{r.root[0]} ({plural(r.findings, 'finding')})" if r.root else "no finding"
+        root = f"{r.root[0]} (of {r.findings})" if r.root else "no finding"
         body.append([f"{mark}{r.index}", r.config, str(r.counts_differ), _pair(r.registers), _pair(r.shared), root])
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head) - 1)]
     lines = []

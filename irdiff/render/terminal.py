@@ -382,6 +382,16 @@ def _fit(segs: list[Seg], width: int, max_rows: int) -> list[list[Seg]]:
         rows.append(head)
 
 
+def _rstrip(segs: list[Seg]) -> list[Seg]:
+    """Segments without trailing blanks (the space a soft wrap broke at), whatever their background."""
+    segs = list(segs)
+    while segs and not segs[-1][0].rstrip():
+        segs.pop()
+    if segs:
+        segs[-1] = (segs[-1][0].rstrip(), segs[-1][1])
+    return segs
+
+
 def _pad(segs: list[Seg], width: int) -> list[Seg]:
     n = width - _seg_width(segs)
     return [*segs, (" " * n, PLAIN)] if n > 0 else segs
@@ -498,6 +508,9 @@ class TerminalOptions:
     :ivar tabsize: tab stops for tabs inside IR lines (PTX, SASS).
     :ivar max_wrap: side-by-side: rows one long line may take before it is cut with ``…``.
     :ivar show_spec: print the stage-0 specialization table.
+    :ivar stage0_full: print every stage-0 row; by default rows specialized alike (same type, divisibility and
+        constexpr) are folded into one line naming them (``--stage0 full``).
+    :ivar theme: palette: ``dark``, ``light`` or ``mono`` (:data:`THEMES`).
     :ivar hunk_stages: stages whose hunks are printed (None: all); the others get one line in the summary and a
         pointer at the end, so the default output stays readable (LLIR/PTX/SASS diffs run to thousands of lines).
     """
@@ -510,6 +523,7 @@ class TerminalOptions:
     show_spec: bool = True
     hunk_stages: tuple[str, ...] | None = None
     theme: str = "dark"
+    stage0_full: bool = False
 
 
 def render(c: Comparison, opts: TerminalOptions | None = None) -> str:
@@ -733,6 +747,7 @@ def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
             color,
         )
     )
+    alike: list[str] = []
     for r, (ca, cb) in zip(rows, cells):
         differs = r.differs
         st = S_DIFFERS if differs else PLAIN
@@ -740,6 +755,9 @@ def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
         side_a = f"{ca[0]:<{tw}} {ca[1]:<{dw}} {ca[2]:<{cw}}"
         side_b = f"{cb[0]:<{tw}} {cb[1]:<{dw}} {cb[2]:<{cw}}"
         reasons = _spec_reasons(c, r)
+        if not opts.stage0_full and not differs:
+            alike.append(r.name)  # specialized alike (type, divisibility, constexpr): folded into one line below
+            continue
         if below:
             out.append(
                 _line(
@@ -769,8 +787,25 @@ def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
         )
         for ln in wrapped[1:]:
             out.append(_paint([_s(" " * reason_x), _s(ln, S_DIM if not differs else PLAIN)], color))
+    if alike:
+        out.append(_paint(_fold_line(alike, width), color))
     out.append("")
     return out
+
+
+def _fold_line(names: list[str], width: int) -> list[Seg]:
+    """One line for the arguments specialized alike: ``    = 13 alike: a_ptr, b_ptr, … 4 more (--stage0 full)``."""
+    head = f"    = {len(names)} specialized alike: "
+    tail = " (--stage0 full shows them)"
+    shown: list[str] = []
+    for i, n in enumerate(names):
+        rest = len(names) - i - 1
+        more = f", … {rest} more" if rest else ""
+        if _width(head + ", ".join([*shown, n]) + more + tail) > width and shown:
+            shown.append(f"… {len(names) - i} more")
+            break
+        shown.append(n)
+    return [_s(head, S_DIM), _s(", ".join(shown)), _s(tail, S_DIM)]
 
 
 def _spec_reasons(c: Comparison, r: SpecRow) -> list[str]:
@@ -886,6 +921,10 @@ def _hunk_unified(h: Hunk, sa: _Side, sb: _Side, num_w: int, opts: TerminalOptio
     ctrl_w = max(ctrl_w, max((len(sb.ctrl(ln.b)) for ln in h.lines), default=0))
     out: list[str] = []
 
+    # Long lines are soft-wrapped here, under the gutter (a pager would wrap them through it): continuation rows
+    # keep a blank gutter and start with ``↪``.
+    body_w = opts.width - (2 * num_w + 2 + 1 + (ctrl_w + 1 if ctrl_w else 0) + 3)
+
     def row(sign: str, ai: int | None, bi: int | None, segs: list[Seg]) -> str:
         sign_st = S_MINUS_SIGN if sign == "-" else S_PLUS_SIGN if sign == "+" else PLAIN
         ra, rb = sa.raw(ai, h.a_start), sb.raw(bi, h.b_start)
@@ -894,7 +933,13 @@ def _hunk_unified(h: Hunk, sa: _Side, sb: _Side, num_w: int, opts: TerminalOptio
         if ctrl_w:
             side, idx = (sa, ai) if ai is not None else (sb, bi)
             ctrl = [_s(f" {side.ctrl(idx):<{ctrl_w}}", S_CTRL)]
-        return _paint([*gutter, *ctrl, _s(f" {sign} ", sign_st), *segs], color)
+        if body_w < 20 or _seg_width(segs) <= body_w:
+            return _paint([*gutter, *ctrl, _s(f" {sign} ", sign_st), *segs], color)
+        parts = [_rstrip(p) for p in _fit(segs, body_w, max_rows=1 << 20)]
+        blank = [_s(" " * (2 * num_w + 2), S_GUTTER), _s("│", S_GUTTER), _s(" " * (ctrl_w + 1) if ctrl_w else "")]
+        lines = [_line([*gutter, *ctrl, _s(f" {sign} ", sign_st), *parts[0]], color)]
+        lines += [_line([*blank, _s(" ↪ ", S_DIM), *p], color) for p in parts[1:]]
+        return "\n".join(lines)
 
     for eq, run in _runs(h.lines):
         if eq:
