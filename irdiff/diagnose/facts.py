@@ -935,13 +935,14 @@ def pipeliner_facts(
 
 @dataclass
 class TTGIRMemoryFacts:
-    """Shared-memory buffers, async/TMA copies, synchronous loads in loops and waits, from TTGIR ops."""
+    """Shared-memory buffers, async/TMA copies, synchronous loads in loops and waits, from TTGIR ops (the fields of
+    :class:`VariantFacts` of the same names)."""
 
     buffers: list[Buffer]
-    prologue: list[Ref]
-    loop: list[Ref]
-    sync_loads: list[Ref]
-    tma: list[Ref]
+    async_copies_prologue: list[Ref]
+    async_copies_loop: list[Ref]
+    sync_loads_loop: list[Ref]
+    tma_copies: list[Ref]
     waits: list[WaitFact]
 
 
@@ -1230,12 +1231,7 @@ def extract_facts(v: VariantResult) -> VariantFacts:
         args=spec_facts(v, ttir),
         accesses=accesses,
         pipeline=pipeliner_facts(log, names),
-        buffers=mem.buffers,
-        async_copies_prologue=mem.prologue,
-        async_copies_loop=mem.loop,
-        sync_loads_loop=mem.sync_loads,
-        tma_copies=mem.tma,
-        waits=mem.waits,
+        **vars(mem),  # buffers, async copies (prologue/loop), sync loads in loops, TMA copies, waits
         loops_ttir=loops_ttir,
         loops_ttgir=loops_ttgir,
         blocked=blocked,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from irdiff.diagnose.facts import Ref, VariantFacts
 from irdiff.diagnose.model import Evidence
@@ -11,14 +11,15 @@ from irdiff.diagnose.model import Evidence
 
 @dataclass
 class Context:
-    """The two variants being compared and their facts; ``texts`` gives raw stage texts for tracing (by variant)."""
+    """The two variants being compared and their facts; ``ttgir``/``python`` give raw stage texts for tracing (by
+    variant name; empty when a test builds the facts by hand)."""
 
     a: str
     b: str
     fa: VariantFacts
     fb: VariantFacts
-    ttgir: dict[str, str]
-    python: dict[str, str]
+    ttgir: dict[str, str] = field(default_factory=dict)
+    python: dict[str, str] = field(default_factory=dict)
 
     def facts(self, which: str) -> VariantFacts:
         return self.fa if which == self.a else self.fb
