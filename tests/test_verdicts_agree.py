@@ -150,3 +150,18 @@ def test_counters_join_confirms_and_flags(matmul_sm86: Any) -> None:
         regs = " ".join(lines.get("resources.registers", []) + lines.get("resources.occupancy", []))
         if regs:
             assert "not shown by the counters" in regs
+
+
+def test_terminal_says_the_timing_once_and_which_shapes(matmul_sm86: Any) -> None:
+    import dataclasses
+
+    from irdiff.pipeline import build_comparison
+    from irdiff.render.terminal import TerminalOptions, render
+
+    vd = {"a": "annotated", "b": "unannotated", "ratio": 25.4, "verdict": "slower", "ci": [25.3, 25.5],
+          "min_effect": 0.01, "shape": {"M": 4096, "N": 4096, "K": 4096}, "sentence": "annotated is 25.4x slower"}  # fmt: skip
+    rec = {"rows": [{"shape": vd["shape"], "variants": {}}], "verdicts": [vd]}
+    b = dataclasses.replace(matmul_sm86, runs={"timing": rec}, shape={"M": 1024, "N": 1024, "K": 1024})
+    text = render(build_comparison(b, "annotated", "unannotated"), TerminalOptions(color=False, width=120))
+    assert text.count("is measured 25.4× slower than `unannotated`") == 2  # the finding's title and its explanation
+    assert "compiled at M=1024,N=1024,K=1024; timed at M=4096,N=4096,K=4096" in text
