@@ -52,6 +52,14 @@ def user_errors(f: Callable[..., Any]) -> Callable[..., Any]:
     return inner
 
 
+_ARGV: list[str] = []  # the arguments this invocation was given (recorded in bundles as its command)
+
+
+def _command() -> list[str]:
+    """The command line as the user typed it, for a bundle's manifest (``irdiff compile matmul --save B``)."""
+    return ["irdiff", *_ARGV]
+
+
 class SuiteFirstGroup(click.Group):
     """A group where an unknown first word is a suite: ``irdiff matmul …`` means ``irdiff compare matmul …``.
 
@@ -72,6 +80,8 @@ class SuiteFirstGroup(click.Group):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        global _ARGV
+        _ARGV = list(args) if args is not None else sys.argv[1:]
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
         try:
@@ -290,9 +300,16 @@ def compile_cmd(
     from irdiff.suite import load_suite
     from irdiff.textsafe import clean
 
-    names = list(variants) or list(load_suite(suite).variants)
+    s = load_suite(suite)
+    names = list(variants) or list(s.variants)
     req = _build_request(suite, names, target, config, all_configs, shape, passes, no_cache, jobs)
-    bundle = compile_bundle(req, save, command=["irdiff", *sys.argv[1:]])
+    bundle = compile_bundle(req, save, command=_command())
+    # The pair `irdiff diff BUNDLE` compares: the first two --variant names in the order given, else the suite's
+    # own pair (--variant / --against of the main command), never the suite's listing order.
+    pair = list(dict.fromkeys(variants))[:2] if len(set(variants)) >= 2 else list(s.pair(None, None))
+    if not all_configs and all(n in bundle.variants for n in pair) and bundle.pair != pair:
+        bundle.pair = pair
+        bundle.save()
     for v in bundle.variants.values():
         if v.error:
             continue
@@ -354,7 +371,7 @@ def _run_step(bundle: Any, suite: str, variants: list[str], shape: str | None, c
     )
     try:
         if standalone:
-            return run_standalone(opts, save, click.echo, ["irdiff", *sys.argv[1:]])
+            return run_standalone(opts, save, click.echo, _command())
         return run_after_compile(bundle, opts, click.echo)
     except RuntimeError as e:
         if standalone:
@@ -598,7 +615,7 @@ def compare_cmd(
     variant, against, config = _config_from_names(variant, against, config)
     a, b = s.pair(variant, against)
     req = _build_request(suite, [a, b], target, config, all_configs, shape, passes, no_cache, jobs)
-    bundle = compile_bundle(req, save, command=["irdiff", *sys.argv[1:]])
+    bundle = compile_bundle(req, save, command=_command())
     if all_configs:
         # Every config compiled (variants a@0, a@1, …): the per-config table, then the chosen config's comparison.
         a, b = _all_configs_table(bundle, a, b, config, width)
@@ -714,7 +731,7 @@ def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line
         s = load_suite(suite)
         name = variant or s.pair(None, None)[0]
         req = _build_request(suite, [name], target, config, all_configs, shape, passes, no_cache, jobs)
-        bundle = compile_bundle(req, save, command=["irdiff", *sys.argv[1:]])
+        bundle = compile_bundle(req, save, command=_command())
         if _report_errors(bundle):
             sys.exit(1)
     v = bundle.variants.get(name)

@@ -364,6 +364,8 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
             return None
         return res if res.metadata.get("cache_key") == key and not res.error else None
 
+    untouched: list[str] = []  # variants the bundle already held as asked: a run of only these writes nothing
+
     def one(job: tuple[str, dict[str, Any]]) -> VariantResult:
         name, r = job
         key = keys[name]
@@ -372,6 +374,8 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
         res: VariantResult | None = None
         if req.use_cache:
             res = cached_result(dest, key)  # the bundle already holds this very compile: nothing to write
+            if res is not None:
+                untouched.append(name)
             if res is None and cached_result(cached, key) is not None:
                 try:
                     res = copy_variant(load_variant_dir(cached), dest)
@@ -403,6 +407,7 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
         return res
 
     with bundle_lock(root):
+        existed = (root / "manifest.json").is_file()
         bundle = _open_bundle_dir(root, suite.name, req.target, tv, is_default=save is None)
         reclaim_temporaries(root)
         n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
@@ -416,6 +421,9 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
             raise
         pool.shutdown()
 
+        if existed and len(untouched) == len(jobs):
+            # Nothing new (``irdiff show``, a repeated command): the manifest keeps the command that made it.
+            return bundle
         bundle.triton_version = tv
         ptxas = {v.resources.ptxas_version for v in bundle.variants.values() if v.resources.ptxas_version}
         bundle.ptxas_version = ", ".join(sorted(ptxas))
