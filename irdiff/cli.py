@@ -124,6 +124,15 @@ def target_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def _keep_meta(key: str) -> Callable[[click.Context, click.Parameter, Any], None]:
+    """A callback storing an option's value in ``ctx.meta[key]`` (display options read where they are used)."""
+
+    def keep(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+        ctx.meta[key] = value
+
+    return keep
+
+
 def compile_options(f: Callable[..., Any]) -> Callable[..., Any]:
     opts = [
         target_option,
@@ -139,6 +148,14 @@ def compile_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--no-cache", is_flag=True, help="Recompile even if irdiff has a cached result."),
         click.option(
             "-j", "--jobs", default=0, type=click.IntRange(min=0), help="Parallel compile processes (default: cores)."
+        ),
+        click.option(
+            "-q",
+            "--quiet",
+            is_flag=True,
+            expose_value=False,
+            callback=_keep_meta("irdiff.quiet"),
+            help="No compile progress on stderr (shown only on a terminal anyway).",
         ),
     ]
     for o in reversed(opts):
@@ -203,6 +220,17 @@ def _check_config(ctx: click.Context, param: click.Parameter, value: str | None)
     except ValueError as e:
         raise IrdiffError(str(e)) from None
     return value
+
+
+def _compile(req: Any, save: str | None) -> Any:
+    """:func:`irdiff.compile.compile_bundle` with progress on stderr when it is a terminal (not under ``-q``)."""
+    from irdiff.compile import compile_bundle
+    from irdiff.render.progress import compile_progress, progress_enabled
+
+    ctx = click.get_current_context(silent=True)
+    quiet = bool(ctx is not None and ctx.meta.get("irdiff.quiet"))
+    with compile_progress(progress_enabled(quiet)) as progress:
+        return compile_bundle(req, save, command=_command(), progress=progress)
 
 
 def _build_request(
@@ -296,14 +324,13 @@ def compile_cmd(
     jobs: int,
 ) -> None:
     """Compile variants of SUITE for a target and save every stage into a bundle directory."""
-    from irdiff.compile import compile_bundle
     from irdiff.suite import load_suite
     from irdiff.textsafe import clean
 
     s = load_suite(suite)
     names = list(variants) or list(s.variants)
     req = _build_request(suite, names, target, config, all_configs, shape, passes, no_cache, jobs)
-    bundle = compile_bundle(req, save, command=_command())
+    bundle = _compile(req, save)
     # The pair `irdiff diff BUNDLE` compares: the first two --variant names in the order given, else the suite's
     # own pair (--variant / --against of the main command), never the suite's listing order.
     pair = list(dict.fromkeys(variants))[:2] if len(set(variants)) >= 2 else list(s.pair(None, None))
@@ -394,15 +421,6 @@ def _check_stages(ctx: click.Context, param: click.Parameter, value: str | None)
 
 def _keep_theme(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     ctx.meta["irdiff.theme"] = value or "auto"
-
-
-def _keep_meta(key: str) -> Callable[[click.Context, click.Parameter, Any], None]:
-    """A callback storing an option's value in ``ctx.meta[key]`` (display options read where they are used)."""
-
-    def keep(ctx: click.Context, param: click.Parameter, value: Any) -> None:
-        ctx.meta[key] = value
-
-    return keep
 
 
 def _theme(color: bool) -> str:
@@ -607,7 +625,6 @@ def compare_cmd(
     **report_files: str | None,
 ) -> None:
     """Compile two variants of SUITE and show what differs, stage by stage, and why."""
-    from irdiff.compile import compile_bundle
     from irdiff.suite import load_suite
 
     outputs = _report_outputs(report_files, force)
@@ -615,7 +632,7 @@ def compare_cmd(
     variant, against, config = _config_from_names(variant, against, config)
     a, b = s.pair(variant, against)
     req = _build_request(suite, [a, b], target, config, all_configs, shape, passes, no_cache, jobs)
-    bundle = compile_bundle(req, save, command=_command())
+    bundle = _compile(req, save)
     if all_configs:
         # Every config compiled (variants a@0, a@1, …): the per-config table, then the chosen config's comparison.
         a, b = _all_configs_table(bundle, a, b, config, width)
@@ -725,13 +742,12 @@ def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line
         bundle = load_bundle(suite)
         name = variant or (bundle.pair[0] if bundle.pair else next(iter(bundle.variants), ""))
     else:
-        from irdiff.compile import compile_bundle
         from irdiff.suite import load_suite
 
         s = load_suite(suite)
         name = variant or s.pair(None, None)[0]
         req = _build_request(suite, [name], target, config, all_configs, shape, passes, no_cache, jobs)
-        bundle = compile_bundle(req, save, command=_command())
+        bundle = _compile(req, save)
         if _report_errors(bundle):
             sys.exit(1)
     v = bundle.variants.get(name)

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,8 +299,16 @@ def _config_count(suite: Any) -> int:
     return n
 
 
-def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, command: list[str]) -> Bundle:
+def compile_bundle(
+    req: CompileRequest,
+    save: str | os.PathLike[str] | None,
+    command: list[str],
+    progress: Callable[[str, str], None] | None = None,
+) -> Bundle:
     """Compile every requested variant and write (or extend) a bundle directory.
+
+    :param progress: called from the compile threads as ``progress(variant, event)`` with event ``"compiling"``
+        (a worker started), ``"cached"`` (taken from irdiff's cache, nothing compiled), ``"done"`` or ``"failed"``.
 
     :param save: bundle directory; None → ``<cache>/bundles/<suite>-<target>``. An existing directory that is not
         an irdiff bundle and not empty is refused (nothing the user made is overwritten).
@@ -383,9 +392,13 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
                     res = None
             if res is not None:
                 res.cache_hit = True
+                if progress is not None:
+                    progress(name, "cached")
         if res is None:
             if workers.cancelled.is_set():
                 raise Cancelled()
+            if progress is not None:
+                progress(name, "compiling")
             tmp = tmp_dir_in(results_root, name)
             try:
                 res = _run_worker({**r, "out": str(tmp)}, workers)
@@ -402,6 +415,8 @@ def compile_bundle(req: CompileRequest, save: str | os.PathLike[str] | None, com
             finally:
                 remove_path(tmp)
             res = load_variant_dir(dest)
+            if progress is not None:
+                progress(name, "failed" if res.error else "done")
         res.name = name
         res.directory = str(dest)
         return res
