@@ -117,7 +117,6 @@ VARIANT_SCHEMA: dict[str, Any] = {
                     "do_not_specialize": {"type": "boolean"},
                     "do_not_specialize_on_alignment": {"type": "boolean"},
                 },
-                "additionalProperties": False,
             },
         },
         "metadata": {"type": "object"},
@@ -133,7 +132,6 @@ VARIANT_SCHEMA: dict[str, Any] = {
                 "barriers": _INT_OR_NULL,
                 "ptxas_version": {"type": "string"},
             },
-            "additionalProperties": False,
         },
         "stages": {"type": "object", "additionalProperties": {"type": "string", "pattern": _REL_FILE}},
         "logs": {"type": "object", "additionalProperties": {"type": "string", "pattern": _REL_FILE}},
@@ -281,8 +279,13 @@ class VariantResult:
     def from_json(cls, d: dict[str, Any], directory: str = "") -> VariantResult:
         known = {f.name for f in fields(cls)}
         d = {k: v for k, v in d.items() if k in known}
-        d["specialization"] = [ArgSpec(**a) for a in d.get("specialization", [])]
-        d["resources"] = Resources(**d.get("resources", {}))
+        # Fields this irdiff does not know (a newer writer's) are ignored; known ones were type-checked on load.
+        spec_fields = {f.name for f in fields(ArgSpec)}
+        res_fields = {f.name for f in fields(Resources)}
+        d["specialization"] = [
+            ArgSpec(**{k: v for k, v in a.items() if k in spec_fields}) for a in d.get("specialization", [])
+        ]
+        d["resources"] = Resources(**{k: v for k, v in d.get("resources", {}).items() if k in res_fields})
         d["directory"] = directory
         return cls(**d)
 

@@ -363,7 +363,7 @@ MALFORMED = {
     ),
     "registers a string": ("wide/variant.json", lambda d: {**d, "resources": {"registers": "many"}}),
     "spec entry missing type": ("wide/variant.json", lambda d: {**d, "specialization": [{"name": "x", "index": 0}]}),
-    "unknown resource field": ("wide/variant.json", lambda d: {**d, "resources": {"bogus": 1}}),
+    "resources a list": ("wide/variant.json", lambda d: {**d, "resources": [1]}),
     "error a list": ("wide/variant.json", lambda d: {**d, "error": ["boom"]}),
 }
 
