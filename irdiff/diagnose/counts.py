@@ -30,7 +30,7 @@ __all__ = ["KEY_COUNTS", "count_ops", "ptx_instructions", "sass_instructions"]
 
 # Per stage, the count keys the one-screen summary shows, in order (keys missing from a count are 0).
 KEY_COUNTS: dict[str, list[str]] = {
-    "ttir": ["tt.load", "tt.store", "tt.dot", "scf.for", "arith.extsi", "arith.divsi", "arith.remsi"],
+    "ttir": ["tt.load", "tt.store", "tt.dot", "tt.atomic_rmw", "scf.for", "arith.extsi", "arith.divsi", "arith.remsi"],
     "ttgir": [
         "tt.load",
         "tt.store",
@@ -41,6 +41,9 @@ KEY_COUNTS: dict[str, list[str]] = {
         "tt.dot",
         "ttng.warp_group_dot",
         "ttng.warp_group_dot_wait",
+        "ttng.tc_gen5_mma",
+        "ttng.wait_barrier",
+        "ttg.convert_layout",
         "scf.for",
     ],
     "llir": ["load", "store", "call", "asm cp.async", "sdiv i64", "srem i64"],
@@ -61,6 +64,12 @@ KEY_COUNTS: dict[str, list[str]] = {
         "bar.sync",
         "div.s64",
         "rem.s64",
+        "tcgen05.mma",
+        "atom",
+        "red",
+        "atom.cas",
+        "fence",
+        "f64 ops",
         "instructions",
     ],
     "sass": [
@@ -72,8 +81,13 @@ KEY_COUNTS: dict[str, list[str]] = {
         "UTMALDG",
         "HMMA",
         "HGMMA",
+        "UTCHMMA",
         "BAR",
         "CALL",
+        "ATOMG",
+        "RED",
+        "MEMBAR",
+        "f64 ops",
         "instructions",
     ],
 }
@@ -92,6 +106,9 @@ _PTX_DROP = re.compile(
 )
 _PTX_TYPES = re.compile(r"^(?:b|u|s|f|bf|e4m3|e5m2)\d+(?:x\d+)?$|^pred$")
 _SASS_KEEP = re.compile(r"^(?:E|U8|S8|U16|S16|64|128)$")
+_SASS_ATOM_OPS = ("ADD", "INC", "DEC", "MIN", "MAX", "AND", "OR", "XOR", "EXCH", "CAS", "CAST", "POPC")
+# A never-true guard: ``@!PT LDS RZ, [RZ]`` is padding ptxas emits (no effect), not a memory operation.
+_SASS_NEVER = re.compile(r"^@!PT\s+")
 
 
 def _strip_ptx_comment(line: str) -> str:
@@ -127,7 +144,7 @@ def sass_instructions(text: str) -> list[tuple[int, str, str]]:
         s = raw.split("\t", 1)[1] if "\t" in raw else raw
         s = re.sub(r"/\*[0-9a-fx]+\*/", "", s).strip()
         s = s.split("/*", 1)[0].strip()
-        if not s or s.startswith(("Function", ".", "//")) or s.endswith(":"):
+        if not s or s.startswith(("Function", ".", "//")) or s.endswith(":") or _SASS_NEVER.match(s):
             continue
         s = _SASS_PRED.sub("", s)
         op = s.split(None, 1)[0].rstrip(";")
@@ -168,14 +185,40 @@ def ptx_key(op: str, full: str) -> list[str]:
         shape = next((p for p in parts if re.match(r"^m\d+n\d+k\d+$", p)), None)
         if shape:
             keys.append(f"mma.sync.{shape}")
+        ab = _mma_input_type(parts)
+        if ab:
+            keys.append(f"mma.sync.{ab}")
     elif head == "wgmma":
         if len(parts) > 1 and parts[1] == "mma_async":
             keys.append("wgmma")
             shape = next((p for p in parts if re.match(r"^m\d+n\d+k\d+$", p)), None)
             if shape:
                 keys.append(f"wgmma.{shape}")
+            ab = _mma_input_type(parts)
+            if ab:
+                keys.append(f"wgmma.{ab}")
         elif len(parts) > 1:
             keys.append(f"wgmma.{parts[1]}")
+    elif head == "tcgen05" and len(parts) > 1:
+        keys.append(f"tcgen05.{parts[1].split('::')[0]}")
+        kind = next((p.split("::", 1)[1] for p in parts if p.startswith("kind::")), None)
+        if parts[1] == "mma" and kind:
+            keys.append(f"tcgen05.mma.{kind}")
+    elif head in ("atom", "red"):
+        keys.extend(_atomic_keys(head, parts))
+    elif head == "fence" and len(parts) > 1:
+        keys.append("fence")
+        keys.append("fence." + parts[1])
+    elif head == "membar":
+        keys.append("fence")
+        keys.append("membar")
+    elif head == "createpolicy":
+        keys.append("createpolicy")
+    elif head == "cvt" and any(p in ("tf32", "f64", "e4m3x2", "e5m2x2", "bf16x2", "e4m3", "e5m2") for p in parts[1:]):
+        types = [p for p in parts[1:] if _PTX_TYPES.match(p) or p == "tf32"]
+        keys.append("cvt." + ".".join(types[:2]))
+    elif head in _PTX_MATH and len(parts) > 1:
+        keys.append(".".join(parts[:3]))
     elif head == "ldmatrix":
         keys.append("ldmatrix")
     elif head == "stmatrix":
@@ -183,14 +226,65 @@ def ptx_key(op: str, full: str) -> list[str]:
     elif head in ("bar", "barrier") and len(parts) > 1 and parts[1] in ("sync", "cta"):
         keys.append("bar.sync")
     elif head in ("div", "rem") and len(parts) > 1:
-        keys.append(f"{head}.{parts[-1]}")
+        # float division keeps its rounding mode: `div.full.f32` (approximate, `/` on fp32) and `div.rn.f32`
+        # (IEEE round-to-nearest, `tl.div_rn`) are different instructions
+        mode = [p for p in parts[1:-1] if p in ("full", "rn", "rz", "rm", "rp", "approx")]
+        keys.append(".".join([head, *mode[:1], parts[-1]]))
     elif head == "fma":
         keys.append(f"fma.{parts[-1]}")
     elif head == "call":
         keys.append("call")
+    if head in ("ld", "st") and len(parts) > 1:
+        keys.extend(_hint_keys(parts))
     if any(p == "f64" for p in parts[1:]):
         keys.append("f64 ops")
     return keys
+
+
+# PTX math instructions whose rounding/approximation mode is part of the key (``ex2.approx.f32``, ``sqrt.rn.f32``).
+_PTX_MATH = ("ex2", "lg2", "sin", "cos", "rsqrt", "sqrt", "rcp", "tanh")
+_ATOM_OPS = ("add", "inc", "dec", "min", "max", "and", "or", "xor", "exch", "cas")
+
+
+def _mma_input_type(parts: list[str]) -> str:
+    """Operand type of an ``mma``/``wgmma`` instruction: ``mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`` →
+    ``tf32`` (the types follow the shape: D, A, B, C for mma.sync; D, A, B for wgmma)."""
+    types = [p for p in parts if re.match(r"^(?:f|bf|tf|e4m|e5m|s|u|b)\d+", p)]
+    return types[1] if len(types) >= 2 else ""
+
+
+def _atomic_keys(head: str, parts: list[str]) -> list[str]:
+    """``atom.global.gpu.acq_rel.add.f32`` → ``atom``, ``atom.add.f32`` and ``atom.acq_rel``; ``red...`` alike;
+    shared-memory atomics are ``atom.shared.add.f32``; compare-and-swap is ``atom.cas`` (also ``atom.cas.b32``)."""
+    op = next((p for p in parts[1:] if p in _ATOM_OPS), "")
+    vec = next((p for p in parts[1:] if re.match(r"^v\d+$", p)), "")
+    typ = next((p for p in reversed(parts[1:]) if _PTX_TYPES.match(p) or p in ("noftz",)), "")
+    if typ == "noftz":
+        typ = next((p for p in reversed(parts[1:]) if _PTX_TYPES.match(p)), "")
+    sem = next((p for p in parts[1:] if p in ("relaxed", "acquire", "release", "acq_rel", "sc")), "")
+    space = "shared." if any(p.startswith("shared") for p in parts[1:]) else ""
+    keys = [head, f"{head}.{space}" + ".".join(x for x in (op, vec, typ) if x)]
+    if op == "cas":
+        keys.append(f"{head}.cas")
+    if sem:
+        keys.append(f"{head}.{sem}")
+    return keys
+
+
+def _hint_keys(parts: list[str]) -> list[str]:
+    """Cache/eviction qualifiers of a global ``ld``/``st``: ``hint .cg``, ``hint L1::evict_first``,
+    ``hint L2::cache_hint``, ``hint volatile`` (the memory op's own key drops them)."""
+    if "global" not in parts and "volatile" not in parts:
+        return []
+    out = []
+    for p in parts[1:]:
+        if p in ("ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc"):
+            out.append(f"hint .{p}")
+        elif p.startswith(("L1::", "L2::")) and not p.startswith("L2::64B") and not p.startswith("L2::128B"):
+            out.append(f"hint {p}")
+        elif p == "volatile":
+            out.append("hint volatile")
+    return out
 
 
 def sass_key(op: str) -> list[str]:
@@ -202,15 +296,36 @@ def sass_key(op: str) -> list[str]:
         keys.append(".".join([head, *[p for p in parts[1:] if _SASS_KEEP.match(p)]]))
         if head == "LDGSTS":
             keys.append("LDGSTS")
-    elif head in ("HMMA", "IMMA", "DMMA", "HGMMA", "QGMMA", "IGMMA", "UTCHMMA", "UTCQMMA"):
+        # cache-eviction modifiers: EF evict-first, EL evict-last, LU last use, NA no-allocate
+        keys.extend(f"{head} hint .{p}" for p in parts[1:] if p in ("EF", "EL", "LU", "EN", "NA"))
+    elif head in ("HMMA", "IMMA", "DMMA", "HGMMA", "QGMMA", "IGMMA", "UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA"):
         keys.append(head)
+        if head == "HMMA" and ("TF32" in parts or "BF16" in parts):
+            keys.append(f"HMMA.{'TF32' if 'TF32' in parts else 'BF16'}")
+    elif head in ("ATOMG", "ATOM", "ATOMS", "RED", "REDG", "REDS"):
+        fam = "RED" if head.startswith("RED") else head
+        keys.append(fam)
+        op = next((p for p in parts[1:] if p in _SASS_ATOM_OPS), "")
+        typ = next((p for p in parts[1:] if re.match(r"^(?:F|BF|U|S)?\d+(?:x\d+)?$|^F16x2$|^BF16_V2$", p)), "")
+        keys.append(".".join(x for x in (fam, op, typ) if x))
+        if op == "CAS" and typ:
+            keys.append(f"{fam}.CAS")
+    elif head in ("MEMBAR", "ERRBAR", "CCTL", "FENCE", "UTCBAR"):
+        keys.append(head)
+        if head == "MEMBAR" and len(parts) > 1:
+            keys.append("MEMBAR." + parts[-1])
+    elif head in ("FFMA", "FMUL", "FADD", "MUFU", "F2F"):
+        keys.append(head if head != "MUFU" or len(parts) < 2 else f"MUFU.{parts[1]}")
+        if head == "F2F" and "F64" in parts:
+            keys.append("F2F.F64")
     elif head == "BAR":
         keys.append("BAR")
     elif head == "CALL":
         keys.append("CALL")
     elif head in ("UTMALDG", "UTMASTG", "UBLKCP", "LDSM", "STSM", "DEPBAR", "LDGDEPBAR", "WARPGROUP", "SYNCS"):
         keys.append(head)
-    if head.startswith("D") and head in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX"):
+    if head in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX"):
+        keys.append(head)
         keys.append("f64 ops")
     return keys
 

@@ -1,0 +1,685 @@
+"""Facts for the mechanism families: dot precision and MMA lowering, atomics, layout conversions, memory hints,
+pipeline waits, and what the compiler printed (pure text in, dataclasses out; no Triton import).
+
+Sources, per variant (all from the bundle's saved stages and logs):
+
+* TTIR ``tt.dot`` (``inputPrecision = tf32|tf32x3|ieee`` — printed unless ieee —, ``maxNumImpreciseAcc``, operand
+  and result types), ``tt.atomic_rmw``/``tt.atomic_cas`` (op, ``sem``, ``scope``, element type), ``tt.load``/
+  ``tt.store`` ``cachePolicy``/``isVolatile`` attributes, ``tt.assume`` and ``tt.divisibility``/``tt.contiguity``
+  hints (``tl.multiple_of``/``tl.max_contiguous``), and ops producing ``f64`` values.
+* TTGIR: what each dot became — ``tt.dot`` with a ``#ttg.blocked`` result is lowered to FMA instructions
+  (``DotOpToLLVM/FMA.cpp``), ``tt.dot`` with an ``#ttg.nvidia_mma`` v2 result to ``mma.sync``, ``ttng.warp_group_dot``
+  to ``wgmma`` (v3) and ``ttng.tc_gen5_mma`` to ``tcgen05.mma`` with the accumulator in tensor memory (v5,
+  Blackwell); ``ttg.convert_layout`` ops with their source/destination layouts, producer and consumers; Blackwell
+  MMA waits (``ttng.wait_barrier`` on the barrier a ``ttng.tc_gen5_mma`` in the same loop signals).
+* PTX: the shared-memory instructions and barriers emitted at a layout conversion's source position (``.loc``),
+  from which the bytes it stages through shared memory are computed; ``cp.async.wait_group N`` depths.
+* ``compile`` log: warnings and remarks Triton, MLIR or ptxas printed while compiling (Python ``UserWarning`` lines,
+  ``warning:``/``remark:`` diagnostics), the ptxas ``-v`` report and pass debug output left out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from irdiff.bundle import VariantResult
+from irdiff.diagnose.counts import ptx_instructions
+from irdiff.diagnose.facts import Ref, python_ref, strip_loc
+
+__all__ = [
+    "AtomicFact",
+    "ConvertFact",
+    "DotFact",
+    "HintFact",
+    "MechFacts",
+    "MmaWaitFact",
+    "extract_mech_facts",
+]
+
+
+@dataclass
+class DotFact:
+    """One matrix product as written (TTIR) and as lowered (final TTGIR).
+
+    :ivar precision: ``tf32``, ``tf32x3``, ``ieee`` (TTIR prints nothing for ieee) or "" for non-fp32 operands.
+    :ivar a_type/b_type/acc_type: element types (``f32``, ``f16``, ``f8E4M3FN``); ``shape``: ``[M, N, K]`` (batched
+        3-D dots have ``rank`` 3 and ``shape`` of the last three dims).
+    :ivar max_imprecise_acc: ``maxNumImpreciseAcc`` (fp8 dots accumulate in lower precision until this many products).
+    :ivar lowering: ``fma``, ``mma_v2`` (``mma.sync``), ``wgmma`` (v3), ``tcgen05`` (v5, tensor memory), or "".
+    :ivar instr_shape: the MMA layout's ``instrShape`` (``[16, 8]``, ``[16, 64, 16]``) or ``[]``.
+    :ivar warps: ``ttg.num-warps`` of the module; ``operands``: where A and B come from in TTGIR (``shared`` for a
+        ``!ttg.memdesc``, ``registers`` for a ``#ttg.dot_op`` tensor).
+    :ivar upcast: operand element types converted (``tt.fp_to_fp``/``arith.extf``) right before the dot in TTGIR.
+    :ivar acc_chained: the accumulator is the dot's own operand (``tl.dot(a, b, acc)``); False when a separate
+        ``arith.addf`` adds the product (``acc += tl.dot(a, b)``).
+    """
+
+    name: str
+    precision: str
+    a_type: str
+    b_type: str
+    acc_type: str
+    shape: list[int]
+    rank: int
+    max_imprecise_acc: int | None
+    lowering: str
+    instr_shape: list[int]
+    warps: int
+    operands: list[str]
+    upcast: list[str]
+    acc_chained: bool
+    ttir: Ref
+    ttgir: Ref | None
+    python: Ref | None
+
+
+@dataclass
+class AtomicFact:
+    """One ``tt.atomic_rmw``/``tt.atomic_cas`` (TTIR): op (``fadd``, ``cas``), ``sem``, ``scope``, element type,
+    shape, whether its value comes through a ``ttg.convert_layout`` from an MMA layout (TTGIR)."""
+
+    op: str
+    sem: str
+    scope: str
+    elem: str
+    shape: list[int]
+    from_mma: bool
+    ref: Ref
+    python: Ref | None
+
+
+@dataclass
+class ConvertFact:
+    """A ``ttg.convert_layout`` in the final TTGIR.
+
+    :ivar src/dst: layout kinds (``mma_v2``, ``wgmma``, ``blocked``, ``linear``, ``slice``, ``dot_op``, ``tmem`` …).
+    :ivar producer: op defining the source (``tt.dot``, ``tt.reduce`` …); ``consumers``: ops using the result.
+    :ivar shared_stores/shared_loads/barriers: PTX ``st.shared``/``ld.shared``/``bar.sync`` emitted at the op's
+        source position (``.loc``), per thread; ``stored_bytes``: bytes each thread stores to shared memory there.
+    :ivar scratch_bytes: shared memory the conversion stages per CTA, ``stored_bytes × threads / rounds`` (a round
+        is a block of stores followed by loads); None when PTX shows no shared traffic at the op's position (a
+        register/warp-shuffle conversion, or another op shares the position).
+    """
+
+    src: str
+    dst: str
+    shape: list[int]
+    elem: str
+    producer: str
+    consumers: list[str]
+    shared_stores: int
+    shared_loads: int
+    barriers: int
+    stored_bytes: int
+    scratch_bytes: int | None
+    ref: Ref
+    python: Ref | None
+
+
+@dataclass
+class HintFact:
+    """A memory hint present in TTIR: ``kind`` is ``cache_modifier``, ``eviction_policy``, ``volatile``,
+    ``multiple_of``, ``max_contiguous`` or ``assume``; ``value`` its value (``cg``, ``evict_first``, ``16``)."""
+
+    kind: str
+    value: str
+    op: str
+    ref: Ref
+    python: Ref | None
+
+
+@dataclass
+class MmaWaitFact:
+    """A Blackwell ``ttng.wait_barrier`` in the same innermost loop as a ``ttng.tc_gen5_mma``.
+
+    :ivar immediate: the wait is on the barrier this iteration's MMA signals (its commit): the loop waits for each
+        MMA before going on, nothing overlaps it (the Hopper analogue is ``warp_group_dot_wait {pendings = 0}``).
+    :ivar ring: MMA barriers allocated for the loop (``ttg.local_alloc … memdesc<2x1xi64>`` = 2 MMAs in flight).
+    """
+
+    immediate: bool
+    ring: int
+    ref: Ref
+    mma_ref: Ref
+
+
+@dataclass
+class MechFacts:
+    """Mechanism facts of one variant (see the module docstring for where each comes from)."""
+
+    dots: list[DotFact] = field(default_factory=list)
+    atomics: list[AtomicFact] = field(default_factory=list)
+    converts: list[ConvertFact] = field(default_factory=list)
+    hints: list[HintFact] = field(default_factory=list)
+    mma_waits: list[MmaWaitFact] = field(default_factory=list)
+    cp_async_waits: list[tuple[int, Ref]] = field(default_factory=list)
+    f64_ttir: int = 0
+    f64_first: Ref | None = None
+    f64_python: Ref | None = None
+    f64_args: list[str] = field(default_factory=list)
+    warp_specialized: bool = False
+    compiler_messages: list[Ref] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+_LAYOUT_DEF = re.compile(r"^(#[\w]+) = #(ttg|ttng)\.([\w_]+)<(.*)>\s*$")
+
+
+def _aliases(ttgir: str) -> dict[str, str]:
+    """``#mma`` → layout kind (``mma_v2``, ``wgmma``, ``blocked``, ``linear``, ``shared``, ``tmem``)."""
+    out: dict[str, str] = {}
+    for raw in ttgir.splitlines():
+        m = _LAYOUT_DEF.match(raw.strip())
+        if not m:
+            continue
+        kind = m.group(3)
+        if kind == "nvidia_mma":
+            v = re.search(r"versionMajor = (\d+)", m.group(4))
+            kind = {"2": "mma_v2", "3": "wgmma", "5": "tcgen05"}.get(v.group(1) if v else "", "mma")
+        elif kind == "tensor_memory_encoding":
+            kind = "tmem"
+        out[m.group(1)] = kind
+    return out
+
+
+def _layout_kind(enc: str, aliases: dict[str, str]) -> str:
+    enc = enc.strip()
+    if enc.startswith("#ttg.dot_op"):
+        return "dot_op"
+    if enc.startswith("#ttg.slice"):
+        return "slice"
+    if enc.startswith("#ttg.linear"):
+        return "linear"
+    if enc.startswith("#ttg.blocked"):
+        return "blocked"
+    a = re.match(r"^(#[\w]+)", enc)
+    return aliases.get(a.group(1), a.group(1).lstrip("#")) if a else ""
+
+
+_TENSOR = re.compile(r"tensor<((?:\d+x)*)([\w]+)(?:,\s*([^>]*(?:<[^>]*>)?[^>]*))?>")
+
+
+def _tensor(text: str) -> tuple[list[int], str, str] | None:
+    """Shape, element type and encoding of the first ``tensor<...>`` type in ``text``."""
+    m = _TENSOR.search(text)
+    if not m:
+        return None
+    dims = [int(x) for x in m.group(1).rstrip("x").split("x") if x]
+    return dims, m.group(2), (m.group(3) or "").strip()
+
+
+def _types(text: str) -> list[str]:
+    """The ``tensor<…>`` / ``!ttg.memdesc<…>`` type strings of an op's type signature, balanced."""
+    sig = text.split(" : ", 1)[1] if " : " in text else ""
+    out: list[str] = []
+    i = 0
+    while i < len(sig):
+        m = re.compile(r"(tensor|!ttg\.memdesc)<").search(sig, i)
+        if not m:
+            break
+        depth, j = 0, m.end() - 1
+        while j < len(sig):
+            if sig[j] == "<":
+                depth += 1
+            elif sig[j] == ">":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        out.append(sig[m.start() : j + 1])
+        i = j + 1
+    return out
+
+
+def _shape_elem(t: str) -> tuple[list[int], str, str]:
+    m = re.match(r"(?:tensor|!ttg\.memdesc)<((?:\d+x)*)([\w]+)\s*(?:,\s*(.*))?>$", t)
+    if not m:
+        return [], "", ""
+    return [int(x) for x in m.group(1).rstrip("x").split("x") if x], m.group(2), (m.group(3) or "")
+
+
+def _stem(ssa: str) -> str:
+    s = ssa.lstrip("%").split("#")[0]
+    if not s or s[0].isdigit() or re.match(r"^(arg\d+|c(st)?[_\d].*|true|false)$", s):
+        return ""
+    return re.sub(r"_\d+$", "", s)
+
+
+_OP = re.compile(r'^((?:%[\w.#:-]+(?:\s*,\s*%[\w.#:-]+)*)\s*=\s*)?"?([a-z_][\w]*\.[\w.]+)"?')
+
+
+@dataclass
+class _Line:
+    no: int
+    raw: str
+    text: str
+    op: str
+    results: list[str]
+    loop: int | None  # line of the innermost enclosing scf.for
+    inner: bool  # that loop has no nested loop
+
+
+def _lines(text: str) -> list[_Line]:
+    """MLIR ops with their innermost enclosing ``scf.for`` (by line) and whether that loop is innermost."""
+    out: list[_Line] = []
+    stack: list[int | None] = []
+    has_inner: dict[int, bool] = {}
+    for no, raw in enumerate(text.splitlines(), 1):
+        s = strip_loc(raw).strip()
+        if not s or s.startswith(("#", "//")):
+            continue
+        if s.startswith("}"):
+            if stack:
+                stack.pop()
+            if s.endswith("{"):
+                stack.append(None)
+            continue
+        loop = next((x for x in reversed(stack) if x is not None), None)
+        m = _OP.match(s)
+        if m:
+            res = [r.split(":")[0] for r in re.findall(r"%[\w.#-]+", m.group(1) or "")]
+            out.append(_Line(no, raw, s, m.group(2), res, loop, False))
+        if s.endswith("{"):
+            if m and m.group(2) == "scf.for":
+                if loop is not None:
+                    has_inner[loop] = True
+                stack.append(no)
+            else:
+                stack.append(None)
+    for ln in out:
+        ln.inner = ln.loop is not None and not has_inner.get(ln.loop, False)
+    return out
+
+
+def _operands(ln: _Line) -> list[str]:
+    body = ln.text.split("=", 1)[1] if ln.results else ln.text
+    body = body.split(ln.op, 1)[1] if ln.op in body else body
+    body = re.split(r"\s:\s", body)[0]
+    body = re.sub(r"\{[^{}]*\}", "", body)
+    return re.findall(r"%[\w.#-]+", body)
+
+
+def _loc_table(text: str) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for line in text.splitlines():
+        m = re.match(r"^(#loc\d*) = loc\((.*)\)\s*$", line)
+        if m:
+            table[m.group(1)] = m.group(2)
+    return table
+
+
+def _pos(raw: str, table: dict[str, str]) -> tuple[int, int] | None:
+    """``(line, column)`` in the kernel source of an MLIR op line ending in ``loc(#locN)``."""
+    m = re.search(r"loc\((#loc\d*)\)\s*$", raw.rstrip())
+    body = table.get(m.group(1), "") if m else ""
+    for _ in range(40):
+        body = body.strip()
+        pm = re.match(r'^"[^"]*":(\d+):(\d+)', body)
+        if pm:
+            return int(pm.group(1)), int(pm.group(2))
+        nm = re.match(r"^callsite\((#loc\d*)\s+at|^\"[^\"]*\"\((#loc\d*)\)|^fused\[(#loc\d*)|^(#loc\d*)$", body)
+        if not nm:
+            return None
+        body = table.get(next(g for g in nm.groups() if g), "")
+    return None
+
+
+def _ptx_shared_at(ptx: str) -> dict[tuple[int, int], list[tuple[str, int]]]:
+    """Per source position (PTX ``.loc`` line, column): the shared-memory instructions and barriers emitted there,
+    in order, as ``(kind, bytes)`` with kind ``st``/``ld``/``bar``."""
+    out: dict[tuple[int, int], list[tuple[str, int]]] = {}
+    locs: dict[int, tuple[int, int]] = {}
+    cur: tuple[int, int] | None = None
+    for no, raw in enumerate(ptx.splitlines(), 1):
+        m = re.match(r"^\s*\.loc\s+\d+\s+(\d+)\s+(\d+)", raw)
+        if m:
+            cur = (int(m.group(1)), int(m.group(2)))
+        elif cur is not None:
+            locs[no] = cur
+    for no, op, _full in ptx_instructions(ptx):
+        at = locs.get(no)
+        if at is None:
+            continue
+        parts = op.split(".")
+        if parts[0] in ("st", "ld") and len(parts) > 1 and parts[1].startswith("shared"):
+            vec = next((int(p[1:]) for p in parts if re.match(r"^v\d+$", p)), 1)
+            bits = next((int(re.sub(r"\D", "", p)) for p in reversed(parts) if re.match(r"^[bfsu]\d+$", p)), 32)
+            out.setdefault(at, []).append((parts[0], vec * bits // 8))
+        elif parts[0] in ("ldmatrix", "stmatrix"):
+            n = next((int(p[1:]) for p in parts if re.match(r"^x\d$", p)), 1)
+            out.setdefault(at, []).append(("ld" if parts[0] == "ldmatrix" else "st", 4 * n))
+        elif parts[0] in ("bar", "barrier") and len(parts) > 1 and parts[1] in ("sync", "cta"):
+            out.setdefault(at, []).append(("bar", 0))
+    return out
+
+
+_MESSAGE = re.compile(r"(?:\bwarning\b|\bremark\b|Warning:|\bdeprecated\b)", re.IGNORECASE)
+
+
+def compiler_messages(log: str) -> list[Ref]:
+    """Warnings/remarks in the compile log, without the ptxas ``-v`` report, pass debug lines and the source line
+    Python prints under a warning (``  warnings.warn(``)."""
+    out: list[Ref] = []
+    for no, raw in enumerate(log.splitlines(), 1):
+        s = raw.strip()
+        if not s or s.startswith(("[", "ptxas info", "warnings.warn")) or not _MESSAGE.search(s):
+            continue
+        if "TRITON_DEFAULT_FP_FUSION" in s:  # 3.9's notice about an unset env var, printed for every compile
+            continue
+        out.append(Ref("compile", no, s[:400]))
+    return out
+
+
+# --------------------------------------------------------------------------------------------- extraction
+
+
+def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
+    t_lines = [ln for ln in _lines(ttir) if ln.op == "tt.dot"]
+    g_all = _lines(ttgir)
+    g_lines = [ln for ln in g_all if ln.op in ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma")]
+    aliases = _aliases(ttgir)
+    instr: dict[str, list[int]] = {}
+    for raw in ttgir.splitlines():
+        m = re.match(r"^(#\w+) = #ttg\.nvidia_mma<\{.*instrShape = \[([^\]]*)\]", raw)
+        if m:
+            instr[m.group(1)] = [int(x) for x in re.findall(r"\d+", m.group(2))]
+    wm = re.search(r'"ttg\.num-warps" = (\d+)', ttgir)
+    warps = int(wm.group(1)) if wm else 0
+    defs = {r: ln for ln in g_all for r in ln.results}
+    uses: dict[str, list[_Line]] = {}
+    t_all = _lines(ttir)
+    for ln in t_all:
+        for o in _operands(ln):
+            uses.setdefault(o.split("#")[0], []).append(ln)
+    t_table = _loc_table(ttir)
+    out: list[DotFact] = []
+    for i, ln in enumerate(t_lines):
+        types = _types(ln.text)
+        a = _shape_elem(types[0]) if types else ([], "", "")
+        b = _shape_elem(types[1]) if len(types) > 1 else ([], "", "")
+        c = _shape_elem(types[2]) if len(types) > 2 else ([], "", "")
+        pm = re.search(r"inputPrecision = (\w+)", ln.text)
+        fp32 = a[1] == "f32" and b[1] == "f32"
+        precision = pm.group(1) if pm else ("ieee" if fp32 else "")
+        mi = re.search(r"maxNumImpreciseAcc = (\d+)", ln.text)
+        ops = _operands(ln)
+        acc_op = ops[2] if len(ops) > 2 else ""
+        chained = not acc_op.startswith("%cst") and not re.match(r"^%cst|^%c\d", acc_op)
+        if ln.results:
+            chained = chained or not any(u.op == "arith.addf" for u in uses.get(ln.results[0], []))
+        adds = [u for u in uses.get(ln.results[0], [])] if ln.results else []
+        if any(u.op == "arith.addf" for u in adds):
+            chained = False
+        g = g_lines[i] if i < len(g_lines) else None
+        lowering, ishape, operands, upcast = "", [], [], []
+        gref = None
+        if g is not None:
+            gref = Ref("ttgir", g.no, g.text)
+            gtypes = _types(g.text)
+            if g.op == "ttng.tc_gen5_mma":
+                lowering = "tcgen05"
+            elif g.op == "ttng.warp_group_dot":
+                lowering = "wgmma"
+            else:
+                res = _shape_elem(gtypes[-1])[2] if gtypes else ""
+                kind = _layout_kind(res, aliases)
+                lowering = "fma" if kind == "blocked" else kind if kind in ("mma_v2", "wgmma") else kind
+                alias = re.match(r"^(#\w+)", res.strip())
+                ishape = instr.get(alias.group(1), []) if alias else []
+            if not ishape:
+                for t in gtypes:
+                    al = re.search(r"(#mma\w*)", t)
+                    if al and al.group(1) in instr:
+                        ishape = instr[al.group(1)]
+                        break
+            operands = ["shared" if t.startswith("!ttg.memdesc") else "registers" for t in gtypes[:2]]
+            for o in _operands(g)[:2]:
+                d = defs.get(o.split("#")[0])
+                hops = 0
+                while d is not None and hops < 4 and d.op in ("ttg.local_load", "ttg.local_alloc", "ttg.convert_layout"):
+                    nxt = _operands(d)
+                    d = defs.get(nxt[0].split("#")[0]) if nxt else None
+                    hops += 1
+                if d is not None and d.op in ("tt.fp_to_fp", "arith.extf", "arith.sitofp", "arith.uitofp"):
+                    dt = _types(d.text)
+                    if dt:
+                        upcast.append(_shape_elem(dt[0])[1] + " → " + _shape_elem(dt[-1])[1])
+        rank = len(c[0]) if c[0] else len(a[0])
+        shape = [a[0][-2], b[0][-1], a[0][-1]] if len(a[0]) >= 2 and len(b[0]) >= 2 else []
+        name = _stem(ln.results[0]) if ln.results else ""
+        out.append(
+            DotFact(
+                name=name,
+                precision=precision if fp32 else "",
+                a_type=a[1],
+                b_type=b[1],
+                acc_type=c[1],
+                shape=shape,
+                rank=rank,
+                max_imprecise_acc=int(mi.group(1)) if mi else None,
+                lowering=lowering,
+                instr_shape=ishape,
+                warps=warps,
+                operands=operands,
+                upcast=upcast,
+                acc_chained=chained,
+                ttir=Ref("ttir", ln.no, ln.text),
+                ttgir=gref,
+                python=python_ref(ln.raw, t_table, src, python),
+            )
+        )
+    return out
+
+
+def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
+    g_all = _lines(ttgir)
+    defs = {r: ln for ln in g_all for r in ln.results}
+    aliases = _aliases(ttgir)
+    g_atoms = [ln for ln in g_all if ln.op in ("tt.atomic_rmw", "tt.atomic_cas")]
+    table = _loc_table(ttir)
+    out: list[AtomicFact] = []
+    for i, ln in enumerate(x for x in _lines(ttir) if x.op in ("tt.atomic_rmw", "tt.atomic_cas")):
+        head = ln.text.split(ln.op, 1)[1].strip()
+        words = [w.strip() for w in head.split(",")]
+        if ln.op == "tt.atomic_cas":
+            op, sem, scope = "cas", words[0] if words else "", words[1] if len(words) > 1 else ""
+        else:
+            op = words[0] if words else ""
+            sem = words[1] if len(words) > 1 else ""
+            scope = words[2] if len(words) > 2 else ""
+        types = _types(ln.text)
+        shape, elem = [], ""
+        if len(types) > 1:
+            shape, elem, _ = _shape_elem(types[1])
+        else:
+            sm = re.search(r"->\s*(\w+)\s*$", ln.text)
+            elem = sm.group(1) if sm else ""
+        from_mma = False
+        if i < len(g_atoms):
+            g = g_atoms[i]
+            ops = _operands(g)
+            val = ops[2] if g.op == "tt.atomic_rmw" and len(ops) > 2 else ops[1] if len(ops) > 1 else ""
+            if g.op == "tt.atomic_rmw" and len(ops) > 1:
+                val = ops[1]
+            d = defs.get(val.split("#")[0])
+            hops = 0
+            while d is not None and hops < 4:
+                if d.op == "ttg.convert_layout":
+                    t = _types(d.text)
+                    if t and _layout_kind(_shape_elem(t[0])[2], aliases) in ("mma_v2", "wgmma", "tcgen05", "linear"):
+                        from_mma = True
+                    break
+                if d.op not in ("arith.truncf", "tt.fp_to_fp", "arith.extf"):
+                    break
+                nxt = _operands(d)
+                d = defs.get(nxt[0].split("#")[0]) if nxt else None
+                hops += 1
+        out.append(
+            AtomicFact(
+                op,
+                sem,
+                scope,
+                elem,
+                shape,
+                from_mma,
+                Ref("ttir", ln.no, ln.text),
+                python_ref(ln.raw, table, src, python),
+            )
+        )
+    return out
+
+
+def _converts(ttgir: str, ptx: str, src: str, python: str) -> list[ConvertFact]:
+    g_all = _lines(ttgir)
+    defs = {r: ln for ln in g_all for r in ln.results}
+    uses: dict[str, list[_Line]] = {}
+    for ln in g_all:
+        for o in _operands(ln):
+            uses.setdefault(o.split("#")[0], []).append(ln)
+    aliases = _aliases(ttgir)
+    table = _loc_table(ttgir)
+    shared = _ptx_shared_at(ptx)
+    wm = re.search(r'"ttg\.num-warps" = (\d+)', ttgir)
+    threads = 32 * (int(wm.group(1)) if wm else 4)
+    out: list[ConvertFact] = []
+    for ln in g_all:
+        if ln.op != "ttg.convert_layout":
+            continue
+        types = _types(ln.text)
+        if len(types) < 2:
+            continue
+        sshape, elem, senc = _shape_elem(types[0])
+        _, _, denc = _shape_elem(types[-1])
+        ops = _operands(ln)
+        d = defs.get(ops[0].split("#")[0]) if ops else None
+        consumers = sorted({u.op for r in ln.results for u in uses.get(r, [])})
+        pos = _pos(ln.raw, table)
+        seq = shared.get(pos, []) if pos else []
+        st = [b for k, b in seq if k == "st"]
+        ld = [b for k, b in seq if k == "ld"]
+        bars = sum(1 for k, _ in seq if k == "bar")
+        rounds = 0
+        prev = ""
+        for k, _ in seq:
+            if k == "st" and prev != "st":
+                rounds += 1
+            if k in ("st", "ld"):
+                prev = k
+        scratch = (sum(st) * threads // max(rounds, 1)) if st and ld else None
+        out.append(
+            ConvertFact(
+                src=_layout_kind(senc, aliases),
+                dst=_layout_kind(denc, aliases),
+                shape=sshape,
+                elem=elem,
+                producer=d.op if d else "",
+                consumers=consumers,
+                shared_stores=len(st),
+                shared_loads=len(ld),
+                barriers=bars,
+                stored_bytes=sum(st),
+                scratch_bytes=scratch,
+                ref=Ref("ttgir", ln.no, ln.text),
+                python=python_ref(ln.raw, table, src, python),
+            )
+        )
+    return out
+
+
+def _hints(ttir: str, src: str, python: str) -> list[HintFact]:
+    table = _loc_table(ttir)
+    out: list[HintFact] = []
+    for ln in _lines(ttir):
+        ref = Ref("ttir", ln.no, ln.text)
+        py = None
+        if ln.op in ("tt.load", "tt.store"):
+            cm = re.search(r"cache_modifier = (\w+)", ln.text) or re.search(r"cache = (\w+)", ln.text)
+            ev = re.search(r"eviction_policy = (\w+)", ln.text) or re.search(r"evict = (\w+)", ln.text)
+            found = []
+            if cm and cm.group(1) != "none":
+                found.append(("cache_modifier", cm.group(1)))
+            if ev and ev.group(1) != "evict_normal":
+                found.append(("eviction_policy", ev.group(1)))
+            if re.search(r"isVolatile = true", ln.text):
+                found.append(("volatile", "true"))
+            for k, v in found:
+                py = py or python_ref(ln.raw, table, src, python)
+                out.append(HintFact(k, v, ln.op, ref, py))
+        elif ln.op in ("tt.assume", "llvm.intr.assume"):
+            out.append(HintFact("assume", "", ln.op, ref, python_ref(ln.raw, table, src, python)))
+        else:
+            for attr, kind in (("tt.divisibility", "multiple_of"), ("tt.contiguity", "max_contiguous")):
+                m = re.search(re.escape(attr) + r" = dense<(\d+)>", ln.text)
+                if m and not ln.op.startswith("tt.func"):
+                    out.append(HintFact(kind, m.group(1), ln.op, ref, python_ref(ln.raw, table, src, python)))
+    return out
+
+
+def _mma_waits(ttgir: str) -> list[MmaWaitFact]:
+    g_all = _lines(ttgir)
+    out: list[MmaWaitFact] = []
+    rings = {r: ln for ln in g_all if ln.op == "ttg.local_alloc" for r in ln.results if "xi64" in ln.text}
+    for mma in (ln for ln in g_all if ln.op == "ttng.tc_gen5_mma" and ln.inner):
+        bm = re.search(r"(%[\w.#-]+)\[[^\]]*\]\s*(?:\{|:)", mma.text)
+        bar = bm.group(1).split("#")[0] if bm else ""
+        waits = [ln for ln in g_all if ln.op == "ttng.wait_barrier" and ln.loop == mma.loop]
+        for w in waits:
+            ops = _operands(w)
+            wb = ops[0].split("#")[0] if ops else ""
+            ring = 1
+            for r in rings.values():
+                m = re.search(r"memdesc<(\d+)x1xi64", r.text)
+                if m:
+                    ring = max(ring, int(m.group(1)))
+            out.append(MmaWaitFact(bool(bar) and wb == bar, ring, Ref("ttgir", w.no, w.text), Ref("ttgir", mma.no, mma.text)))
+    return out
+
+
+def extract_mech_facts(v: VariantResult) -> MechFacts:
+    """Mechanism facts of one saved variant (missing stages give empty facts, never errors)."""
+    ttir, ttgir, ptx = v.text("ttir"), v.text("ttgir"), v.text("ptx")
+    src = str(v.metadata.get("source_path", ""))
+    python = v.text("python")
+    f = MechFacts()
+    f.dots = _dots(ttir, ttgir, src, python)
+    f.atomics = _atomics(ttir, ttgir, src, python)
+    f.converts = _converts(ttgir, ptx, src, python)
+    f.hints = _hints(ttir, src, python)
+    f.mma_waits = _mma_waits(ttgir)
+    for no, op, full in ptx_instructions(ptx):
+        if op.startswith("cp.async.wait_group"):
+            m = re.search(r"wait_group\s+(\d+)", full)
+            f.cp_async_waits.append((int(m.group(1)) if m else 0, Ref("ptx", no, full)))
+    table = _loc_table(ttir)
+    for ln in _lines(ttir):
+        if ln.op.startswith(("tt.func", "scf.", "tt.return")) or not ln.results or ln.op == "arith.constant":
+            continue
+        rtype = ln.text.rsplit(":", 1)[-1]
+        if re.search(r"\bf64\b", rtype) or re.search(r"xf64>", rtype):
+            f.f64_ttir += 1
+            if f.f64_first is None:
+                f.f64_first = Ref("ttir", ln.no, ln.text)
+                f.f64_python = python_ref(ln.raw, table, src, python)
+    f.f64_args = [a.name for a in v.specialization if a.type in ("fp64", "f64")]
+    f.warp_specialized = "ttg.warp_specialize" in ttgir
+    f.compiler_messages = compiler_messages(v.text("compile"))
+    return f
+
+
+def mma_instructions(counts: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Matrix/FMA instruction counts per lowering from PTX counts: ``fma`` (``fma.f32``), ``mma.sync``, ``wgmma``,
+    ``tcgen05.mma``."""
+    p = counts.get("ptx", {})
+    return {
+        "fma.f32": p.get("fma.f32", 0) + 2 * p.get("fma.f32x2", 0),
+        "mma.sync": p.get("mma.sync", 0),
+        "wgmma": p.get("wgmma", 0),
+        "tcgen05.mma": p.get("tcgen05.mma", 0),
+    }
+
+
+def log2_int(n: int) -> int:
+    return int(math.log2(n)) if n > 0 else 0
