@@ -111,6 +111,13 @@ def _reason(s: ArgSpec, value: Any) -> str:
     if isinstance(value, bool):
         return "bool: passed as a runtime u1"
     if isinstance(value, float):
+        if s.type in ("fp64", "f64"):
+            return (
+                f"float, {ann or 'typed fp64'}: passed as a runtime fp64 (64-bit), never specialized; arithmetic "
+                "with it is promoted to fp64"
+            )
+        if s.type not in ("fp32", "f32", "?"):
+            return f"float, {ann or 'typed ' + s.type}: passed as a runtime {s.type}, never specialized"
         return "float: passed as a runtime fp32, never specialized"
     if isinstance(value, int):
         parts: list[str] = []

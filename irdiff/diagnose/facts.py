@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from irdiff import stages
 from irdiff.bundle import VariantResult
@@ -41,6 +41,9 @@ from irdiff.diagnose.counts import count_ops, ptx_instructions, ptx_key, sass_in
 from irdiff.normalize import dialect_of
 from irdiff.normalize.text import strip_locs
 from irdiff.target import TargetError, parse_target
+
+if TYPE_CHECKING:
+    from irdiff.diagnose.mechfacts import MechFacts
 
 __all__ = [
     "ARCH_LIMITS",
@@ -290,6 +293,8 @@ class VariantFacts:
     arg_roles: dict[str, list[str]] = field(default_factory=dict)
     sass_calls: list[Ref] = field(default_factory=list)  # CALLs into subroutines that return (RET)
     sass_branch_calls: list[Ref] = field(default_factory=list)  # CALLs whose target never returns (branches)
+    # dots, atomics, layout conversions, memory hints, MMA waits, fp64, compiler messages (irdiff.diagnose.mechfacts)
+    mech: MechFacts | None = None
 
     def arg(self, name: str) -> ArgFact | None:
         return next((a for a in self.args if a.name == name), None)
@@ -1203,6 +1208,8 @@ def option_facts(v: VariantResult) -> dict[str, Any]:
 
 def extract_facts(v: VariantResult) -> VariantFacts:
     """Read every fact of one variant from its saved texts (missing stages give empty facts, never errors)."""
+    from irdiff.diagnose.mechfacts import extract_mech_facts  # mechfacts builds on this module's helpers
+
     ttir = v.text("ttir")
     ttgir = v.text("ttgir")
     log = v.text("llvm_debug")
@@ -1251,4 +1258,5 @@ def extract_facts(v: VariantResult) -> VariantFacts:
         arg_roles=arg_roles,
         sass_calls=calls_sub,
         sass_branch_calls=calls_branch,
+        mech=extract_mech_facts(v),
     )

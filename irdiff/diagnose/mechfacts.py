@@ -20,7 +20,6 @@ Sources, per variant (all from the bundle's saved stages and logs):
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 
@@ -29,6 +28,7 @@ from irdiff.diagnose.counts import ptx_instructions
 from irdiff.diagnose.facts import Ref, python_ref, strip_loc
 
 __all__ = [
+    "AsyncWaitFact",
     "AtomicFact",
     "ConvertFact",
     "DotFact",
@@ -146,6 +146,21 @@ class MmaWaitFact:
 
 
 @dataclass
+class AsyncWaitFact:
+    """A ``ttg.async_wait {num = N}`` in an innermost loop.
+
+    :ivar num: copy groups that may stay in flight after the wait.
+    :ivar immediate: the wait names tokens committed earlier in the same iteration (``ttg.async_commit_group``
+        above it in the loop body), not loop-carried ones: the copies issued in this iteration are waited for before
+        it ends, so nothing issued after them overlaps their latency.
+    """
+
+    num: int
+    immediate: bool
+    ref: Ref
+
+
+@dataclass
 class MechFacts:
     """Mechanism facts of one variant (see the module docstring for where each comes from)."""
 
@@ -155,6 +170,7 @@ class MechFacts:
     hints: list[HintFact] = field(default_factory=list)
     mma_waits: list[MmaWaitFact] = field(default_factory=list)
     cp_async_waits: list[tuple[int, Ref]] = field(default_factory=list)
+    async_waits: list[AsyncWaitFact] = field(default_factory=list)
     f64_ttir: int = 0
     f64_first: Ref | None = None
     f64_python: Ref | None = None
@@ -405,14 +421,8 @@ def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
         fp32 = a[1] == "f32" and b[1] == "f32"
         precision = pm.group(1) if pm else ("ieee" if fp32 else "")
         mi = re.search(r"maxNumImpreciseAcc = (\d+)", ln.text)
-        ops = _operands(ln)
-        acc_op = ops[2] if len(ops) > 2 else ""
-        chained = not acc_op.startswith("%cst") and not re.match(r"^%cst|^%c\d", acc_op)
-        if ln.results:
-            chained = chained or not any(u.op == "arith.addf" for u in uses.get(ln.results[0], []))
-        adds = [u for u in uses.get(ln.results[0], [])] if ln.results else []
-        if any(u.op == "arith.addf" for u in adds):
-            chained = False
+        adds = uses.get(ln.results[0], []) if ln.results else []
+        chained = not any(u.op == "arith.addf" for u in adds)
         g = g_lines[i] if i < len(g_lines) else None
         lowering, ishape, operands, upcast = "", [], [], []
         gref = None
@@ -439,7 +449,9 @@ def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
             for o in _operands(g)[:2]:
                 d = defs.get(o.split("#")[0])
                 hops = 0
-                while d is not None and hops < 4 and d.op in ("ttg.local_load", "ttg.local_alloc", "ttg.convert_layout"):
+                while (
+                    d is not None and hops < 4 and d.op in ("ttg.local_load", "ttg.local_alloc", "ttg.convert_layout")
+                ):
                     nxt = _operands(d)
                     d = defs.get(nxt[0].split("#")[0]) if nxt else None
                     hops += 1
@@ -491,7 +503,8 @@ def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
             sem = words[1] if len(words) > 1 else ""
             scope = words[2] if len(words) > 2 else ""
         types = _types(ln.text)
-        shape, elem = [], ""
+        shape: list[int] = []
+        elem = ""
         if len(types) > 1:
             shape, elem, _ = _shape_elem(types[1])
         else:
@@ -634,7 +647,23 @@ def _mma_waits(ttgir: str) -> list[MmaWaitFact]:
                 m = re.search(r"memdesc<(\d+)x1xi64", r.text)
                 if m:
                     ring = max(ring, int(m.group(1)))
-            out.append(MmaWaitFact(bool(bar) and wb == bar, ring, Ref("ttgir", w.no, w.text), Ref("ttgir", mma.no, mma.text)))
+            out.append(
+                MmaWaitFact(bool(bar) and wb == bar, ring, Ref("ttgir", w.no, w.text), Ref("ttgir", mma.no, mma.text))
+            )
+    return out
+
+
+def _async_waits(ttgir: str) -> list[AsyncWaitFact]:
+    g_all = _lines(ttgir)
+    defs = {r: ln for ln in g_all for r in ln.results}
+    out: list[AsyncWaitFact] = []
+    for w in g_all:
+        if w.op != "ttg.async_wait" or not w.inner:
+            continue
+        m = re.search(r"num = (\d+)", w.text)
+        toks = [defs.get(o.split("#")[0]) for o in _operands(w)]
+        immediate = any(d is not None and d.loop == w.loop and d.no < w.no for d in toks)
+        out.append(AsyncWaitFact(int(m.group(1)) if m else -1, immediate, Ref("ttgir", w.no, w.text)))
     return out
 
 
@@ -649,6 +678,7 @@ def extract_mech_facts(v: VariantResult) -> MechFacts:
     f.converts = _converts(ttgir, ptx, src, python)
     f.hints = _hints(ttir, src, python)
     f.mma_waits = _mma_waits(ttgir)
+    f.async_waits = _async_waits(ttgir)
     for no, op, full in ptx_instructions(ptx):
         if op.startswith("cp.async.wait_group"):
             m = re.search(r"wait_group\s+(\d+)", full)
@@ -679,7 +709,3 @@ def mma_instructions(counts: dict[str, dict[str, int]]) -> dict[str, int]:
         "wgmma": p.get("wgmma", 0),
         "tcgen05.mma": p.get("tcgen05.mma", 0),
     }
-
-
-def log2_int(n: int) -> int:
-    return int(math.log2(n)) if n > 0 else 0

@@ -125,6 +125,21 @@ def fdiv(x_ptr, y_ptr, N, BLOCK: tl.constexpr, RN: tl.constexpr):
     tl.store(y_ptr + offs, q, mask=offs < N)
 
 
+@triton.jit
+def kloop(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in tl.range(0, K, BK, num_stages=STAGES):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BK
+        b_ptrs += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
 def _fdot(s: dict[str, int]) -> dict[str, object]:
     return {
         "a_ptr": Tensor((64, 32), "fp32"),
@@ -182,15 +197,39 @@ suite = Suite(
         ),
         "eps32": Variant(scale, "eps as a Python float (fp32)", {"BLOCK": 1024}, {"num_warps": 4}, _scale),
         "eps64": Variant(scale64, "eps annotated tl.float64", {"BLOCK": 1024}, {"num_warps": 4}, _scale),
-        "acq_rel": Variant(splitk, "split-K atomic_add, default sem", {**_D, "SEM": "acq_rel"}, {"num_warps": 4}, _splitk("fp32")),
-        "relaxed": Variant(splitk, "split-K atomic_add, sem=relaxed", {**_D, "SEM": "relaxed"}, {"num_warps": 4}, _splitk("fp32")),
-        "bf16": Variant(splitk, "split-K atomic_add into bf16, relaxed", {**_D, "SEM": "relaxed"}, {"num_warps": 4}, _splitk("bf16")),
-        "hints": Variant(stream, "copy with .cg/evict_first loads and .cs stores", {"BLOCK": 1024, "HINTS": True}, {"num_warps": 4}, _stream),
-        "where_bool": Variant(relu_where, "tl.where on a bool mask", {"BLOCK": 1024, "INT_MASK": False}, {"num_warps": 4}, _stream),
-        "where_int": Variant(relu_where, "tl.where on an int32 mask", {"BLOCK": 1024, "INT_MASK": True}, {"num_warps": 4}, _stream),
+        "acq_rel": Variant(
+            splitk, "split-K atomic_add, default sem", {**_D, "SEM": "acq_rel"}, {"num_warps": 4}, _splitk("fp32")
+        ),
+        "relaxed": Variant(
+            splitk, "split-K atomic_add, sem=relaxed", {**_D, "SEM": "relaxed"}, {"num_warps": 4}, _splitk("fp32")
+        ),
+        "bf16": Variant(
+            splitk, "split-K atomic_add into bf16, relaxed", {**_D, "SEM": "relaxed"}, {"num_warps": 4}, _splitk("bf16")
+        ),
+        "hints": Variant(
+            stream,
+            "copy with .cg/evict_first loads and .cs stores",
+            {"BLOCK": 1024, "HINTS": True},
+            {"num_warps": 4},
+            _stream,
+        ),
+        "where_bool": Variant(
+            relu_where, "tl.where on a bool mask", {"BLOCK": 1024, "INT_MASK": False}, {"num_warps": 4}, _stream
+        ),
+        "where_int": Variant(
+            relu_where, "tl.where on an int32 mask", {"BLOCK": 1024, "INT_MASK": True}, {"num_warps": 4}, _stream
+        ),
         "div_full": Variant(fdiv, "fp32 x / y", {"BLOCK": 1024, "RN": False}, {"num_warps": 4}, _stream),
         "div_rn": Variant(fdiv, "fp32 tl.div_rn(x, y)", {"BLOCK": 1024, "RN": True}, {"num_warps": 4}, _stream),
-        "nohints": Variant(stream, "copy without cache hints", {"BLOCK": 1024, "HINTS": False}, {"num_warps": 4}, _stream),
+        "kloop2": Variant(
+            kloop, "K loop, num_stages=2", {**_D, "BK": 32, "STAGES": 2}, {"num_warps": 4}, _splitk("fp32")
+        ),
+        "kloop4": Variant(
+            kloop, "K loop, num_stages=4", {**_D, "BK": 32, "STAGES": 4}, {"num_warps": 4}, _splitk("fp32")
+        ),
+        "nohints": Variant(
+            stream, "copy without cache hints", {"BLOCK": 1024, "HINTS": False}, {"num_warps": 4}, _stream
+        ),
     },
     args=_fdot,
     shape={"N": 1 << 20, "K": 1024},

@@ -1,7 +1,8 @@
 """Rules: compare the facts of two variants and turn each difference into a :class:`Finding` that names its mechanism.
 
-One topic module per kind of fact (``specialization``, ``index_math``, ``loops``, ``coalescing``, ``mma``,
-``pipelining``, ``lowering``, ``ptx``, ``sass``, ``resources``, ``timing``). Each rule is a function decorated with
+One topic module per kind of fact (``specialization``, ``hints``, ``precision``, ``index_math``, ``loops``,
+``coalescing``, ``mma``, ``mma_lowering``, ``pipelining``, ``atomics``, ``lowering``, ``ptx``, ``sass``,
+``resources``, ``timing``). Each rule is a function decorated with
 :func:`~irdiff.diagnose.rules.registry.rule`, which declares next to its code the finding ids it emits (a
 :data:`~irdiff.diagnose.rules.registry.RuleId`), the facts it reads and, per finding, what may cause it. ``a`` is the
 inspected variant (``--variant``), ``b`` the baseline (``--against``); explanations name both.
@@ -15,12 +16,16 @@ from __future__ import annotations
 
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules import (
+    atomics,
     coalescing,
+    hints,
     index_math,
     loops,
     lowering,
     mma,
+    mma_lowering,
     pipelining,
+    precision,
     ptx,
     resources,
     sass,
@@ -50,7 +55,23 @@ __all__ = [
 ]
 
 # Topic modules in chain order (earliest stage first): the rule order before linking, and the order of ties after it.
-TOPICS = (specialization, index_math, loops, coalescing, mma, pipelining, lowering, ptx, sass, resources, timing)
+TOPICS = (
+    specialization,
+    hints,
+    precision,
+    index_math,
+    loops,
+    coalescing,
+    mma,
+    mma_lowering,
+    pipelining,
+    atomics,
+    lowering,
+    ptx,
+    sass,
+    resources,
+    timing,
+)
 _RANK = {m.__name__: i for i, m in enumerate(TOPICS)}
 # Within a module, rules keep their definition order (sorted() is stable).
 REGISTERED: list[Rule] = sorted([*REGISTRY, *DECLARED], key=lambda r: _RANK[r.module])

@@ -32,7 +32,13 @@ def _fast_dim(acc: Access) -> int:
 @rule(
     Emits(
         "coalesce.contiguity",
-        causes=("spec.constexpr-one-lost", "spec.divisibility-lost", "spec.type-changed", "ttir.i64-index-math"),
+        causes=(
+            "spec.constexpr-one-lost",
+            "spec.divisibility-lost",
+            "spec.type-changed",
+            "ttir.i64-index-math",
+            "hint.axis-info",
+        ),
     ),
     reads=("accesses",),
 )

@@ -45,6 +45,8 @@ def _width_note(keys: list[str]) -> str:
             "coalesce.contiguity",
             "loop.flattened",
             "ttgir.tma",
+            "mma.lowering",
+            "layout.convert-shared",
             "options.changed",
         ),
     ),
@@ -107,7 +109,7 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
 
 
 @rule(
-    Emits("ptx.mma", causes=("layout.mma",)),
+    Emits("ptx.mma", causes=("mma.lowering", "precision.dot-input", "layout.mma")),
     reads=("mma", "counts", "first_lines"),
 )
 def rule_ptx_mma(ctx: Context) -> list[Finding]:

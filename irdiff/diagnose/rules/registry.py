@@ -60,6 +60,25 @@ RuleId = Literal[
     "sass.division-calls",
     "sass.calls",
     "sass.instructions",
+    # precision.py
+    "precision.dot-input",
+    "precision.dot-accumulate",
+    "precision.dot-upcast",
+    "precision.fp64",
+    "precision.division",
+    "precision.math",
+    # mma_lowering.py
+    "mma.lowering",
+    "mma.blackwell-wait",
+    # atomics.py (atomics and layout conversions)
+    "atomic.ordering",
+    "atomic.cas-loop",
+    "layout.convert-shared",
+    # hints.py (memory hints, compiler messages, wait depth)
+    "hint.cache",
+    "hint.axis-info",
+    "compiler.messages",
+    "pipeline.wait-depth",
     # resources.py
     "resources.registers",
     "resources.spills",

@@ -16,9 +16,22 @@ def _res_ev(v: str, f: VariantFacts, key: str, fallback: str) -> Evidence:
 @rule(
     Emits(
         "resources.registers",
-        causes=("ptx.memory-ops", "loop.flattened", "ttir.i64-index-math", "sass.division-calls", "options.changed"),
+        causes=(
+            "mma.lowering",
+            "precision.fp64",
+            "precision.dot-input",
+            "ptx.memory-ops",
+            "loop.flattened",
+            "ttir.i64-index-math",
+            "sass.division-calls",
+            "atomic.cas-loop",
+            "options.changed",
+        ),
         fallback=("pipeline.buffers", "pipeline.async-copies", "loop.nest", "spec.constexpr-changed"),
         direction={
+            "mma.lowering": +1,
+            "precision.fp64": +1,
+            "precision.dot-input": +1,
             "ptx.memory-ops": +1,
             "ttir.i64-index-math": +1,
             "sass.division-calls": +1,

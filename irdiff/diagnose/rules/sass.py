@@ -51,9 +51,26 @@ def rule_sass_calls(ctx: Context) -> list[Finding]:
 @rule(
     Emits(
         "sass.instructions",
-        causes=("ptx.memory-ops", "sass.division-calls", "ttir.i64-index-math"),
+        causes=(
+            "mma.lowering",
+            "precision.fp64",
+            "precision.dot-input",
+            "ptx.memory-ops",
+            "sass.division-calls",
+            "ttir.i64-index-math",
+            "atomic.ordering",
+            "atomic.cas-loop",
+        ),
         fallback=("loop.nest", "loop.flattened", "pipeline.async-copies"),
-        direction={"ttir.i64-index-math": +1, "sass.division-calls": +1},
+        direction={
+            "ttir.i64-index-math": +1,
+            "sass.division-calls": +1,
+            "mma.lowering": +1,
+            "precision.fp64": +1,
+            "precision.dot-input": +1,
+            "atomic.ordering": +1,
+            "atomic.cas-loop": +1,
+        },
     ),
     reads=("options", "counts", "first_lines"),
 )
