@@ -241,14 +241,19 @@ def mech80(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
     return compile_suite(
         MECH,
         ["tf32", "ieee", "tf32x3", "atomic", "red_asm", "eps32", "eps64", "acq_rel", "relaxed", "bf16", "hints"]
-        + ["nohints", "where_bool", "where_int", "div_full", "div_rn", "kloop2", "kloop4"],
+        + ["nohints", "where_bool", "where_int", "div_full", "div_rn", "kloop2", "kloop4", "stride2", "contig"]
+        + ["e5_dot", "f16_dot"],
         "sm80",
     )
 
 
 @pytest.fixture(scope="session")
 def mech90(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
-    return compile_suite(MECH, ["tf32", "ieee", "atomic", "red_asm", "eps32", "eps64", "relaxed", "bf16"], "sm90")
+    return compile_suite(
+        MECH,
+        ["tf32", "ieee", "atomic", "red_asm", "eps32", "eps64", "relaxed", "bf16", "fp8_default", "fp8_acc32"],
+        "sm90",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -373,3 +378,36 @@ def test_blackwell_wait_and_mma_counts_in_summary(loop100: Bundle) -> None:
     }
     assert rows["ptx"]["tcgen05.mma"][0] > 0 and rows["sass"]["UTCHMMA"][0] > 0
     assert rows["ttgir"]["ttng.tc_gen5_mma"][0] > 0
+
+
+def test_load_labelled_by_pointer_name_not_enclosing_assignment(mech80: Bundle) -> None:
+    from irdiff.diagnose.facts import extract_facts
+
+    f = extract_facts(mech80.variants["tf32"])  # acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), ...)
+    loads = [a.name for a in f.accesses if a.kind == "load"]
+    assert loads == ["a_ptrs", "b_ptrs"]
+    assert [x.name for x in f.lowered if x.kind == "load"] == ["a_ptrs", "b_ptrs"]
+
+
+@pytest.mark.parametrize("order", [("stride2", "contig"), ("contig", "stride2")])
+def test_accesses_paired_by_pointer_origin_across_tile_shapes(mech80: Bundle, order: tuple[str, str]) -> None:
+    d = diagnose(mech80, *order)
+    c = get(d, "coalesce.contiguity")
+    assert c.predicts == "stride2" and "`x` load" in c.title
+    assert "8x64" in c.explanation + c.title and "128" in c.title
+    assert "spec.constexpr-changed" in c.causes
+    assert get(d, "coalesce.vector-width").predicts == "stride2"
+
+
+def test_fp8_upcast_before_mma_on_sm80(mech80: Bundle) -> None:
+    for order in (("e5_dot", "f16_dot"), ("f16_dot", "e5_dot")):
+        f = get(diagnose(mech80, *order), "precision.dot-upcast")
+        assert f.predicts == "e5_dot" and "f8E5M2 → f16" in f.title
+
+
+def test_fp8_max_num_imprecise_acc_on_sm90(mech90: Bundle) -> None:
+    d = diagnose(mech90, "fp8_default", "fp8_acc32")
+    f = get(d, "precision.dot-accumulate")
+    assert f.predicts == "fp8_acc32" and "`max_num_imprecise_acc` is the default" in f.explanation
+    assert "Results can differ numerically" in f.explanation
+    assert get(d, "resources.registers").causes[0] == "precision.dot-accumulate"

@@ -43,7 +43,6 @@ KEY_COUNTS: dict[str, list[str]] = {
         "ttng.warp_group_dot_wait",
         "ttng.tc_gen5_mma",
         "ttng.wait_barrier",
-        "ttg.convert_layout",
         "scf.for",
     ],
     "llir": ["load", "store", "call", "asm cp.async", "sdiv i64", "srem i64"],

@@ -831,10 +831,26 @@ def _first_lines(stage: str, text: str) -> dict[str, Ref]:
     return out
 
 
+def _load_name(ops: list[_Op], i: int, ptr: str) -> str:
+    """Python name of the value ``ops[i]`` (a ``tt.load``) loads. MLIR names a value after the assignment it sits in,
+    so a load nested in an expression (``acc = tl.dot(tl.load(a_ptrs), ...)``) carries the name of the enclosing
+    assignment (``acc``); then the pointer's name (``a_ptrs``) labels it. Nested = a later op with the same name
+    stem uses the loaded value directly."""
+    op = ops[i]
+    name = _stem(op.results[0]) if op.results else ""
+    if not name or not ptr or ptr == name:
+        return name or ptr
+    res = op.results[0].split("#")[0]
+    for later in ops[i + 1 : i + 40]:
+        if later.results and _stem(later.results[0]) == name and re.search(re.escape(res) + r"\b", later.text):
+            return ptr
+    return name
+
+
 def _name_loads(ttir_ops: list[_Op]) -> dict[tuple[str, tuple[int, ...], str], list[tuple[str, str]]]:
     """``(kind, shape, elem)`` → ``[(value name, pointer name)]`` for TTIR ``tt.load``/``tt.store`` ops, in order."""
     out: dict[tuple[str, tuple[int, ...], str], list[tuple[str, str]]] = {}
-    for op in ttir_ops:
+    for i, op in enumerate(ttir_ops):
         if op.op not in ("tt.load", "tt.store"):
             continue
         pt = _ptr_tensor(op.text)
@@ -843,7 +859,7 @@ def _name_loads(ttir_ops: list[_Op]) -> dict[tuple[str, tuple[int, ...], str], l
         operands = re.findall(r"%[\w.#-]+", op.text.split("=", 1)[1] if op.results else op.text)
         ptr = _stem(operands[0]) if operands else ""
         if op.op == "tt.load":
-            name = _stem(op.results[0]) if op.results else ""
+            name = _load_name(ttir_ops, i, ptr)
         else:
             name = _stem(operands[1]) if len(operands) > 1 else ""
         out.setdefault((op.op.split(".")[1], tuple(pt[0]), pt[1]), []).append((name or ptr, ptr))
@@ -1092,7 +1108,7 @@ def lowering_facts(
     lowered: list[LoweredAccess] = []
     roles: dict[str, set[str]] = {}
     used_acc: set[int] = set()
-    for op in ttgir_ops:
+    for op_i, op in enumerate(ttgir_ops):
         if op.op not in ("tt.load", "tt.store", "ttg.async_copy_global_to_local"):
             continue
         pt = _ptr_tensor(op.text)
@@ -1116,7 +1132,7 @@ def lowering_facts(
         bits = elem_bits(elem)
         kind = op.op.split(".")[1]
         if kind == "load":
-            name = _stem(op.results[0]) if op.results else ""
+            name = _load_name(ttgir_ops, op_i, _stem(ptr) if ptr else "")
         else:
             body = re.findall(r"%[\w.#-]+", op.text.split(op.op, 1)[1].split(" : ")[0])
             name = _stem(body[1]) if len(body) > 1 else ""

@@ -457,8 +457,9 @@ def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
                     hops += 1
                 if d is not None and d.op in ("tt.fp_to_fp", "arith.extf", "arith.sitofp", "arith.uitofp"):
                     dt = _types(d.text)
-                    if dt:
-                        upcast.append(_shape_elem(dt[0])[1] + " → " + _shape_elem(dt[-1])[1])
+                    conv = _shape_elem(dt[0])[1] + " → " + _shape_elem(dt[-1])[1] if dt else ""
+                    if conv and conv not in upcast:
+                        upcast.append(conv)
         rank = len(c[0]) if c[0] else len(a[0])
         shape = [a[0][-2], b[0][-1], a[0][-1]] if len(a[0]) >= 2 and len(b[0]) >= 2 else []
         name = _stem(ln.results[0]) if ln.results else ""

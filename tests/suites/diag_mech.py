@@ -140,6 +140,36 @@ def kloop(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.con
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
 
 
+@triton.jit
+def rows2(x_ptr, y_ptr, N, COLS: tl.constexpr, STEP: tl.constexpr):
+    rows = tl.arange(0, 8)
+    cols = tl.arange(0, COLS)
+    x = tl.load(x_ptr + rows[:, None] * N + STEP * cols[None, :])
+    tl.store(y_ptr + rows[:, None] * COLS + cols[None, :], x)
+
+
+@triton.jit
+def fp8dot(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, IMPRECISE: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    acc = tl.dot(a, b, max_num_imprecise_acc=IMPRECISE)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def _ab(dtype: str):  # type: ignore[no-untyped-def]
+    def args(s: dict[str, int]) -> dict[str, object]:
+        return {
+            "a_ptr": Tensor((64, 64), dtype),
+            "b_ptr": Tensor((64, 64), dtype),
+            "c_ptr": Tensor((64, 64), "fp32", output=True),
+        }
+
+    return args
+
+
 def _fdot(s: dict[str, int]) -> dict[str, object]:
     return {
         "a_ptr": Tensor((64, 32), "fp32"),
@@ -227,6 +257,24 @@ suite = Suite(
         "kloop4": Variant(
             kloop, "K loop, num_stages=4", {**_D, "BK": 32, "STAGES": 4}, {"num_warps": 4}, _splitk("fp32")
         ),
+        "stride2": Variant(rows2, "stride-2 [8, 64] load", {"COLS": 64, "STEP": 2}, {"num_warps": 4}, _stream),
+        "contig": Variant(rows2, "contiguous [8, 128] load", {"COLS": 128, "STEP": 1}, {"num_warps": 4}, _stream),
+        "fp8_default": Variant(
+            fp8dot,
+            "fp8 dot, default max_num_imprecise_acc (no promotion)",
+            {**_D, "IMPRECISE": None},
+            {"num_warps": 4},
+            _ab("fp8e4nv"),
+        ),
+        "fp8_acc32": Variant(
+            fp8dot,
+            "fp8 dot, max_num_imprecise_acc=32 (promote every 32 products)",
+            {**_D, "IMPRECISE": 32},
+            {"num_warps": 4},
+            _ab("fp8e4nv"),
+        ),
+        "e5_dot": Variant(fp8dot, "fp8e5 operands", {**_D, "IMPRECISE": None}, {"num_warps": 4}, _ab("fp8e5")),
+        "f16_dot": Variant(fp8dot, "fp16 operands", {**_D, "IMPRECISE": None}, {"num_warps": 4}, _ab("fp16")),
         "nohints": Variant(
             stream, "copy without cache hints", {"BLOCK": 1024, "HINTS": False}, {"num_warps": 4}, _stream
         ),

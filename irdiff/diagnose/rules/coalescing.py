@@ -22,6 +22,18 @@ def _pair_accesses(fa: VariantFacts, fb: VariantFacts) -> list[tuple[Access, Acc
                 pairs.append((x, y))
                 used.add(j)
                 break
+    # Accesses left over are paired by pointer origin (the same pointer name, same kind, element type and rank)
+    # even when the tile shapes differ (a stride-2 [8, 64] load of `x_ptrs` vs a contiguous [8, 128] one).
+    paired = {id(x) for x, _ in pairs}
+    for x in fa.accesses:
+        if id(x) in paired or not x.pointer:
+            continue
+        for j, y in enumerate(fb.accesses):
+            if j in used or (x.kind, x.elem, len(x.shape), x.pointer) != (y.kind, y.elem, len(y.shape), y.pointer):
+                continue
+            pairs.append((x, y))
+            used.add(j)
+            break
     return pairs
 
 
@@ -38,6 +50,7 @@ def _fast_dim(acc: Access) -> int:
             "spec.type-changed",
             "ttir.i64-index-math",
             "hint.axis-info",
+            "spec.constexpr-changed",
         ),
     ),
     reads=("accesses",),

@@ -27,6 +27,19 @@ def _pair_lowered(fa: VariantFacts, fb: VariantFacts) -> list[tuple[LoweredAcces
             pairs.append((x, y))
             used.add(j)
             break
+    # then by pointer origin (same kind, element type and pointer parameter) when the tile shapes differ
+    paired = {id(x) for x, _ in pairs}
+    for x in fa.lowered:
+        if id(x) in paired or not x.ptr_args:
+            continue
+        for j, y in enumerate(fb.lowered):
+            if j in used or (x.kind, x.elem, len(x.shape)) != (y.kind, y.elem, len(y.shape)):
+                continue
+            if x.ptr_args[:1] != y.ptr_args[:1] or (x.name and y.name and x.name != y.name):
+                continue
+            pairs.append((x, y))
+            used.add(j)
+            break
     return pairs
 
 

@@ -95,13 +95,23 @@ def rule_dot_accumulate(ctx: Context) -> list[Finding]:
     for x, y in pair_dots(ctx.fa, ctx.fb):
         parts = []
         numeric = False
+        slower: str | None = None
         if x.max_imprecise_acc != y.max_imprecise_acc:
+
+            def acc_words(n: int | None) -> str:
+                return "the default (no promotion: the whole K in the fast accumulator)" if n is None else str(n)
+
             parts.append(
-                f"`max_num_imprecise_acc` is {x.max_imprecise_acc} in `{ctx.a}` and {y.max_imprecise_acc} in "
-                f"`{ctx.b}`: an fp8 dot on Hopper accumulates that many products in the tensor core's reduced-"
-                "precision accumulator before adding them into the fp32 result (more = faster, less accurate)"
+                f"`max_num_imprecise_acc` is {acc_words(x.max_imprecise_acc)} in `{ctx.a}` and "
+                f"{acc_words(y.max_imprecise_acc)} in `{ctx.b}`: an fp8 `wgmma` accumulates that many products in "
+                "the tensor core's reduced-precision accumulator before Triton adds them into a separate fp32 "
+                "accumulator (a smaller value means more promotions: more accurate, more instructions and registers)"
             )
             numeric = True
+            big = 1 << 62
+            va = x.max_imprecise_acc if x.max_imprecise_acc is not None else big
+            vb = y.max_imprecise_acc if y.max_imprecise_acc is not None else big
+            slower = ctx.a if va < vb else ctx.b
         if x.acc_type != y.acc_type:
             parts.append(
                 f"the accumulator/output type is `{x.acc_type}` in `{ctx.a}` and `{y.acc_type}` in `{ctx.b}` "
@@ -132,6 +142,7 @@ def rule_dot_accumulate(ctx: Context) -> list[Finding]:
                 expl,
                 ev,
                 stage="ttir",
+                predicts=slower,
             )
         )
         break
