@@ -13,10 +13,21 @@ Formats read (checked on Triton 3.6 and 3.9 output):
 * PTX: the instruction with cache/scope qualifiers dropped: ``ld.global.b16``, ``ld.global.v4.b32``,
   ``st.global.v4.b32``, ``st.shared.b16``, ``cp.async 16B`` (size from the copy's size operand), ``cp.async.bulk.tensor``,
   ``mma.sync``, ``wgmma``, ``ldmatrix``, ``bar.sync``, ``fma.f32``, ``div.s64``/``rem.s64``; ``f64 ops`` counts
-  every instruction typed ``.f64``; ``instructions`` counts all instructions.
+  every instruction typed ``.f64``; ``instructions`` counts all instructions. Also: MMA operand types
+  (``mma.sync.tf32``, ``wgmma.f16``), Blackwell ``tcgen05.mma``/``tcgen05.commit``/``tcgen05.wait`` (and
+  ``tcgen05.mma.f16`` by kind); atomics by op, width and type (``atom.add.f32``, ``red.add.v4.f32``,
+  ``atom.cas.b32``), families ``atom``/``red``/``atom.cas`` and orderings (``atom.acq_rel``, ``red.relaxed``);
+  ``fence``/``fence.acq_rel``/``membar``; fp32 division with its rounding (``div.full.f32`` vs ``div.rn.f32``);
+  approximate vs rounded math (``ex2.approx.f32``, ``sqrt.rn.f32``); precision conversions (``cvt.tf32.f32``,
+  ``cvt.f64.f32``); cache qualifiers the memory key drops (``hint .cg``, ``hint L1::evict_first``,
+  ``hint L2::cache_hint``, ``hint volatile``) and ``createpolicy``.
 * SASS (``cuobjdump -sass`` as rewritten by Triton: ``control<TAB>OPCODE operands;``): the opcode with cache-policy
   modifiers dropped (``LDG.E.128``, ``LDG.E.U16``, ``STG.E.128``, ``LDGSTS.E.128``), family keys ``LDGSTS``, ``HMMA``,
-  ``HGMMA``, ``BAR``, ``CALL``, ``UTMALDG``, and ``instructions``.
+  ``HGMMA``, ``UTCHMMA``, ``BAR``, ``CALL``, ``UTMALDG``, and ``instructions``; ``HMMA.TF32``; atomics ``ATOMG``/
+  ``RED``/``ATOMS`` (``ATOMG.ADD.F32``, ``ATOMG.CAS``); fences ``MEMBAR`` (``MEMBAR.GPU``), ``ERRBAR``, ``CCTL`` (L1
+  invalidation); ``FFMA``, ``DFMA``/``DMUL``/``DADD`` (also ``f64 ops``), ``F2F.F64``, ``MUFU.EX2``; eviction
+  modifiers (``LDG hint .EF``). An instruction guarded by the never-true predicate (``@!PT LDS RZ, [RZ]``: padding
+  ptxas inserts) is not counted.
 """
 
 from __future__ import annotations

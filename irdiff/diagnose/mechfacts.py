@@ -558,6 +558,16 @@ def _converts(ttgir: str, ptx: str, src: str, python: str) -> list[ConvertFact]:
     shared = _ptx_shared_at(ptx)
     wm = re.search(r'"ttg\.num-warps" = (\d+)', ttgir)
     threads = 32 * (int(wm.group(1)) if wm else 4)
+    # Ops that may use shared memory; PTX traffic at a source position is attributed to a conversion only when it is
+    # the only such op there (`tl.max(tl.dot(..))` puts a reduction and a conversion on one line).
+    smem_ops = ("ttg.convert_layout", "tt.reduce", "tt.scan", "tt.histogram", "tt.gather", "ttg.local_alloc",
+                "ttg.local_load", "ttg.local_store", "tt.atomic_rmw", "tt.atomic_cas")  # fmt: skip
+    users: dict[tuple[int, int], list[str]] = {}
+    for ln in g_all:
+        if ln.op in smem_ops:
+            p = _pos(ln.raw, table)
+            if p is not None:
+                users.setdefault(p, []).append(ln.op)
     out: list[ConvertFact] = []
     for ln in g_all:
         if ln.op != "ttg.convert_layout":
@@ -571,7 +581,9 @@ def _converts(ttgir: str, ptx: str, src: str, python: str) -> list[ConvertFact]:
         d = defs.get(ops[0].split("#")[0]) if ops else None
         consumers = sorted({u.op for r in ln.results for u in uses.get(r, [])})
         pos = _pos(ln.raw, table)
-        seq = shared.get(pos, []) if pos else []
+        others = [o for o in users.get(pos, []) if o not in ("tt.atomic_rmw", "tt.atomic_cas")] if pos else []
+        # a tensor atomic does not use shared memory; a second conversion, a reduction or a shared buffer might
+        seq = shared.get(pos, []) if pos and len(others) <= 1 else []
         st = [b for k, b in seq if k == "st"]
         ld = [b for k, b in seq if k == "ld"]
         bars = sum(1 for k, _ in seq if k == "bar")

@@ -37,6 +37,13 @@ def _pair_accesses(fa: VariantFacts, fb: VariantFacts) -> list[tuple[Access, Acc
     return pairs
 
 
+def _pair_label(x: Access, y: Access) -> str:
+    """``x``'s label, with ``y``'s tile shape added when the paired accesses have different shapes."""
+    if x.shape == y.shape:
+        return x.label
+    return f"{x.label} (`{'x'.join(map(str, y.shape))}x{y.elem}` in the other variant)"
+
+
 def _fast_dim(acc: Access) -> int:
     return acc.order[0] if acc.order else len(acc.shape) - 1
 
@@ -90,7 +97,7 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
                 if cx != cy
                 else f"divisibility {_bytes(dx)} in `{ctx.a}` vs {_bytes(dy)} in `{ctx.b}`"
             )
-        parts.append(f"{x.label} (dim {d}): " + ", ".join(bits))
+        parts.append(f"{_pair_label(x, y)} (dim {d}): " + ", ".join(bits))
     worse = (
         ctx.a
         if sum(r[3] or 0 for r in rows) + sum(r[5] or 0 for r in rows)
@@ -121,7 +128,7 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
     )
     r0 = rows[0]
     title = (
-        f"Pointer {what} proven by AxisInfo: {r0[0].label} "
+        f"Pointer {what} proven by AxisInfo: {_pair_label(r0[0], r0[1])} "
         + (
             f"contiguity {r0[3]} in `{ctx.a}` vs {r0[4]} in `{ctx.b}`"
             if r0[3] != r0[4]
@@ -185,7 +192,7 @@ def rule_vector_width(ctx: Context) -> list[Finding]:
     for x, y in rows:
         ev.append(_ev(ctx.a, x.per_thread_ref, f"{x.label}: {x.per_thread_ref.text}"))
         ev.append(_ev(ctx.b, y.per_thread_ref, f"{y.label}: {y.per_thread_ref.text}"))
-        parts.append(f"{x.label}: {_width_phrase(x, ctx.a)} vs {_width_phrase(y, ctx.b)}")
+        parts.append(f"{_pair_label(x, y)}: {_width_phrase(x, ctx.a)} vs {_width_phrase(y, ctx.b)}")
     for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
         for bl in f.blocked[:2]:
             r = bl["ref"]
@@ -203,7 +210,7 @@ def rule_vector_width(ctx: Context) -> list[Finding]:
             "coalesce.vector-width",
             "critical" if any(min(x.vector_bits, y.vector_bits) < 32 for x, y in rows) else "major",
             f"Vector width of global accesses (`{ctx.a}` vs `{ctx.b}`): "
-            + ", ".join(f"{x.label} {x.vector_bits} vs {y.vector_bits} bits" for x, y in rows[:3]),
+            + ", ".join(f"{_pair_label(x, y)} {x.vector_bits} vs {y.vector_bits} bits" for x, y in rows[:3]),
             expl,
             ev,
             stage="ttgir",

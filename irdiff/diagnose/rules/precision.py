@@ -63,6 +63,12 @@ def rule_dot_input(ctx: Context) -> list[Finding]:
             "argument of `tl.dot` (`input_precision=`, or `allow_tf32=` in older code; the default is "
             "`tf32` for fp32 inputs, set by `TRITON_F32_DEFAULT` or the backend option `default_dot_input_precision`)."
         )
+        spelled = [v for v, d in ((ctx.a, x), (ctx.b, y)) if d.python and "allow_tf32" in d.python.text]
+        if spelled:
+            expl += (
+                f" `{spelled[0]}` spells it `allow_tf32=` (deprecated): `allow_tf32=False` means `ieee`, "
+                "`True` or unset means `tf32`."
+            )
         slow = None
         rank = {"tf32": 0, "tf32x3": 1, "bf16x3": 1, "bf16x6": 2, "ieee": 3}
         ra, rb = rank.get(x.precision, 1), rank.get(y.precision, 1)
