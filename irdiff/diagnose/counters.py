@@ -34,6 +34,10 @@ EXPECTED: dict[str, list[str]] = {
     "mma.": ["stall_math_pipe"],
     "ptx.mma": ["-sm_throughput"],
     "sass.": ["instructions"],
+    "precision.fp64": ["instructions"],
+    "atomic.": ["instructions"],
+    "layout.convert-shared": ["instructions"],
+    "pipeline.wait-depth": ["stall_long_scoreboard"],
 }
 MIN_CHANGE = 0.10
 """Relative difference (10 %) the counters must show, in the predicted direction, to confirm a finding."""

@@ -472,7 +472,8 @@ def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
                 acc_type=c[1],
                 shape=shape,
                 rank=rank,
-                max_imprecise_acc=int(mi.group(1)) if mi else None,
+                # Triton writes the default (never promote) as 2**30
+                max_imprecise_acc=int(mi.group(1)) if mi and int(mi.group(1)) < 1 << 30 else None,
                 lowering=lowering,
                 instr_shape=ishape,
                 warps=warps,
