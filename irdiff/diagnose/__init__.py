@@ -23,6 +23,7 @@ from irdiff.bundle import Bundle, VariantResult
 from irdiff.diagnose.counters import join as join_counters
 from irdiff.diagnose.counts import KEY_COUNTS, count_ops
 from irdiff.diagnose.facts import VariantFacts, extract_facts
+from irdiff.diagnose.mechfacts import extract_mech_facts
 from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding, Severity, finding_stages
 from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, FALLBACK_CAUSES, RULE_IDS, Context, run_rules
 
@@ -417,6 +418,7 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
     """
     va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
     fa, fb = extract_facts(va), extract_facts(vb)
+    fa.mech, fb.mech = extract_mech_facts(va), extract_mech_facts(vb)
     facts = {a: fa.to_json(), b: fb.to_json()} if a != b else {a: fa.to_json()}
     if a == b or identical_after_normalization(va, vb, stage_diffs):
         return Diagnosis(a, b, [], True, facts, verdict=None)

@@ -293,7 +293,8 @@ class VariantFacts:
     arg_roles: dict[str, list[str]] = field(default_factory=dict)
     sass_calls: list[Ref] = field(default_factory=list)  # CALLs into subroutines that return (RET)
     sass_branch_calls: list[Ref] = field(default_factory=list)  # CALLs whose target never returns (branches)
-    # dots, atomics, layout conversions, memory hints, MMA waits, fp64, compiler messages (irdiff.diagnose.mechfacts)
+    # dots, atomics, layout conversions, memory hints, MMA waits, fp64, compiler messages: filled by
+    # irdiff.diagnose.diagnose from irdiff.diagnose.mechfacts (which builds on this module's helpers), else None
     mech: MechFacts | None = None
 
     def arg(self, name: str) -> ArgFact | None:
@@ -1224,7 +1225,6 @@ def option_facts(v: VariantResult) -> dict[str, Any]:
 
 def extract_facts(v: VariantResult) -> VariantFacts:
     """Read every fact of one variant from its saved texts (missing stages give empty facts, never errors)."""
-    from irdiff.diagnose.mechfacts import extract_mech_facts  # mechfacts builds on this module's helpers
 
     ttir = v.text("ttir")
     ttgir = v.text("ttgir")
@@ -1274,5 +1274,4 @@ def extract_facts(v: VariantResult) -> VariantFacts:
         arg_roles=arg_roles,
         sass_calls=calls_sub,
         sass_branch_calls=calls_branch,
-        mech=extract_mech_facts(v),
     )
