@@ -251,6 +251,10 @@ class VariantResult:
     """One compiled variant. ``stages`` maps stage name → file name inside the variant directory.
 
     ``error`` holds the compiler's message when the variant failed to compile; the other fields are then partial.
+    ``settings`` records what this variant was compiled with: ``variant`` (the suite's variant name), ``target``,
+    ``triton`` (version), ``triton_source``
+    (installed, or which environment), ``ptxas`` (version) and ``env`` (compile environment variables it set); empty
+    in bundles made before irdiff recorded them.
     """
 
     name: str
@@ -268,6 +272,7 @@ class VariantResult:
     cache_hit: bool = False
     error: str | None = None
     timings: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
     directory: str = ""
 
     def to_json(self) -> dict[str, Any]:

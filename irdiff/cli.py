@@ -9,6 +9,7 @@ work is in the packages it calls).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -43,10 +44,11 @@ def user_errors(f: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(f)
     def inner(*args: Any, **kwargs: Any) -> Any:
         from irdiff.compile.compat import UnsupportedTriton
+        from irdiff.compile.envs import EnvError
 
         try:
             return f(*args, **kwargs)
-        except (SuiteError, BundleError, UnsupportedTriton, ValueError) as e:
+        except (SuiteError, BundleError, UnsupportedTriton, EnvError, ValueError) as e:
             raise IrdiffError(str(e)) from None
 
     return inner
@@ -157,10 +159,37 @@ def compile_options(f: Callable[..., Any]) -> Callable[..., Any]:
             callback=_keep_meta("irdiff.quiet"),
             help="No compile progress on stderr (shown only on a terminal anyway).",
         ),
-    ]
+        click.option("--triton", "triton", default=None, metavar="VERSION", help="Compile with this Triton release (another than the installed one: in an environment irdiff creates once; see irdiff envs)."),
+        click.option("--triton-path", "triton_path", default=None, metavar="DIR", help="Compile with a local Triton: a venv, its python, or a build dir holding the triton package."),
+        click.option("--env", "env", multiple=True, metavar="NAME=VALUE", help="Compile environment variable (Triton knob), e.g. DISABLE_MMA_V3=1 (repeatable)."),
+    ]  # fmt: skip
     for o in reversed(opts):
         f = o(f)
     return f
+
+
+def against_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Settings of the --against side only (the --variant side takes --target/--triton/--env)."""
+    opts = [
+        click.option("--against-target", "against_target", default=None, metavar="SM", help="Target of the --against side (default: --target)."),
+        click.option("--against-triton", "against_triton", default=None, metavar="VERSION", help="Triton release of the --against side."),
+        click.option("--against-triton-path", "against_triton_path", default=None, metavar="DIR", help="Local Triton of the --against side."),
+        click.option("--against-env", "against_env", multiple=True, metavar="NAME=VALUE", help="Compile environment variable of the --against side (repeatable)."),
+    ]  # fmt: skip
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def parse_env(items: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """``("DISABLE_MMA_V3=1", ...)`` → dict. :raises ValueError: an item without ``=``."""
+    out: dict[str, str] = {}
+    for item in items:
+        k, eq, v = item.partition("=")
+        if not eq or not k.strip() or not k.strip().replace("_", "").isalnum():
+            raise ValueError(f"--env {item!r}: expected NAME=VALUE")
+        out[k.strip()] = v
+    return out
 
 
 def parse_shape(text: str | None) -> dict[str, int]:
@@ -230,7 +259,7 @@ def _compile(req: Any, save: str | None) -> Any:
     ctx = click.get_current_context(silent=True)
     quiet = bool(ctx is not None and ctx.meta.get("irdiff.quiet"))
     with compile_progress(progress_enabled(quiet)) as progress:
-        return compile_bundle(req, save, command=_command(), progress=progress)
+        return compile_bundle(req, save, command=_command(), progress=progress, echo=_echo_err)
 
 
 def _build_request(
@@ -243,9 +272,13 @@ def _build_request(
     passes: bool,
     no_cache: bool,
     jobs: int,
+    triton: str | None = None,
+    triton_path: str | None = None,
+    env: tuple[str, ...] = (),
 ) -> Any:
-    from irdiff.compile import CompileRequest, parse_config_option, target_default
+    from irdiff.compile import CompileRequest, Side, parse_config_option, target_default
 
+    env_vars = parse_env(env)
     return CompileRequest(
         suite=suite,
         variants=variants,
@@ -255,7 +288,55 @@ def _build_request(
         passes=passes,
         use_cache=not no_cache,
         jobs=jobs,
+        triton=triton,
+        triton_path=triton_path,
+        sides=[Side(v, env=env_vars) for v in variants] if env_vars else [],
     )
+
+
+def _echo_err(msg: str) -> None:
+    click.echo(msg, err=True)
+
+
+def _sides(a: str, b: str, target: str | None, triton: str | None, triton_path: str | None, env: tuple[str, ...],
+           against_target: str | None, against_triton: str | None, against_triton_path: str | None,
+           against_env: tuple[str, ...]) -> list[Any]:  # fmt: skip
+    """The two :class:`~irdiff.compile.Side` objects of a comparison, named (``annotated@sm80``) when one variant is
+    on both sides. ``--target/--triton/--triton-path/--env`` set the --variant side and are the defaults of the
+    --against side; a setting a side does not get falls back to the suite variant's own, then the installed Triton
+    and the default target."""
+    from irdiff.compile import Side, side_names
+
+    env_a = parse_env(env)
+    other_triton = bool(against_triton or against_triton_path)
+    side_a = Side(a, target=target, triton=triton, triton_path=triton_path, env=env_a)
+    side_b = Side(
+        b,
+        target=against_target or target,
+        triton=against_triton if other_triton else triton,
+        triton_path=against_triton_path if other_triton else triton_path,
+        env={**env_a, **parse_env(against_env)},
+    )
+    sides = [side_a, side_b]
+    for s, n in zip(sides, side_names(sides)):
+        s.name = n
+    return sides
+
+
+def _settings_differ(suite: Any, sides: list[Any]) -> bool:
+    """The two sides compile with another target, Triton or environment (explicitly or through their variants)."""
+
+    def key(side: Any) -> tuple[Any, ...]:
+        v = suite.variant(side.variant)
+        env = {**dict(v.env), **side.env}
+        return (side.target or v.target, side.triton or v.triton, side.triton_path, json.dumps(env, sort_keys=True))
+
+    return len({key(x) for x in sides}) > 1
+
+
+def raw_text_only(stage: str | None) -> bool:
+    """``--stage python`` alone: nothing after the source is shown, so per-pass snapshots are not worth taking."""
+    return stage is not None and stage.strip().lower() == "python"
 
 
 def _report_errors(bundle: Any) -> int:
@@ -322,6 +403,9 @@ def compile_cmd(
     save: str | None,
     no_cache: bool,
     jobs: int,
+    triton: str | None = None,
+    triton_path: str | None = None,
+    env: tuple[str, ...] = (),
 ) -> None:
     """Compile variants of SUITE for a target and save every stage into a bundle directory."""
     from irdiff.suite import load_suite
@@ -329,7 +413,8 @@ def compile_cmd(
 
     s = load_suite(suite)
     names = list(variants) or list(s.variants)
-    req = _build_request(suite, names, target, config, all_configs, shape, passes, no_cache, jobs)
+    req = _build_request(suite, names, target, config, all_configs, shape, passes, no_cache, jobs, triton,
+                         triton_path, env)  # fmt: skip
     bundle = _compile(req, save)
     # The pair `irdiff diff BUNDLE` compares: the first two --variant names in the order given, else the suite's
     # own pair (--variant / --against of the main command), never the suite's listing order.
@@ -342,10 +427,15 @@ def compile_cmd(
             continue
         r = v.resources
         click.echo(
-            f"{clean(v.name)}: {clean(v.kernel)} {bundle.target} — {len(v.stages)} stages, {r.registers} registers, "
+            f"{clean(v.name)}: {clean(v.kernel)} {v.target or bundle.target} — {len(v.stages)} stages, {r.registers} registers, "
             f"{r.spill_store_bytes or 0} B spilled, {r.shared_bytes} B shared"
             f"{' (cached)' if v.cache_hit else f', {v.compile_seconds:.1f} s'}"
         )
+    for v in bundle.variants.values():
+        missing = v.metadata.get("missing") or []
+        if missing:  # an older Triton release: say what it could not give
+            version = (v.settings or {}).get("triton") or v.metadata.get("triton_version") or "?"
+            click.echo(f"note: {v.name}: Triton {version} lacks: {'; '.join(map(str, missing))}", err=True)
     click.echo(f"bundle: {bundle.directory}")
     if _report_errors(bundle):
         sys.exit(1)
@@ -583,8 +673,14 @@ def _all_configs_table(bundle: Any, a: str, b: str, config: str | None, width: i
 @cli.command("compare")
 @click.argument("suite")
 @click.option("--variant", "variant", default=None, help="Variant to inspect (default: the suite's pair).")
-@click.option("--against", "against", default=None, help="Variant to compare with.")
+@click.option(
+    "--against",
+    "against",
+    default=None,
+    help="Variant to compare with (default with an --against-* setting: the same variant).",
+)
 @compile_options
+@against_options
 @run_options
 @click.option("--no-run", is_flag=True, help="Do not time the variants even where a GPU is present.")
 @click.option("--json", "as_json", is_flag=True, help="Print the diagnosis (findings, evidence, facts) as JSON.")
@@ -606,6 +702,13 @@ def compare_cmd(
     save: str | None,
     no_cache: bool,
     jobs: int,
+    triton: str | None = None,
+    triton_path: str | None = None,
+    env: tuple[str, ...] = (),
+    against_target: str | None = None,
+    against_triton: str | None = None,
+    against_triton_path: str | None = None,
+    against_env: tuple[str, ...] = (),
     shapes: tuple[str, ...] = (),
     autotune: bool = False,
     graph: bool = False,
@@ -630,9 +733,20 @@ def compare_cmd(
     outputs = _report_outputs(report_files, force)
     s = load_suite(suite)
     variant, against, config = _config_from_names(variant, against, config)
+    other_side = bool(against_target or against_triton or against_triton_path or against_env)
+    if other_side and against is None:
+        against = variant or s.pair(None, None)[0]  # the same variant under other settings
     a, b = s.pair(variant, against)
-    req = _build_request(suite, [a, b], target, config, all_configs, shape, passes, no_cache, jobs)
+    req = _build_request(suite, [a, b], target, config, all_configs, shape, passes, no_cache, jobs, triton,
+                         triton_path, env)  # fmt: skip
+    req.sides = _sides(a, b, target, triton, triton_path, env, against_target, against_triton, against_triton_path,
+                       against_env)  # fmt: skip
+    if a == b and len({json.dumps(vars(x), sort_keys=True) for x in req.sides}) < 2:
+        req.sides = req.sides[:1]  # one variant, one set of settings: compiled once, reported identical
+    elif _settings_differ(s, req.sides) and not raw_text_only(stage):
+        req.passes = True  # the settings finding names the first pass whose output differs
     bundle = _compile(req, save)
+    a, b = req.sides[0].name, req.sides[-1].name
     if all_configs:
         # Every config compiled (variants a@0, a@1, …): the per-config table, then the chosen config's comparison.
         a, b = _all_configs_table(bundle, a, b, config, width)
@@ -728,7 +842,8 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
 @user_errors
 def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line_numbers: bool, target: str | None,
              config: str | None, all_configs: bool, shape: str | None, passes: bool, save: str | None, no_cache: bool,
-             jobs: int, color: str, paging: str) -> None:  # fmt: skip
+             jobs: int, color: str, paging: str, triton: str | None = None, triton_path: str | None = None,
+             env: tuple[str, ...] = ()) -> None:  # fmt: skip
     """Print one stage of one variant of SUITE, coloured (compiles it if needed; SUITE may be a bundle directory)."""
     from pathlib import Path
 
@@ -746,7 +861,8 @@ def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line
 
         s = load_suite(suite)
         name = variant or s.pair(None, None)[0]
-        req = _build_request(suite, [name], target, config, all_configs, shape, passes, no_cache, jobs)
+        req = _build_request(suite, [name], target, config, all_configs, shape, passes, no_cache, jobs, triton,
+                             triton_path, env)  # fmt: skip
         bundle = _compile(req, save)
         if _report_errors(bundle):
             sys.exit(1)
@@ -904,6 +1020,152 @@ def report_cmd(bundle_dir: str, other_dir: str | None, output: str, fmt: str | N
     check_outputs([output], force=force)
     bundle, a, b = load_pair(bundle_dir, other_dir, variant, against)
     _write_reports(bundle, a, b, stage, context, raw, outputs, force)
+
+
+@cli.command("envs")
+@click.option("--prune", is_flag=True, help="Remove incomplete environments (and with --all every one not kept).")
+@click.option("--all", "prune_all", is_flag=True, help="With --prune: remove complete environments too.")
+@click.option("--keep", "keep", multiple=True, metavar="VERSION", help="With --prune --all: keep this release.")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@user_errors
+def envs_cmd(prune: bool, prune_all: bool, keep: tuple[str, ...], as_json: bool) -> None:
+    """List (or prune) the per-release Triton environments irdiff created under its cache directory."""
+    from irdiff.compile.envs import current_env, envs_root, list_envs, prune_envs
+
+    if prune:
+        for e in prune_envs(list(keep), everything=prune_all):
+            click.echo(f"removed Triton {e.version} ({e.bytes / 2**20:.0f} MiB) {e.path}")
+    envs = list_envs()
+    if as_json:
+        click.echo(json.dumps([e.to_json() for e in envs], indent=1))
+        return
+    cur = current_env()
+    click.echo(f"installed: Triton {cur.version or 'none'} ({cur.python})")
+    click.echo(f"environments in {envs_root()}:" if envs else f"no environments in {envs_root()}")
+    for e in envs:
+        state = "" if e.complete else "  (incomplete: irdiff envs --prune removes it)"
+        click.echo(f"  triton {e.version:<10} {e.bytes / 2**20:8.0f} MiB  {e.created or '?':<20} {e.path}{state}")
+    if envs:
+        click.echo(
+            f"  total {sum(e.bytes for e in envs) / 2**20:.0f} MiB (files hard-linked to uv's cache counted here)"
+        )
+
+
+@cli.command("bisect")
+@click.argument("suite")
+@click.option("--variant", "variant", default=None, help="Variant whose fact is tracked (default: the suite's first).")
+@click.option("--good", "good", required=True, metavar="VERSION", help="A release where the fact does not hold.")
+@click.option("--bad", "bad", required=True, metavar="VERSION", help="A later release where it holds.")
+@click.option(
+    "--fact",
+    "fact_text",
+    required=True,
+    metavar="EXPR",
+    help="e.g. 'spec.stride_ak.type!=constexpr', 'ptxas.shared>2048', 'ptx.cp.async==0', compile.failed, finding:ID.",
+)
+@click.option(
+    "--against",
+    "against",
+    default=None,
+    help="With finding:ID: the variant diagnosed against (default: the suite's other).",
+)
+@click.option("--pre", is_flag=True, help="Include pre-releases and dev builds the index offers.")
+@click.option("--target", default=None, metavar="SM", help="GPU target (default: the local GPU, else sm90).")
+@click.option("--shape", "shape", default=None, help="Problem sizes, e.g. M=4096,N=4096,K=512.")
+@click.option("--config", "config", default=None, help="Autotune config: index or KEY=VALUE,...")
+@click.option(
+    "--save",
+    "save",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Bundle directory (one for every release tried).",
+)
+@click.option(
+    "--releases",
+    "releases_text",
+    default=None,
+    metavar="LIST",
+    help="Releases to search instead of asking the index (comma-separated).",
+)
+@output_options
+@user_errors
+def bisect_cmd(suite: str, variant: str | None, good: str, bad: str, fact_text: str, against: str | None, pre: bool,
+               target: str | None, shape: str | None, config: str | None, save: str | None,
+               releases_text: str | None, color: str, paging: str) -> None:  # fmt: skip
+    """Find the first Triton release between --good and --bad where a fact about a variant changes, then diagnose
+    the last good against the first bad release.
+
+    \b
+    irdiff bisect matmul --variant annotated --good 3.3.1 --bad 3.6.0 --fact 'spec.stride_ak.type!=constexpr'
+    irdiff bisect persistent-matmul --good 3.3.1 --bad 3.9.0 --fact 'ptxas.shared>100000'
+    """
+    import time
+
+    from irdiff.bisect import bisect_releases, parse_fact, releases_between, stage0_diagnosis
+    from irdiff.compile import parse_config_option, target_default
+    from irdiff.compile.envs import published_versions
+    from irdiff.suite import load_suite
+
+    t0 = time.perf_counter()
+    fact = parse_fact(fact_text)
+    s = load_suite(suite)
+    variant = variant or s.pair(None, None)[0]
+    s.variant(variant)
+    if fact.needs_pair:
+        against = against or s.pair(variant, None)[1]
+        if against == variant:
+            raise ValueError(f"--fact {fact_text}: a finding needs a second variant (--against)")
+    available = [r.strip() for r in releases_text.split(",")] if releases_text else published_versions(pre=pre)
+    releases = releases_between(good, bad, available, pre=pre)
+    tgt = (target or target_default()).lower()
+    click.echo(f"bisect {suite} --variant {variant} on {tgt}: {len(releases)} releases {', '.join(releases)}")
+    click.echo(f"fact: {fact_text}  (holds = bad)")
+    click.echo(f"  {'release':<10} {'value':<24} {'state':<5} {'time':>8}")
+    result = bisect_releases(suite, variant, fact, releases, tgt, against=against, save=save,
+                             shape=parse_shape(shape), config=parse_config_option(config), echo=click.echo)  # fmt: skip
+    tried = sorted(result.trials, key=lambda t: releases.index(t.release))
+    click.echo("")
+    click.echo("releases tried (oldest first): " + ", ".join(
+        f"{t.release}={'skip' if t.holds is None else 'bad' if t.holds else 'good'}" for t in tried))  # fmt: skip
+    elapsed = time.perf_counter() - t0
+    if result.first_bad is None:
+        click.echo(f"last good {result.last_good}; the first bad one is among {', '.join(result.first_bad_candidates)}"
+                   f" (the ones between could not be evaluated) · {elapsed:.1f} s")  # fmt: skip
+        sys.exit(1)
+    click.echo(f"first bad release: {result.first_bad} (last good: {result.last_good}) · {elapsed:.1f} s")
+    bundle = result.bundle
+    assert bundle is not None
+    a_t, b_t = result.trial(result.last_good or ""), result.trial(result.first_bad)
+    assert a_t is not None and b_t is not None
+    a, b = b_t.name, a_t.name  # inspect the first bad release against the last good one
+    bundle.pair = [a, b]
+    bundle.save()
+    click.echo(f"bundle: {bundle.directory}")
+    click.echo("")
+    if bundle.variants[a].error or bundle.variants[b].error:
+        findings, notes = stage0_diagnosis(bundle, a, b)
+        click.echo(f"diagnosis of {a} vs {b} (stage 0 only):")
+        for n in notes:
+            click.echo(f"  note: {n}")
+        for f in findings:
+            click.echo(f"  {f.severity:<8} {f.id}  {f.title}")
+            click.echo(f"      {f.explanation}")
+            for e in f.evidence[:6]:
+                click.echo(f"      {e.variant}: {e.text}")
+        return
+    _show_comparison(bundle, a, b, None, 3, False, False, None, color, paging)
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: irdiff stops its workers, writes nothing half-done, and exits 130 (143)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    raise Interrupted(signum)
 
 
 def main() -> None:

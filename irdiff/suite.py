@@ -38,6 +38,7 @@ from typing import Any
 
 __all__ = [
     "Derived",
+    "Scalar",
     "Suite",
     "SuiteError",
     "Tensor",
@@ -161,6 +162,44 @@ class Tensor:
         return f"{self.dtype}[{', '.join(map(str, self.shape))}] strides {strides} align {self.align}"
 
 
+# Scalar types a typed scalar may be passed as (Triton signature spelling).
+SCALAR_TYPES = ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64")
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar argument passed with a fixed signature type, as torch.compile (Inductor) does, rather than the type the
+    JIT would derive from the Python value.
+
+    ``Scalar(1e-6, "fp64")`` is a Python float typed ``fp64`` (the JIT alone types floats ``fp32``; Inductor's
+    ``signature_of`` in ``torch/_inductor/codegen/triton_utils.py`` types them ``fp64``). ``Scalar(n, "i64")`` is a
+    size passed as ``i64`` like Inductor's dynamic sizes (``ks0``): with ``specialize=False`` (the default) the JIT
+    records neither ``tt.divisibility`` nor the constant-1 specialization for it, as for a dynamic size Inductor cannot
+    prove anything about.
+
+    The compile driver applies it by giving the parameter this type in the JIT's binder (the way a Python annotation
+    would, ``KernelParam.annotation_type`` in ``triton/runtime/jit.py``; Triton ≥ 3.3), so the rest of the JIT's
+    path is unchanged.
+
+    :param value: the Python value (``int``, ``float`` or ``bool``).
+    :param type: one of :data:`SCALAR_TYPES` (``fp64``, ``i64`` …).
+    :param specialize: let the JIT still record divisibility by 16 / turn 1 into a constant for integers.
+    """
+
+    value: int | float | bool
+    type: str
+    specialize: bool = False
+
+    def __post_init__(self) -> None:
+        if self.type not in SCALAR_TYPES:
+            raise SuiteError(f"Scalar type {self.type!r} is not one of {', '.join(SCALAR_TYPES)}")
+        if not isinstance(self.value, (int, float, bool)):
+            raise SuiteError(f"Scalar value must be an int, float or bool, not {type(self.value).__name__}")
+
+    def describe(self) -> str:
+        return f"{self.value!r} as {self.type}" + ("" if self.specialize else " (not specialized)")
+
+
 @dataclass(frozen=True)
 class Derived:
     """A constexpr or option whose value is computed from the shape and the target, resolved at compile time.
@@ -231,6 +270,12 @@ class Variant:
         :class:`Derived`: computed from the shape and target).
     :param options: launch/compile options (``num_warps``, ``num_stages``, ``maxnreg`` …) overriding the suite's.
     :param args: optional argument builder overriding the suite's (same signature: ``shape -> dict``).
+    :param target: GPU target this variant is compiled for (``"sm80"``), overriding the run's ``--target``; two
+        variants of one kernel for two targets make a cross-target comparison.
+    :param env: environment variables (Triton knobs such as ``{"DISABLE_MMA_V3": "1"}``) set only in this variant's
+        compile process; they are part of its cache key and named by the ``settings.env-changed`` finding.
+    :param triton: Triton release to compile this variant with (``"3.6.0"``); another release than the installed one
+        compiles in an isolated environment irdiff creates on first use (``irdiff envs``).
     """
 
     kernel: Any
@@ -238,6 +283,14 @@ class Variant:
     constexprs: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
     args: Callable[[Shape], dict[str, Any]] | None = None
+    target: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    triton: str | None = None
+
+    def __post_init__(self) -> None:
+        bad = [k for k, v in self.env.items() if not isinstance(k, str) or not isinstance(v, str)]
+        if bad:
+            raise SuiteError(f"Variant env must map names to strings (bad entry: {bad[0]!r})")
 
 
 @dataclass
@@ -247,7 +300,7 @@ class Suite:
     :param name: suite name used on the command line (``matmul``).
     :param variants: variant name → :class:`Variant`, in display order.
     :param args: ``shape -> {param name: value}`` for the non-constexpr parameters; values are :class:`Tensor`,
-        ``int``, ``float``, ``bool`` or ``None``.
+        :class:`Scalar`, ``int``, ``float``, ``bool`` or ``None``.
     :param shape: default shape (problem sizes, e.g. ``{"M": 1024, "N": 1024, "K": 1024}``).
     :param constexprs: constexpr parameter values shared by all variants (values may be :class:`Derived`).
     :param options: compile options shared by all variants (``num_warps``, ``num_stages``, ``num_ctas``, ``maxnreg``).

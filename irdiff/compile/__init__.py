@@ -4,6 +4,10 @@ Each variant is compiled by :mod:`irdiff.compile.worker` in its own Python proce
 not leak between variants), several at once up to the number of cores. Results are cached under
 ``$IRDIFF_CACHE_DIR`` (default ``~/.cache/irdiff``) keyed by the request, the suite file, irdiff's own source,
 the Triton version and the ``TRITON_*`` environment; Triton's own cache (``TRITON_CACHE_DIR``) is shared too.
+
+Each side of a comparison carries its own settings (:class:`Side`: target, Triton release or local build, compile
+environment), taken from the suite's :class:`~irdiff.suite.Variant` and overridden from the command line. A side
+whose Triton is not the installed one compiles in that release's environment (:mod:`irdiff.compile.envs`).
 """
 
 from __future__ import annotations
@@ -41,19 +45,80 @@ from irdiff.bundle import (
     variant_dirname,
 )
 from irdiff.compile.compat import check_triton
+from irdiff.compile.envs import EnvError, TritonEnv, resolve_env
 from irdiff.suite import _BUILTINS, SuiteError
 from irdiff.target import SUPPORTED_NAMES, TargetError, parse_target
 
-__all__ = ["CompileRequest", "cache_dir", "compile_bundle", "parse_config_option", "target_default"]
+__all__ = [
+    "CompileRequest",
+    "Side",
+    "cache_dir",
+    "compile_bundle",
+    "parse_config_option",
+    "side_names",
+    "target_default",
+]
 
 SUPPORTED_TARGETS = SUPPORTED_NAMES  # declared in irdiff.target
+
+
+@dataclass
+class Side:
+    """One compiled column: a suite variant plus settings that override the variant's own (None: keep).
+
+    :ivar variant: the suite's variant name.
+    :ivar target: GPU target (``sm80``).
+    :ivar triton: Triton release (``3.6.0``); another than the installed one compiles in its own environment.
+    :ivar triton_path: a local Triton (venv, python or build dir; see :func:`irdiff.compile.envs.local_env`).
+    :ivar env: extra environment variables for this side's compile process (added to the variant's).
+    :ivar name: the name in the bundle (default: the variant name; see :func:`side_names`).
+    """
+
+    variant: str
+    target: str | None = None
+    triton: str | None = None
+    triton_path: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    name: str = ""
+
+
+def side_names(sides: list[Side]) -> list[str]:
+    """Bundle names for ``sides``: the variant name, or ``variant@<what differs>`` (``annotated@sm80``,
+    ``annotated@triton-3.6.0``) when one variant appears on several sides with other settings."""
+    out = []
+    for s in sides:
+        if s.name:
+            out.append(s.name)
+            continue
+        same = [o for o in sides if o.variant == s.variant and not o.name]
+        if len(same) < 2:
+            out.append(s.variant)
+            continue
+        bits = []
+        if len({o.target for o in same}) > 1 and s.target:
+            bits.append(s.target)
+        if len({o.triton for o in same}) > 1 and s.triton:
+            bits.append(f"triton-{s.triton}")
+        if len({o.triton_path for o in same}) > 1 and s.triton_path:
+            bits.append("local-" + Path(s.triton_path).name)
+        if len({json.dumps(o.env, sort_keys=True) for o in same}) > 1:
+            bits += [f"{k}-{v}" for k, v in sorted(s.env.items())] or ["default-env"]
+        if not bits:  # the same variant with the same settings: one column
+            out.append(s.variant)
+            continue
+        label = "+".join(bits)
+        out.append(s.variant + "@" + "".join(c if c.isalnum() or c in "._-+" else "_" for c in label)[:80])
+    return out
 
 
 @dataclass
 class CompileRequest:
     """What to compile: suite reference, variant names, target (``sm90``), autotune config selector
     (None = the suite's default, an index, or ``{"BLOCK_SIZE_M": 128}``; ``"all"`` = every config),
-    shape overrides, and whether to capture per-pass MLIR snapshots."""
+    shape overrides, and whether to capture per-pass MLIR snapshots.
+
+    ``sides`` (when given) replaces ``variants``: each :class:`Side` may override target, Triton and environment.
+    ``triton``/``triton_path`` are the defaults for every side (None: the installed Triton)."""
 
     suite: str
     variants: list[str]
@@ -63,6 +128,9 @@ class CompileRequest:
     passes: bool = False
     use_cache: bool = True
     jobs: int = 0
+    sides: list[Side] = field(default_factory=list)
+    triton: str | None = None
+    triton_path: str | None = None
 
 
 def cache_dir() -> Path:
@@ -183,7 +251,9 @@ def _triton_identity(triton_version: str) -> str:
         return triton_version
 
 
-def variant_cache_key(suite: Any, r: dict[str, Any], triton_version: str, src_digest: str) -> str:
+def variant_cache_key(
+    suite: Any, r: dict[str, Any], triton_version: str, src_digest: str, identity: str | None = None
+) -> str:
     """Cache key of one compile request ``r`` (``suite``, ``variant``, ``target``, ``config``, ``shape``,
     ``passes``): what the JIT itself keys a compile on, plus what irdiff records.
 
@@ -194,7 +264,9 @@ def variant_cache_key(suite: Any, r: dict[str, Any], triton_version: str, src_di
       and the resolved constexprs and options (config, ``Derived`` values for the target) — the inputs of the
       specialization;
     * target, request (``passes``), Triton version and install (:func:`_triton_identity`), the relevant
-      environment (:func:`relevant_env`), the suite file's text and irdiff's own source.
+      environment (:func:`relevant_env`), the suite file's text and irdiff's own source. ``identity`` replaces
+      the installed Triton's identity for a job that runs in another Triton environment (its version, python and
+      path); the job's own compile environment (``r["env"]``) is part of ``r``.
     """
     from irdiff.compile.compat import base_jit_function
     from irdiff.compile.worker import resolve_launch
@@ -210,7 +282,7 @@ def variant_cache_key(suite: Any, r: dict[str, Any], triton_version: str, src_di
     except (TypeError, OSError):
         pass
     h.update(json.dumps([values, kwargs], sort_keys=True, default=repr).encode())
-    h.update(_triton_identity(triton_version).encode())
+    h.update((identity or _triton_identity(triton_version)).encode())
     h.update(src_digest.encode())
     suite_file = _suite_file(r["suite"])
     if suite_file is not None:
@@ -254,20 +326,24 @@ class Cancelled(Exception):
     """The compile was interrupted; nothing of this job was written."""
 
 
-def _run_worker(req: dict[str, Any], workers: _Workers | None = None) -> VariantResult:
+def _run_worker(req: dict[str, Any], workers: _Workers | None = None, tenv: TritonEnv | None = None) -> VariantResult:
+    """Run the compile worker for one request in the Triton environment ``tenv`` (default: this python)."""
     out = Path(req["out"])
     out.mkdir(parents=True, exist_ok=True)
     req_file = out / "request.json"
     req_file.write_text(json.dumps(req, default=str))
     env = dict(os.environ)
     pkg_root = str(Path(__file__).resolve().parent.parent.parent)
-    env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    paths = [pkg_root, *([tenv.pythonpath] if tenv and tenv.pythonpath else [])]
+    env["PYTHONPATH"] = os.pathsep.join([*paths, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    if tenv is not None and tenv.kind != "current":
+        env.pop("VIRTUAL_ENV", None)
     env["IRDIFF_PARENT_PID"] = str(os.getpid())
     workers = workers or _Workers()
     if workers.cancelled.is_set():
         raise Cancelled()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "irdiff.compile.worker", str(req_file)],
+        [tenv.python if tenv else sys.executable, "-m", "irdiff.compile.worker", str(req_file)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -299,31 +375,58 @@ def _config_count(suite: Any) -> int:
     return n
 
 
+def _resolve_sides(req: CompileRequest, suite: Any) -> list[tuple[str, Side, dict[str, Any]]]:
+    """``[(bundle name, side, settings)]``: each side's settings from its suite variant, then the side's
+    overrides, then the request's defaults. ``settings`` holds ``target``, ``triton``, ``triton_path``, ``env``."""
+    sides = req.sides or [Side(v) for v in req.variants]
+    out = []
+    for name, side in zip(side_names(sides), sides):
+        v = suite.variant(side.variant)
+        target = normalize_target(side.target or getattr(v, "target", None) or req.target)
+        env = {**dict(getattr(v, "env", {}) or {}), **side.env}
+        triton = side.triton or getattr(v, "triton", None) or req.triton
+        path = side.triton_path or (None if side.triton or getattr(v, "triton", None) else req.triton_path)
+        out.append((name, side, {"target": target, "triton": triton, "triton_path": path, "env": env}))
+    seen: dict[str, str] = {}
+    for name, _side, settings in out:
+        key = json.dumps(settings, sort_keys=True)
+        if seen.get(name, key) != key:
+            raise SuiteError(f"two sides are both called {name!r} with different settings")
+        seen[name] = key
+    return out
+
+
 def compile_bundle(
     req: CompileRequest,
     save: str | os.PathLike[str] | None,
     command: list[str],
     progress: Callable[[str, str], None] | None = None,
+    echo: Any = None,
 ) -> Bundle:
-    """Compile every requested variant and write (or extend) a bundle directory.
+    """Compile every requested variant (or side) and write (or extend) a bundle directory.
 
     :param progress: called from the compile threads as ``progress(variant, event)`` with event ``"compiling"``
         (a worker started), ``"cached"`` (taken from irdiff's cache, nothing compiled), ``"done"`` or ``"failed"``.
 
-    :param save: bundle directory; None → ``<cache>/bundles/<suite>-<target>``. An existing directory that is not
-        an irdiff bundle and not empty is refused (nothing the user made is overwritten).
-    :raises SuiteError: unknown suite/variant (checked before any compile), bad target or config.
-    :raises UnsupportedTriton: Triton missing or older than 3.6.
-    :returns: the bundle; variants that failed to compile carry ``error`` and the others are kept.
+    :param save: bundle directory; None → ``<cache>/bundles/<suite>-<target>-<hash>``. An existing directory that is
+        not an irdiff bundle and not empty is refused (nothing the user made is overwritten).
+    :param echo: told (one line) when a Triton environment is created on first use.
+    :raises SuiteError: unknown suite/variant (checked before any compile), bad target or config, or another
+        Triton release's environment that cannot be created.
+    :raises UnsupportedTriton: the installed Triton is missing or too old (only when a side uses it).
+    :returns: the bundle; variants that failed to compile carry ``error`` and the others are kept. Each variant's
+        ``settings`` records its suite variant, target, Triton version and source, ptxas version and compile
+        environment.
     """
     req.target = normalize_target(req.target)
-    tv = check_triton()
     from irdiff.compile.worker import select_config
     from irdiff.suite import load_suite
 
     suite = load_suite(req.suite)
-    req.variants = list(dict.fromkeys(req.variants))  # the same variant twice is compiled once
-    for v in req.variants:
+    if not req.sides:
+        req.variants = list(dict.fromkeys(req.variants))  # the same variant twice is compiled once
+    names = [s.variant for s in req.sides] or req.variants
+    for v in names:
         suite.variant(v)
     unknown = [k for k in req.shape if k not in suite.shape]
     if unknown:
@@ -332,34 +435,68 @@ def compile_bundle(
             f" (its shape: {', '.join(f'{k}={v}' for k, v in suite.shape.items()) or 'none'})"
         )
     if req.config != "all":
-        for v in req.variants:
+        for v in names:
             select_config(suite, suite.variant(v).kernel, req.config)  # raises ValueError for a bad --config
+    resolved = _resolve_sides(req, suite)
+    tenvs: dict[tuple[str | None, str | None], TritonEnv] = {}
+    for _name, _side, st in resolved:
+        tkey = (st["triton"], st["triton_path"])
+        if tkey not in tenvs:
+            try:
+                tenvs[tkey] = resolve_env(st["triton"], st["triton_path"], echo=echo)
+            except EnvError as e:
+                raise SuiteError(str(e)) from None
+            if tenvs[tkey].kind == "current":
+                check_triton()
+    versions = sorted({t.version for t in tenvs.values()})
+    tv = ", ".join(versions)
+    explicit = any(st["triton"] or st["triton_path"] for _n, _s, st in resolved)
     root = Path(save) if save else default_bundle_dir(suite.name, req, tv)
 
     jobs: list[tuple[str, dict[str, Any]]] = []
+    job_env: dict[str, TritonEnv] = {}
+    job_settings: dict[str, dict[str, Any]] = {}
     configs: list[Any] = [req.config]
     if req.config == "all":
         n = _config_count(suite)
         configs = list(range(n)) if n else [None]
-    for v in req.variants:
+    for name, side, st in resolved:
+        tenv = tenvs[(st["triton"], st["triton_path"])]
         for c in configs:
-            name = v if req.config != "all" else f"{v}@{c}"
-            jobs.append(
-                (
-                    name,
-                    {
-                        "suite": req.suite,
-                        "variant": v,
-                        "target": req.target,
-                        "config": c,
-                        "shape": req.shape,
-                        "passes": req.passes,
-                    },
-                )
-            )
+            job_name = name if req.config != "all" else f"{name}@{c}"
+            r: dict[str, Any] = {
+                "suite": req.suite,
+                "variant": side.variant,
+                "target": st["target"],
+                "config": c,
+                "shape": req.shape,
+                "passes": req.passes,
+            }
+            if st["env"]:
+                r["env"] = st["env"]
+            jobs.append((job_name, r))
+            job_env[job_name] = tenv
+            job_settings[job_name] = {
+                "variant": side.variant,
+                "target": st["target"],
+                "triton": tenv.version,
+                "triton_source": tenv.describe(),
+                "env": st["env"],
+            }
 
     src_digest = _irdiff_source_digest()
-    keys = {name: variant_cache_key(suite, r, tv, src_digest) for name, r in jobs}
+    keys = {
+        name: variant_cache_key(
+            suite,
+            r,
+            job_env[name].version,
+            src_digest,
+            None
+            if job_env[name].kind == "current"
+            else f"{job_env[name].version}|{job_env[name].python}|{job_env[name].pythonpath}",
+        )
+        for name, r in jobs
+    }
     results_root = cache_dir() / "results"
     results_root.mkdir(parents=True, exist_ok=True)
     reclaim_temporaries(results_root)
@@ -401,7 +538,7 @@ def compile_bundle(
                 progress(name, "compiling")
             tmp = tmp_dir_in(results_root, name)
             try:
-                res = _run_worker({**r, "out": str(tmp)}, workers)
+                res = _run_worker({**r, "out": str(tmp)}, workers, job_env[name])
                 res.metadata["cache_key"] = key
                 atomic_write(tmp / "variant.json", json.dumps(res.to_json(), indent=1, default=str))
                 if res.error is None:
@@ -419,11 +556,16 @@ def compile_bundle(
                 progress(name, "failed" if res.error else "done")
         res.name = name
         res.directory = str(dest)
+        res.settings = {**job_settings[name], "ptxas": res.resources.ptxas_version}
+        if res.metadata.get("triton_version"):
+            res.settings["triton"] = str(res.metadata["triton_version"])
         return res
 
     with bundle_lock(root):
         existed = (root / "manifest.json").is_file()
-        bundle = _open_bundle_dir(root, suite.name, req.target, tv, is_default=save is None)
+        bundle = _open_bundle_dir(
+            root, suite.name, req.target, tv, is_default=save is None, allow_other_triton=explicit
+        )
         reclaim_temporaries(root)
         n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
         pool = ThreadPoolExecutor(max_workers=n_jobs)
@@ -439,7 +581,8 @@ def compile_bundle(
         if existed and len(untouched) == len(jobs):
             # Nothing new (``irdiff show``, a repeated command): the manifest keeps the command that made it.
             return bundle
-        bundle.triton_version = tv
+        used = {str(v.settings.get("triton") or "") for v in bundle.variants.values() if v.settings}
+        bundle.triton_version = ", ".join(sorted(x for x in used if x)) or tv
         ptxas = {v.resources.ptxas_version for v in bundle.variants.values() if v.resources.ptxas_version}
         bundle.ptxas_version = ", ".join(sorted(ptxas))
         bundle.command = command
@@ -467,7 +610,8 @@ def default_bundle_dir(suite_name: str, req: CompileRequest, triton_version: str
     ref = req.suite
     path = _suite_file(ref)
     ident = json.dumps(
-        [str(path.resolve()) if path else ref, req.shape, req.config, req.passes, triton_version],
+        [str(path.resolve()) if path else ref, req.shape, req.config, req.passes, triton_version]
+        + ([[s.variant, s.target, s.triton, s.triton_path, s.env, s.name] for s in req.sides] if req.sides else []),
         sort_keys=True,
         default=str,
     )
@@ -497,10 +641,14 @@ def _irdiff_leftover(root: Path) -> bool:
     return True
 
 
-def _open_bundle_dir(root: Path, suite: str, target: str, triton_version: str, is_default: bool = False) -> Bundle:
+def _open_bundle_dir(
+    root: Path, suite: str, target: str, triton_version: str, is_default: bool = False, allow_other_triton: bool = False
+) -> Bundle:
     """The bundle to add variants to (called under :func:`~irdiff.bundle.bundle_lock`): a new one, or the one
     already in ``root`` when it is for the same suite, target and Triton version (variants of one bundle are
-    always comparable).
+    always comparable). With ``allow_other_triton`` (the request names its Triton releases, e.g. ``irdiff
+    bisect``), a bundle whose variants all record their own settings may gain variants of another release: each
+    side's version stays named.
 
     A bundle directory that an interrupted run left without its manifest (or with a broken one) is reclaimed: in
     irdiff's own cache always, in a ``--save`` directory when it holds nothing but irdiff's leftovers. A user's
@@ -516,11 +664,11 @@ def _open_bundle_dir(root: Path, suite: str, target: str, triton_version: str, i
                 raise SuiteError(f"{e} (remove the directory, or choose another --save directory)") from None
             existing = None  # irdiff's own cache: a broken bundle is rebuilt
         if existing is not None:
-            if (
-                existing.suite == suite
-                and existing.target == target
-                and existing.triton_version in ("", triton_version)
-            ):
+            same_version = existing.triton_version in ("", triton_version)
+            self_described = (
+                allow_other_triton and bool(existing.variants) and all(v.settings for v in existing.variants.values())
+            )
+            if existing.suite == suite and existing.target == target and (same_version or self_described):
                 return existing
             raise SuiteError(
                 f"{root} already holds a bundle for {existing.suite} on {existing.target} made with Triton "

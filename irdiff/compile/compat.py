@@ -1,6 +1,14 @@
-"""Differences between Triton versions, in one place. Supported: Triton 3.6 up to the newest release.
+"""Differences between Triton versions, in one place. Supported: Triton 3.2 up to the newest release.
 
-Each helper is named for what it does; callers never test version numbers themselves.
+Each helper is named for what it does; callers never test version numbers themselves. What older releases lack
+(listed by :func:`missing_features` and recorded in a variant's ``metadata["missing"]``):
+
+* 3.2, 3.3: no ``triton.knobs`` (hooks are ``JITFunction.cache_hook``; options are read from ``os.environ``), no
+  compilation listener (Triton's cache hits cannot be detected, so every compile is forced), no ``source`` stage;
+  3.2 reports the specialization as an ``AttrsDescriptor`` (normalized here), and ``MLIR_DUMP_PATH`` does not exist
+  (per-pass snapshots go to stderr and are not kept).
+* before 3.6: no ptxas log knob (``dump_ptxas_log``): ptxas is re-run on the PTX for registers and spills.
+* before 3.3: typed scalars (:class:`irdiff.suite.Scalar`) cannot be applied (the binder has no annotation types).
 """
 
 from __future__ import annotations
@@ -9,11 +17,11 @@ import os
 import re
 from typing import Any
 
-MIN_TRITON = (3, 6)
+MIN_TRITON = (3, 2)
 
 
 class UnsupportedTriton(Exception):
-    """The installed Triton is missing or older than 3.6 (one-line message)."""
+    """The installed Triton is missing or older than 3.2 (one-line message)."""
 
 
 def triton_version() -> str:
@@ -38,9 +46,90 @@ def check_triton() -> str:
         raise UnsupportedTriton("Triton is not installed: pip install 'triton>=3.6'")
     if version_tuple(v) < MIN_TRITON:
         raise UnsupportedTriton(
-            f"Triton {v} is too old: irdiff needs Triton >= 3.6 (its JIT hooks and binder); pip install -U triton"
+            f"Triton {v} is too old: irdiff needs Triton >= 3.2 (its JIT hooks and binder); pip install -U triton"
         )
     return v
+
+
+def _knobs() -> Any:
+    try:
+        from triton import knobs
+    except ImportError:  # 3.2, 3.3
+        return None
+    return knobs
+
+
+def missing_features() -> list[str]:
+    """What this Triton lacks that irdiff would otherwise record (one phrase each; empty on 3.6+)."""
+    out = []
+    k = _knobs()
+    if k is None:
+        out.append("no triton.knobs: Triton's cache hits cannot be seen, every variant is compiled afresh")
+        out.append("no `source` stage (TTIR before the make_ttir passes)")
+    if k is None or not hasattr(k.nvidia, "dump_ptxas_log"):
+        out.append("no ptxas log knob: ptxas re-run on the PTX for registers and spills")
+    if version_tuple(triton_version()) < (3, 3):
+        out.append("no MLIR_DUMP_PATH: per-pass snapshots (--passes) are not kept")
+    return out
+
+
+def set_always_compile(on: bool) -> None:
+    """Bypass Triton's file cache (``knobs.compilation.always_compile``; ``TRITON_ALWAYS_COMPILE`` before 3.4)."""
+    k = _knobs()
+    if k is not None and hasattr(k.compilation, "always_compile"):
+        k.compilation.always_compile = on
+    os.environ["TRITON_ALWAYS_COMPILE"] = "1" if on else "0"
+
+
+def set_dump_ptxas_log(on: bool) -> bool:
+    """Ask Triton to print its ptxas ``-v`` report (3.6+); False when this Triton cannot."""
+    k = _knobs()
+    if k is not None and hasattr(k.nvidia, "dump_ptxas_log"):
+        k.nvidia.dump_ptxas_log = on
+        return True
+    return False
+
+
+def force_param_type(jit_fn: Any, name: str, ty: str, specialize: bool) -> None:
+    """Make the JIT's binder type parameter ``name`` as ``ty`` (as an annotation would: ``KernelParam.annotation``
+    / ``annotation_type``, cached properties in ``triton/runtime/jit.py`` 3.3+), and with ``specialize`` False also
+    skip divisibility and constant-1 specialization (``do_not_specialize``).
+
+    :raises ValueError: this Triton's binder has no annotation types (3.2), or no such parameter.
+    """
+    params = [p for p in base_jit_function(jit_fn).params if p.name == name]
+    if not params:
+        raise ValueError(f"Scalar for {name!r}: the kernel has no such parameter")
+    p = params[0]
+    if "annotation_type" not in type(p).__dict__:
+        raise ValueError(f"typed scalars need Triton >= 3.3 (this is {triton_version()}): cannot type {name!r} {ty}")
+    p.__dict__["annotation"] = ty
+    p.__dict__["annotation_type"] = ty
+    if not specialize:
+        p.do_not_specialize = True
+
+
+def normalize_captured(captured: dict[str, Any], params: Any) -> dict[str, Any]:
+    """The ``compile`` dict a cache hook received, in the 3.3+ form ``build_specialization`` reads: ``signature``
+    with every parameter (constexprs typed ``constexpr``), ``constants``, ``configs[0]`` as
+    ``{(index,): [["tt.divisibility", 16]]}``. 3.2 passes non-constexpr types only, constants by name and an
+    ``AttrsDescriptor`` (``arg_properties``: ``tt.divisibility`` and ``tt.equal_to`` index lists)."""
+    configs = captured.get("configs") or [{}]
+    first = configs[0] if configs else {}
+    props = getattr(first, "arg_properties", None)
+    if props is None:
+        return captured
+    names = [p.name for p in params]
+    constants = dict(captured.get("constants") or {})
+    signature = dict(captured.get("signature") or {})
+    for n in constants:
+        signature[n] = "constexpr"
+    attrs = {(i,): [["tt.divisibility", 16]] for i in props.get("tt.divisibility", [])}
+    for i in props.get("tt.equal_to", []) or props.get("tt.equal_to_1", []):
+        if 0 <= i < len(names):
+            signature[names[i]] = "constexpr"
+            constants.setdefault(names[i], 1)
+    return {**captured, "signature": signature, "constants": constants, "configs": [attrs]}
 
 
 def tool_path(name: str) -> str:
@@ -48,10 +137,9 @@ def tool_path(name: str) -> str:
 
     Read from ``triton.knobs.nvidia.<tool>.path`` (``triton/knobs.py``), which honours ``TRITON_<TOOL>_PATH``.
     """
-    from triton import knobs
-
+    knobs = _knobs()
     attr = name.replace("-", "_")
-    tool = getattr(knobs.nvidia, attr, None)
+    tool = getattr(knobs.nvidia, attr, None) if knobs is not None else None
     if tool is not None:
         return str(tool.path)
     import triton
@@ -67,24 +155,32 @@ def ptxas_for_arch(arch: int) -> str:
     get_ptxas = getattr(nv, "get_ptxas", None)
     if get_ptxas is not None:
         try:
-            return str(get_ptxas(arch).path)
+            found = get_ptxas(arch)
         except TypeError:
-            return str(get_ptxas().path)
+            found = get_ptxas()
+        return str(found[0] if isinstance(found, tuple) else found.path)  # 3.3: (path, version)
     return tool_path("ptxas")
 
 
 def set_cache_hook(hook: Any) -> None:
-    """Install the JIT's pre-compile hook (``knobs.runtime.jit_cache_hook``)."""
-    from triton import knobs
+    """Install the JIT's pre-compile hook (``knobs.runtime.jit_cache_hook``; ``JITFunction.cache_hook`` before 3.4)."""
+    knobs = _knobs()
+    if knobs is not None and hasattr(knobs.runtime, "jit_cache_hook"):
+        knobs.runtime.jit_cache_hook = hook
+        return
+    from triton.runtime.jit import JITFunction
 
-    knobs.runtime.jit_cache_hook = hook
+    JITFunction.cache_hook = hook
 
 
-def set_listener(listener: Any) -> None:
-    """Install the compilation listener (``knobs.compilation.listener``: called with ``cache_hit``)."""
-    from triton import knobs
-
+def set_listener(listener: Any) -> bool:
+    """Install the compilation listener (``knobs.compilation.listener``: called with ``cache_hit``); False when this
+    Triton has none (then cache hits cannot be seen: force compiles with :func:`set_always_compile`)."""
+    knobs = _knobs()
+    if knobs is None or not hasattr(knobs.compilation, "listener"):
+        return False
     knobs.compilation.listener = listener
+    return True
 
 
 def base_jit_function(fn: Any) -> Any:
@@ -100,6 +196,10 @@ def clear_jit_caches(fn: Any) -> None:
         caches = getattr(f, "device_caches", None)
         if caches is not None:
             caches.clear()
+        if isinstance(getattr(f, "cache", None), dict):  # 3.2
+            f.cache.clear()
+        if hasattr(f, "binder") and not hasattr(f, "device_caches"):  # 3.2 builds its binder once
+            f.binder = None
 
 
 def _jit_functions(fn: Any) -> list[Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from irdiff.bundle import ArgSpec
-from irdiff.suite import Tensor
+from irdiff.suite import Scalar, Tensor
 
 
 def _attr_divisibility(attrs: Any, index: int) -> int | None:
@@ -38,7 +38,7 @@ def _lookup(mapping: Any, name: str, index: int) -> Any:
 
 
 def describe_value(value: Any) -> str:
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, Scalar)):
         return value.describe()
     return repr(value)
 
@@ -96,6 +96,14 @@ def _reason(s: ArgSpec, value: Any) -> str:
     """Explain the JIT's outcome for one argument in a plain sentence."""
     if s.is_constexpr_param:
         return "declared tl.constexpr: its value is compiled into the kernel"
+    if isinstance(value, Scalar):
+        if isinstance(value.value, float):
+            how = "as torch.compile passes a Python float (the JIT alone would pass fp32); floats are never specialized"
+        elif value.specialize:
+            how = "the JIT still records divisibility and the constant 1 for it"
+        else:
+            how = "never specialized (no divisibility, no constant 1), like a dynamic size torch.compile passes"
+        return f"typed scalar {value.value!r}: passed as a runtime {s.type} as the suite asks (Scalar), {how}"
     ann = f"annotated `{s.annotation}`" if s.annotation else ""
     if s.type == "constexpr":
         if value is None:

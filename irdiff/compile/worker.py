@@ -31,7 +31,7 @@ from irdiff import stages
 from irdiff.bundle import LOG_FILES, STAGE_FILES, Resources, VariantResult
 from irdiff.compile import compat
 from irdiff.compile.specialize import build_specialization
-from irdiff.suite import DTYPES, Suite, Tensor, load_suite, resolve_values
+from irdiff.suite import DTYPES, Scalar, Suite, Tensor, load_suite, resolve_values
 from irdiff.target import parse_target as _parse_target
 
 LLVM_DEBUG_TYPES = "tritongpu-coalesce,triton-loop-pipeline"
@@ -318,8 +318,10 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
     """Compile ``req["variant"]`` of ``req["suite"]`` for ``req["target"]`` into ``req["out"]``.
 
     Request keys: ``suite`` (name or ``path.py::name``), ``variant``, ``target`` (``sm90``), ``config`` (None,
-    index or dict), ``shape`` (dict or None), ``passes`` (bool: per-pass MLIR snapshots), ``out`` (directory).
-    Compile errors are recorded in ``VariantResult.error`` (the compiler's message), not raised.
+    index or dict), ``shape`` (dict or None), ``passes`` (bool: per-pass MLIR snapshots), ``env`` (variables set in
+    this process before Triton is imported: the variant's compile environment), ``out`` (directory).
+    Compile errors are recorded in ``VariantResult.error`` (the compiler's message), not raised. Runs under every
+    Triton from 3.2 (:mod:`irdiff.compile.compat`); what the running release lacks goes to ``metadata["missing"]``.
     """
     out = Path(req["out"])
     out.mkdir(parents=True, exist_ok=True)
@@ -332,15 +334,24 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
     os.environ["TRITON_LLVM_DEBUG_ONLY"] = LLVM_DEBUG_TYPES
     os.environ["TRITON_DUMP_PTXAS_LOG"] = "1"
     dump_file = out / "passes.raw.mlir"
-    if req.get("passes"):
+    if req.get("passes") and compat.version_tuple(compat.triton_version()) >= (3, 3):  # 3.2: no MLIR_DUMP_PATH
         os.environ["MLIR_ENABLE_DUMP"] = "1"
         os.environ["MLIR_DUMP_PATH"] = str(dump_file)
+    for k, v in (req.get("env") or {}).items():  # the variant's compile environment (Triton knobs, env vars)
+        os.environ[str(k)] = str(v)
 
     compat.check_triton()
     import triton
-    from triton import knobs
     from triton.backends.compiler import GPUTarget
     from triton.runtime.driver import driver
+
+    # The driver stand-in goes in before the suite is imported: 3.2/3.3's triton.autotune asks the active driver
+    # for a benchmarker at decoration time.
+    target = GPUTarget("cuda", arch, 32)
+    driver.set_active(TargetDriver(target))
+    missing = compat.missing_features()
+    if missing:
+        result.metadata["missing"] = missing
 
     suite = load_suite(req["suite"])
     kernel = suite.variant(req["variant"]).kernel
@@ -376,12 +387,17 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
             listened["times"] = times
 
     compat.set_cache_hook(cache_hook)
-    compat.set_listener(listener)
-    knobs.nvidia.dump_ptxas_log = True
-    target = GPUTarget("cuda", arch, 32)
-    driver.set_active(TargetDriver(target))
+    if not compat.set_listener(listener):
+        compat.set_always_compile(True)  # cache hits cannot be seen: always compile, so the logs are complete
+    compat.set_dump_ptxas_log(True)
 
-    args = {k: (FakeTensor(v) if isinstance(v, Tensor) else v) for k, v in values.items()}
+    for k, v in values.items():
+        if isinstance(v, Scalar):
+            compat.force_param_type(kernel, k, v.type, v.specialize)
+    args = {
+        k: (FakeTensor(v) if isinstance(v, Tensor) else v.value if isinstance(v, Scalar) else v)
+        for k, v in values.items()
+    }
     values_all = {**values, **kwargs}
     stdout_log, stderr_log = out / "stdout.log", out / "stderr.log"
     t0 = time.perf_counter()
@@ -393,14 +409,15 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
             if listened.get("cache_hit"):
                 # A Triton cache hit prints no compiler reasoning: compile once more to get the logs.
                 compat.clear_jit_caches(kernel)
-                knobs.compilation.always_compile = True
+                compat.set_always_compile(True)
                 compiled = jit_fn.run(grid=(1,), warmup=True, **args, **kwargs)
-                knobs.compilation.always_compile = False
+                compat.set_always_compile(False)
     except Exception as e:  # noqa: BLE001 - a failing compile is a result, not a crash
         result.error = compile_error_message(e, jit_fn)
     result.compile_seconds = round(time.perf_counter() - t0, 3)
     result.cache_hit = bool(listened.get("cache_hit"))
     if captured:
+        captured = compat.normalize_captured(captured, jit_fn.params)
         result.specialization = build_specialization(jit_fn, values_all, captured)
 
     stderr_text = stderr_log.read_text(errors="replace") if stderr_log.exists() else ""

@@ -26,6 +26,7 @@ from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.mechfacts import extract_mech_facts
 from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding, Severity, finding_stages
 from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, FALLBACK_CAUSES, RULE_IDS, Context, run_rules
+from irdiff.diagnose.settings import link_to_settings, same_source, settings_diff, settings_findings
 
 if TYPE_CHECKING:
     from irdiff.align import StageDiff
@@ -420,8 +421,13 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
     fa, fb = extract_facts(va), extract_facts(vb)
     fa.mech, fb.mech = extract_mech_facts(va), extract_mech_facts(vb)
     facts = {a: fa.to_json(), b: fb.to_json()} if a != b else {a: fa.to_json()}
+    settings = settings_findings(a, b, va, vb) if a != b else []
     if a == b or identical_after_normalization(va, vb, stage_diffs):
-        return Diagnosis(a, b, [], True, facts, verdict=None)
+        notes = []
+        if settings:
+            changed = ", ".join(f"{c.key} {c.a} vs {c.b}" for c in settings_diff(va, vb))
+            notes.append(f"the settings differ ({changed}) but the compiled code is identical after normalization")
+        return Diagnosis(a, b, [], True, facts, verdict=None, notes=notes)
     ctx = Context(
         a=a,
         b=b,
@@ -432,6 +438,8 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
     )
     findings = run_rules(ctx)
     _link(findings)
+    link_to_settings(findings, settings, same_source(va, vb))
+    findings = [*settings, *findings]
     _mark_without_effect(findings)
     findings = _order(findings)
     tf = _time_finding(bundle, a, b, fa, fb, findings)
@@ -453,6 +461,8 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
 
 
 _EXPLAIN_STAGES = (
+    "settings",
+    "passes",
     "spec",
     "options",
     "python",

@@ -10,11 +10,12 @@ SEVERITIES: tuple[str, ...] = ("info", "minor", "major", "critical")
 
 
 def finding_stages() -> tuple[str, ...]:
-    """Where a finding is first visible, in pipeline order: ``spec`` (stage 0), ``options``, every declared text
-    stage (:mod:`irdiff.stages`), ``resources``, ``time``."""
+    """Where a finding is first visible, in pipeline order: ``settings`` (target, Triton release, compile environment
+    of each side; :mod:`irdiff.diagnose.settings`), ``spec`` (stage 0), ``options``, every declared text stage
+    (:mod:`irdiff.stages`), ``resources``, ``time``."""
     from irdiff import stages
 
-    return ("spec", "options", *stages.names(), "resources", "time")
+    return ("settings", "spec", "options", *stages.names(), "resources", "time")
 
 
 # The same, for the stages declared at import (``finding_stages()`` sees stages declared later).

@@ -96,7 +96,30 @@ def _alias_name(stem: str, body: str) -> str:
     return name
 
 
+# Dialect prefixes Triton renamed between releases, mapped to today's spelling so IR of two releases aligns op by op
+# (a rename is not a change). Triton 3.2 prints (matmul, sm90)
+#   module attributes {"triton_gpu.num-ctas" = 1 : i32, "triton_gpu.num-warps" = 4 : i32, triton_gpu.target = "cuda:90"
+#   %67 = triton_gpu.local_alloc  : () -> !tt.memdesc<4x128x32xf16, #shared, #triton_gpu.shared_memory, mutable>
+#   %162 = triton_nvidia_gpu.warp_group_dot %159, %161, %arg10 {isAsync = true} : !tt.memdesc<128x32xf16, ...
+# where 3.3 and later print ``ttg.``, ``ttng.`` and ``!ttg.memdesc``.
+RELEASE_RENAMES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\btriton_nvidia_gpu\."), "ttng."),
+    (re.compile(r"\btriton_gpu\."), "ttg."),
+    (re.compile(r"!tt\.memdesc<"), "!ttg.memdesc<"),
+)
+
+
+def release_spelling(line: str) -> str:
+    """``line`` with dialect prefixes of older Triton releases renamed to today's (:data:`RELEASE_RENAMES`)."""
+    if "triton_" not in line and "!tt.memdesc" not in line:
+        return line
+    for pat, new in RELEASE_RENAMES:
+        line = pat.sub(new, line)
+    return line
+
+
 def normalize_mlir(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+    raw_lines = [release_spelling(ln) for ln in raw_lines]
     kpat = kernel_pattern(kernel_name)
     aliases: dict[str, str] = {}
     used_names: dict[str, str] = {}  # new name -> body (collision check)

@@ -38,6 +38,19 @@ class Header:
     options: list[tuple[str, str, str]] = field(default_factory=list)
 
 
+def _side_setting(c: Comparison, key: str, fallback: str) -> tuple[str, str]:
+    """``(a's value, b's value)`` of one recorded setting (``VariantResult.settings``: target, triton, ptxas)."""
+    va, vb = c.bundle.variants[c.a], c.bundle.variants[c.b]
+    x = str((va.settings or {}).get(key) or "")
+    y = str((vb.settings or {}).get(key) or "")
+    return x or fallback, y or fallback
+
+
+def _both(c: Comparison, x: str, y: str) -> str:
+    """One header value: shared, or each side's (``sm80 (a) · sm90 (b)``) when the settings differ."""
+    return x if x == y else f"{x} ({c.a}) · {y} ({c.b})"
+
+
 def _reproduce(c: Comparison) -> str:
     """The command that made this comparison: the bundle's own command line (file suites as ``path.py::name``,
     ``--shapes`` and every option kept), else one rebuilt from the bundle's facts."""
@@ -45,9 +58,24 @@ def _reproduce(c: Comparison) -> str:
     cmd = [str(x) for x in (bundle.command or [])]
     if len(cmd) > 1 and cmd[0] == "irdiff" and cmd[1] not in ("report", "diff", "show", "list"):
         return shlex.join(cmd)
-    parts = ["irdiff", bundle.suite or "SUITE", "--variant", c.a, "--against", c.b]
-    if bundle.target:
-        parts += ["--target", bundle.target]
+    va, vb = bundle.variants[c.a], bundle.variants[c.b]
+    base_a = str((va.settings or {}).get("variant") or c.a)
+    base_b = str((vb.settings or {}).get("variant") or c.b)
+    parts = ["irdiff", bundle.suite or "SUITE", "--variant", base_a, "--against", base_b]
+    ta, tb = _side_setting(c, "target", bundle.target)
+    if ta:
+        parts += ["--target", ta]
+    if tb and tb != ta:
+        parts += ["--against-target", tb]
+    xa, xb = _side_setting(c, "triton", "")
+    if xa and xb and xa != xb:
+        parts += ["--triton", xa, "--against-triton", xb]
+    ea, eb = dict((va.settings or {}).get("env") or {}), dict((vb.settings or {}).get("env") or {})
+    for k, v in sorted(ea.items()):
+        parts += ["--env", f"{k}={v}"]
+    for k, v in sorted(eb.items()):
+        if ea.get(k) != v:
+            parts += ["--against-env", f"{k}={v}"]
     if bundle.shape:
         parts += ["--shape", ",".join(f"{k}={v}" for k, v in bundle.shape.items())]
     return shlex.join(parts)
@@ -71,16 +99,21 @@ def header(c: Comparison) -> Header:
         x = va.config.get(k, va.options.get(k, "—"))
         y = vb.config.get(k, vb.options.get(k, "—"))
         options.append((k, str(x), str(y)))
+    ea, eb = dict((va.settings or {}).get("env") or {}), dict((vb.settings or {}).get("env") or {})
+    for k in sorted(set(ea) | set(eb)):  # the compile environment of each side (Triton knobs)
+        options.append((f"env {k}", str(ea.get(k, "—")), str(eb.get(k, "—"))))
+    ptx_a = va.resources.ptxas_version or bundle.ptxas_version or "—"
+    ptx_b = vb.resources.ptxas_version or bundle.ptxas_version or "—"
     return Header(
         suite=bundle.suite or "—",
         a=c.a,
         b=c.b,
         kernel_a=va.kernel or "—",
         kernel_b=vb.kernel or "—",
-        target=bundle.target or "—",
+        target=_both(c, *_side_setting(c, "target", va.target or bundle.target or "—")),
         gpu=gpu,
-        triton=bundle.triton_version or "—",
-        ptxas=bundle.ptxas_version or va.resources.ptxas_version or "—",
+        triton=_both(c, *_side_setting(c, "triton", bundle.triton_version or "—")),
+        ptxas=_both(c, ptx_a, ptx_b),
         reproduce=_reproduce(c),
         command=shlex.join(bundle.command) if bundle.command else "—",
         created=bundle.created or "—",
