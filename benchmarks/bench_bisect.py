@@ -52,7 +52,8 @@ def uv_cached_wheels() -> set[str]:
         d = subprocess.run([str(uv), "cache", "dir"], capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return set()
-    return {m.group(1) for p in Path(d).glob("wheels*/**/triton*") if (m := re.search(r"triton-(\d[\w.]*?)-", p.name))}
+    # uv keeps unpacked wheels as wheels-vN/<index>/triton/<version>-<tags>/
+    return {p.name.split("-")[0] for p in Path(d).glob("wheels*/*/triton/*") if p.is_dir()}
 
 
 def main() -> int:

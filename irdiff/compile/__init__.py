@@ -603,6 +603,21 @@ def normalize_target(name: str) -> str:
         raise SuiteError(str(e)) from None
 
 
+def _own_settings(s: Side, req: CompileRequest) -> bool:
+    """A side whose settings differ from the request's defaults (target, Triton, environment, name)."""
+    try:
+        own_target = bool(s.target) and normalize_target(s.target or "") != req.target
+    except SuiteError:
+        own_target = True
+    return (
+        own_target
+        or bool(s.triton and s.triton != req.triton)
+        or bool(s.triton_path and s.triton_path != req.triton_path)
+        or bool(s.env)
+        or bool(s.name and s.name != s.variant)
+    )
+
+
 def default_bundle_dir(suite_name: str, req: CompileRequest, triton_version: str = "") -> Path:
     """``<cache>/bundles/<suite>-<target>-<hash>``: one directory per suite file, shape, config, dump choice and
     Triton version, so runs with other sizes, another file of the same suite name or another Triton do not replace
@@ -611,7 +626,9 @@ def default_bundle_dir(suite_name: str, req: CompileRequest, triton_version: str
     path = _suite_file(ref)
     ident = json.dumps(
         [str(path.resolve()) if path else ref, req.shape, req.config, req.passes, triton_version]
-        + ([[s.variant, s.target, s.triton, s.triton_path, s.env, s.name] for s in req.sides] if req.sides else []),
+        + [  # sides with settings of their own get their own bundle; plain variant names share the default one
+            [s.variant, s.target, s.triton, s.triton_path, s.env, s.name] for s in req.sides if _own_settings(s, req)
+        ],
         sort_keys=True,
         default=str,
     )
