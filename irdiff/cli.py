@@ -788,6 +788,14 @@ def compare_cmd(
 )
 @click.option("--overview", "overview", is_flag=True, help="Two captures: print only the overview table.")
 @click.option(
+    "--top",
+    "top",
+    default=None,
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Two captures: list and detail only the N most severe pairs that differ.",
+)
+@click.option(
     "--reports",
     "reports",
     default=None,
@@ -801,8 +809,8 @@ def compare_cmd(
 @user_errors
 def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str | None, stage: str | None,
              context: int, raw: bool, side_by_side: bool, width: int | None, color: str, paging: str,
-             kernel: str | None = None, overview: bool = False, reports: str | None = None,
-             force_reports: bool = False) -> None:  # fmt: skip
+             kernel: str | None = None, overview: bool = False, top: int | None = None,
+             reports: str | None = None, force_reports: bool = False) -> None:  # fmt: skip
     """Diff saved results: one bundle (--variant/--against), two variant directories, or two bundles.
 
     Two kernel collections — `irdiff capture` directories, Triton cache entries or roots (~/.triton/cache),
@@ -812,7 +820,7 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
     irdiff diff BUNDLE --variant annotated --against unannotated
     irdiff diff BUNDLE/annotated BUNDLE/unannotated
     irdiff diff BUNDLE_TRITON36 BUNDLE_TRITON39 --variant annotated
-    irdiff diff CAPTURE_BEFORE CAPTURE_AFTER [--kernel REGEX] [--overview]
+    irdiff diff CAPTURE_BEFORE CAPTURE_AFTER [--kernel REGEX] [--overview] [--top N]
     """
     from irdiff.pipeline import load_pair
 
@@ -824,7 +832,7 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
 
             show_collection_diff(path_a, path_b, kernel=kernel, overview_only=overview, stages=parse_stages(stage),
                                  context=context, raw=raw, side_by_side=side_by_side, width=width, color=color,
-                                 paging=paging, reports=reports, force=force_reports)  # fmt: skip
+                                 paging=paging, reports=reports, force=force_reports, top=top)  # fmt: skip
             return
 
     bundle, a, b = load_pair(path_a, path_b, variant, against)
@@ -946,8 +954,17 @@ _PROGRAM_ENV: dict[str, str] | None = None  # os.environ as irdiff was started w
     help="Launches sampled per kernel (grid, argument shapes); 0: no launch hook.",
 )
 @click.option(
-    "--no-explain", is_flag=True, help="Skip recompiling each kernel afterwards for the compiler's reasoning log."
+    "--explain",
+    is_flag=True,
+    help="Recompile every kernel afterwards for the compiler's reasoning log (default: `irdiff diff` does it on "
+    "demand, for the kernels of pairs that differ).",
 )
+@click.option(
+    "--sass",
+    is_flag=True,
+    help="Disassemble every kernel's SASS afterwards (default: on demand, for pairs whose PTX differs).",
+)
+@click.option("--no-explain", is_flag=True, hidden=True, help="Kept for compatibility: the default now.")
 @click.option("--force", is_flag=True, help="Replace an earlier capture in the output directory.")
 @click.option(
     "-j",
@@ -958,8 +975,8 @@ _PROGRAM_ENV: dict[str, str] | None = None  # os.environ as irdiff was started w
 )
 @click.argument("program", nargs=-1, required=True, type=click.UNPROCESSED)
 @user_errors
-def capture_cmd(output: str, filter_: str | None, target: str | None, launches: int, no_explain: bool, force: bool,
-                jobs: int, program: tuple[str, ...]) -> None:  # fmt: skip
+def capture_cmd(output: str, filter_: str | None, target: str | None, launches: int, explain: bool, sass: bool,
+                no_explain: bool, force: bool, jobs: int, program: tuple[str, ...]) -> None:  # fmt: skip
     """Run PROGRAM unchanged and record every Triton kernel it compiles into a bundle directory.
 
     The program's output and exit status are its own; irdiff's summary goes to stderr.
@@ -971,9 +988,13 @@ def capture_cmd(output: str, filter_: str | None, target: str | None, launches: 
     irdiff diff before after
     """
     from irdiff.capture import run_capture
+    from irdiff.capture.run import misplaced_options
 
+    own, hint = misplaced_options(list(program))
+    if own and hint:
+        raise ValueError(hint)
     r = run_capture(list(program), output, filter=filter_, target=target, launches=launches, force=force,
-                    explain=not no_explain, jobs=jobs, env=_PROGRAM_ENV)  # fmt: skip
+                    explain=explain and not no_explain, sass=sass, jobs=jobs, env=_PROGRAM_ENV)  # fmt: skip
     from irdiff.render.words import plural
 
     skipped = f", {len(r.skipped)} left out by --filter" if r.skipped else ""
@@ -984,6 +1005,12 @@ def capture_cmd(output: str, filter_: str | None, target: str | None, launches: 
     )
     for w in r.warnings:
         click.echo(f"irdiff capture: warning: {w}", err=True)
+    if own and not r.kernels:
+        click.echo(
+            f"irdiff capture: warning: {', '.join(own)} after `--` went to the program, not to irdiff capture; "
+            "irdiff's own options go before `--`",
+            err=True,
+        )
     sys.exit(r.exit_code)
 
 

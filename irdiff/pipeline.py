@@ -97,14 +97,19 @@ def build_comparison(
     )
 
 
-def _kernel_lines(v: VariantResult, stage: str, raw: bool) -> tuple[int, int] | None:
-    """For the ``python`` stage: the kernel function's own lines (recorded by the compile driver), so the diff
-    shows the two kernels' sources rather than the (often shared) file that defines them; with ``--raw`` too (then
-    the function names are kept)."""
+def _kernel_lines(v: VariantResult, stage: str, raw: bool) -> list[tuple[int, int]] | None:
+    """For the ``python`` stage: the kernel function's own lines (recorded by the compile driver and the capture
+    hooks), then those of the ``@triton.jit`` functions it calls in the same file (``callee_lines``, captures), so
+    the diff shows the kernels' sources rather than the (often shared) file that defines them: a change elsewhere
+    in the file is not a difference of the kernel; with ``--raw`` too (then the function names are kept)."""
     lines = v.metadata.get("kernel_lines")
     if stage != "python" or not (isinstance(lines, list) and len(lines) == 2):
         return None
-    return int(lines[0]), int(lines[1])
+    ranges = [(int(lines[0]), int(lines[1]))]
+    for r in v.metadata.get("callee_lines") or []:
+        if isinstance(r, list) and len(r) == 2:
+            ranges.append((int(r[0]), int(r[1])))
+    return ranges
 
 
 def _is_bundle(p: Path) -> bool:

@@ -138,8 +138,9 @@ def test_seed_001_persistent(compile_suite, target: str) -> None:  # type: ignor
     assert get(d3, "resources.registers").causes == ["loop.nest"]
     # the control: flatten=False keeps both operands pipelined, FLATTEN is the first cause
     d2 = diagnose(bundle, "persistent", "persistent-noflatten")
-    assert d2.findings[0].id == "spec.constexpr-changed" and "`FLATTEN`" in d2.findings[0].title
-    before(d2, "spec.constexpr-changed", "loop.flattened", "pipeline.load-not-pipelined")
+    assert d2.findings[0].id == "config.changed" and "`FLATTEN`" in d2.findings[0].title
+    assert d2.findings[1].id == "spec.constexpr-changed" and "`FLATTEN`" in d2.findings[1].title
+    before(d2, "config.changed", "spec.constexpr-changed", "loop.flattened", "pipeline.load-not-pipelined")
 
 
 # ------------------------------------------------------------------------------------------------ extra pairs
@@ -184,7 +185,8 @@ def test_permute_int64_program_id(compile_suite) -> None:  # type: ignore[no-unt
 def test_softmax_num_stages(compile_suite) -> None:  # type: ignore[no-untyped-def]
     bundle = compile_suite("softmax", ["stages4", "stages1"], "sm86")
     d = diagnose(bundle, "stages1", "stages4")
-    first = d.findings[0]
+    assert d.findings[0].id == "config.changed" and "`NUM_STAGES` (1→4)" in d.findings[0].title
+    first = d.findings[1]
     assert first.id == "spec.constexpr-changed" and "`NUM_STAGES` = 1 in `stages1` vs 4 in `stages4`" in first.title
     before(d, "spec.constexpr-changed", "loop.num-stages", "pipeline.load-not-pipelined", "pipeline.buffers")
     a = get(d, "pipeline.async-copies")

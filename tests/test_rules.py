@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irdiff.bundle import Bundle, BundleError
-from irdiff.diagnose import KEY_COUNTS, Diagnosis, count_ops, diagnose
+from irdiff.diagnose import KEY_COUNTS, RULE_IDS, Diagnosis, count_ops, diagnose
 from irdiff.diagnose.facts import occupancy, sass_calls, strip_loc
-from irdiff.diagnose.rules import CAUSES, RULE_IDS
+from irdiff.diagnose.rules import CAUSES
 
 SUITES = Path(__file__).parent / "suites"
 COPY = str(SUITES / "diag_copy.py")
@@ -118,8 +118,10 @@ def test_type_changed(copy86: Bundle) -> None:
 def test_constexpr_changed_and_loop_num_stages(loop90: Bundle) -> None:
     d = diagnose(loop90, "stages1", "stages3")
     check_chain(d)
-    assert d.findings[0].id == "spec.constexpr-changed"
-    assert "`STAGES` = 1 in `stages1` vs 3 in `stages3`" in d.findings[0].title
+    # The configuration is the root (config.changed); the constexpr finding names the mechanism below it.
+    assert d.findings[0].id == "config.changed" and "`STAGES` (1→3)" in d.findings[0].title
+    assert d.findings[1].id == "spec.constexpr-changed" and d.findings[1].causes == ["config.changed"]
+    assert "`STAGES` = 1 in `stages1` vs 3 in `stages3`" in d.findings[1].title
     f = get(d, "loop.num-stages")
     assert f.causes == ["spec.constexpr-changed"]
     assert "tt.num_stages = 1" in texts(f, "stages1", "ttir")
@@ -128,8 +130,10 @@ def test_constexpr_changed_and_loop_num_stages(loop90: Bundle) -> None:
 
 def test_options_changed(loop90: Bundle) -> None:
     d = diagnose(loop90, "warps8", "stages3")
-    f = d.findings[0]
+    assert d.findings[0].id == "config.changed" and "`num_warps`" in d.findings[0].title
+    f = d.findings[1]
     assert f.id == "options.changed" and "`num_warps` = 8 in `warps8` vs 4 in `stages3`" in f.title
+    assert f.causes == ["config.changed"]
     # 256 fp16 elements over 256 threads: one 2-byte element per thread, too narrow for cp.async
     vw = get(d, "coalesce.vector-width")
     assert "options.changed" in vw.causes

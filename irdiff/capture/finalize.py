@@ -1,24 +1,29 @@
-"""Complete captured kernels after the program has exited: SASS, resources, and the compiler's reasoning.
+"""Complete captured kernels after the program has exited: resources, and on demand SASS and the compiler's reasoning.
 
-The hooks inside the program only copy the stage files (cheap); this step does what costs seconds, outside the
-program's run time, in the *program's* Python (its Triton's ``ptxas``/``cuobjdump``, not irdiff's):
+The hooks inside the program only copy the stage files and keep Triton's own ``ptxas -v`` report (cheap); this
+step runs outside the program's run time, in the *program's* Python (its Triton's ``ptxas``/``cuobjdump``, not
+irdiff's), in a few processes however many kernels there are (:func:`finalize_directory`):
 
-* SASS, the ``ptxas -v`` report (registers, spills, stack) and static shared memory, written by the compile
-  driver's own :func:`irdiff.compile.worker.save_compiled` from the captured stages. The program's own ptxas
-  output was not captured, so ptxas is re-run on the PTX — with the binary Triton ran when it compiled the kernel
-  (``metadata["ptxas_path"]``, recorded by the hooks: TorchInductor sets ``TRITON_PTXAS_PATH`` inside the program,
-  and the PTX ``.version`` follows that ptxas), falling back to the other ptxas binaries at hand
-  (:func:`ptxas_candidates`); the register count is cross-checked with the captured cubin;
+* resources for every kernel: the ``ptxas -v`` report (registers, spills, stack) the hooks kept from the compile
+  itself; ptxas is re-run on the PTX only for kernels loaded from Triton's cache (with the binary Triton ran when it
+  compiled the kernel, ``metadata["ptxas_path"]``, falling back to the other ptxas binaries at hand:
+  :func:`ptxas_candidates`); the register count and static shared memory are read from all captured cubins in one
+  ``cuobjdump --dump-resource-usage`` call (the cubins packed into one fatbin, :func:`pack_fatbin`);
 * the launches sampled by the hooks (``launches.jsonl`` and per-process counts) → ``metadata["launches"]``;
-* with ``explain``: the captured TTIR is compiled once more, in a separate process, with
-  ``TRITON_ENABLE_LLVM_DEBUG`` (coalescing and pipelining reasoning, as the compile driver records it) →
-  ``llvm-debug.log``; ``metadata["explain"]["reproduced"]`` says whether that compile gave the same TTGIR (up to
-  SSA value names, which Triton takes from locations a TTIR file does not carry for block arguments) and the same
-  PTX as the captured kernel. The compile uses the captured options, the captured PTX version and the ptxas that
-  built the kernel. Only then is the log offered to the diagnostics; otherwise it is kept as
-  ``llvm-debug.unreproduced.log`` (e.g. an artifact made by another Triton version).
+* with ``sass`` (``irdiff capture --sass``, or ``irdiff diff`` on demand for the kernels of pairs whose PTX
+  differs): SASS, one ``cuobjdump -sass`` call per worker thread over a fatbin of its share of the kernels,
+  converted to the text ``CompiledKernel.asm["sass"]`` gives (:func:`sass_of_listing`);
+* with ``explain`` (``irdiff capture --explain``, or ``irdiff diff`` on demand): the captured TTIR is compiled once
+  more with ``TRITON_ENABLE_LLVM_DEBUG`` (coalescing and pipelining reasoning, as the compile driver records it) →
+  ``llvm-debug.log``, by one long-lived worker process per core, each compiling its share of the kernels;
+  ``metadata["explain"]["reproduced"]`` says whether that compile gave the same TTGIR (up to SSA value names,
+  which Triton takes from locations a TTIR file does not carry for block arguments) and the same PTX as the
+  captured kernel. The compile uses the captured options, the captured PTX version and the ptxas that built the
+  kernel. Only then is the log offered to the diagnostics; otherwise it is kept as ``llvm-debug.unreproduced.log``
+  (e.g. an artifact made by another Triton version).
 
-Run as ``python -m irdiff.capture.finalize DIR [--jobs N] [--no-explain] [--variant NAME ...]``.
+Each part is done once per kernel (``metadata["finalized_parts"]``). Run as ``python -m irdiff.capture.finalize
+DIR [--jobs N] [--sass] [--explain] [--variant NAME ...]``.
 """
 
 from __future__ import annotations
@@ -30,13 +35,9 @@ import re
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
-from itertools import repeat
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-from irdiff import stages
 from irdiff.bundle import LOG_FILES, VariantResult, load_variant_dir
 from irdiff.capture.hooks import STATE_DIR, atomic_write
 
@@ -77,27 +78,6 @@ EXPLAIN_OPTIONS = (
     "sched4reg",
     "instrumentation_mode",
 )
-
-
-class StoredKernel:
-    """The two attributes :func:`~irdiff.compile.worker.save_compiled` reads from a ``CompiledKernel`` (``asm``
-    with a lazy ``"sass"``, ``metadata``), rebuilt from a saved variant directory."""
-
-    def __init__(self, v: VariantResult):
-        try:
-            from triton.compiler.compiler import AsmDict  # lazily disassembles "sass" from "cubin"
-
-            asm: dict[str, Any] = AsmDict()
-        except ImportError:  # pragma: no cover - Triton < 3.6 is refused earlier
-            asm = {}
-        for stage in (s.name for s in stages.text_stages() if s.origin == "triton"):
-            if stage in v.stages:
-                asm[stage] = v.text(stage)
-        cubin = v.path("cubin")
-        if cubin is not None and cubin.is_file():
-            asm["cubin"] = cubin.read_bytes()
-        self.asm = asm
-        self.metadata = SimpleNamespace(**v.metadata)
 
 
 def arch_of(v: VariantResult) -> int | None:
@@ -192,40 +172,31 @@ def ptxas_candidates(v: VariantResult, arch: int) -> list[str]:
     return list(dict.fromkeys([*([first] if first else []), *trusted_ptxas(arch)]))
 
 
-def finalize_variant(vdir: Path, directory: Path, explain: bool) -> str | None:
-    """Complete one captured variant in place; returns an error line or None. Idempotent."""
-    from irdiff.compile.worker import save_compiled
-
-    v = load_variant_dir(vdir)
-    if v.metadata.get("finalized"):
-        return None
-    merge_launches(v, directory)
-    arch = arch_of(v)
-    error = None
-    if arch is not None and "ptx" in v.stages:
-        try:
-            save_compiled(StoredKernel(v), v, vdir, arch, "", ptxas=ptxas_candidates(v, arch))
-        except Exception as e:  # noqa: BLE001 - keep the stages; report the missing resources
-            error = f"{v.name}: resources not computed: {type(e).__name__}: {e}"
-        if explain and "ttir" in v.stages:
-            err = explain_variant(v)
-            error = error or err
-    v.metadata["finalized"] = True
-    atomic_write(vdir / "variant.json", json.dumps(v.to_json(), indent=1, default=str))
-    return error
-
-
 def explain_variant(v: VariantResult) -> str | None:
     """Recompile the captured TTIR in a child process with the LLVM debug log on; write ``llvm-debug.log``."""
+    errors = explain_variants([v])
+    return errors[0] if errors else None
+
+
+def _ptxas_of_variant(v: VariantResult) -> str | None:
+    """The ptxas that assembled the kernel (the after-run report's, else the one recorded at compile time): Triton
+    runs it at the end of the compile, and a PTX version newer than it supports would fail there. Only a binary
+    of :func:`trusted_ptxas` is returned: the record chooses among them, it never names one to run."""
+    arch = arch_of(v)
+    return recorded_ptxas(v, arch, ("ptxas_rerun", "ptxas_path")) if arch is not None else None
+
+
+def explain_variants(vs: list[VariantResult]) -> list[str]:
+    """Recompile each captured TTIR of ``vs`` with the LLVM debug log on, all in *one* child process (``python -m
+    irdiff.capture.finalize --explain-batch``: Triton imported once, file descriptor 2 sent to one log per kernel);
+    write each kernel's ``llvm-debug.log``. Returns error lines."""
     from irdiff.compile.worker import LLVM_DEBUG_TYPES
 
-    vdir = Path(v.directory)
-    # The ptxas that assembled the kernel (the after-run report's, else the one recorded at compile time): Triton
-    # runs it at the end of the compile, and a PTX version newer than it supports would fail there.
-    arch = arch_of(v)
-    ptxas = recorded_ptxas(v, arch, ("ptxas_rerun", "ptxas_path")) if arch is not None else None
+    if not vs:
+        return []
+    errors: list[str] = []
     with tempfile.TemporaryDirectory(prefix="irdiff-explain-") as tmp:
-        env = {k: v for k, v in os.environ.items() if k not in SIDE_EFFECT_ENV}
+        env = {k: x for k, x in os.environ.items() if k not in SIDE_EFFECT_ENV}
         env.update(
             {
                 "TRITON_ENABLE_LLVM_DEBUG": "1",
@@ -234,21 +205,31 @@ def explain_variant(v: VariantResult) -> str | None:
                 "TRITON_ALWAYS_COMPILE": "1",
             }
         )
-        if ptxas:  # Triton's knobs read these per call (``knobs.nvidia.ptxas`` / ``ptxas_blackwell``)
-            env["TRITON_PTXAS_PATH"] = env["TRITON_PTXAS_BLACKWELL_PATH"] = ptxas
-        log = Path(tmp) / "stderr.log"
-        with open(log, "w") as err:
+        jobs = [{"dir": str(v.directory), "ptxas": _ptxas_of_variant(v)} for v in vs]
+        (Path(tmp) / "jobs.json").write_text(json.dumps(jobs))
+        with open(Path(tmp) / "child.log", "w") as err:
             proc = subprocess.run(
-                [sys.executable, "-m", "irdiff.capture.finalize", "--explain-one", str(vdir), tmp],
+                [sys.executable, "-m", "irdiff.capture.finalize", "--explain-batch", tmp, tmp],
                 stdout=subprocess.DEVNULL,
                 stderr=err,
                 env=env,
             )
-        text = log.read_text(errors="replace")
-        result_file = Path(tmp) / "result.json"
-        outcome = json.loads(result_file.read_text()) if result_file.is_file() else {}
-    if proc.returncode != 0 or not outcome:
-        tail = [ln for ln in text.splitlines() if ln.strip()][-1:] or [f"exit status {proc.returncode}"]
+        child_tail = [ln for ln in (Path(tmp) / "child.log").read_text(errors="replace").splitlines() if ln.strip()]
+        for i, v in enumerate(vs):
+            log_file, result_file = Path(tmp) / f"{i}.log", Path(tmp) / f"{i}.json"
+            text = log_file.read_text(errors="replace") if log_file.is_file() else ""
+            outcome = json.loads(result_file.read_text()) if result_file.is_file() else {}
+            problem = _record_explain(v, text, outcome, child_tail[-1:] or [f"exit status {proc.returncode}"])
+            if problem:
+                errors.append(problem)
+    return errors
+
+
+def _record_explain(v: VariantResult, text: str, outcome: dict[str, Any], fallback: list[str]) -> str | None:
+    vdir = Path(v.directory)
+    if not outcome or outcome.get("error"):
+        tail = [outcome["error"]] if outcome.get("error") else [ln for ln in text.splitlines() if ln.strip()][-1:]
+        tail = tail or fallback
         v.metadata["explain"] = {"error": tail[0]}
         return f"{v.name}: compiler log not recorded: {tail[0]}"
     lines = [ln for ln in text.splitlines() if not (ln.startswith("ptxas") or ln.startswith("warning:"))]
@@ -262,6 +243,38 @@ def explain_variant(v: VariantResult) -> str | None:
     v.logs["llvm_debug"] = LOG_FILES["llvm_debug"]
     v.metadata["explain"] = {"log": LOG_FILES["llvm_debug"], **outcome}
     return None
+
+
+def explain_batch(tmp: Path) -> int:
+    """Child side of :func:`explain_variants`: for job ``i`` of ``tmp/jobs.json``, compile its TTIR with fd 2 in
+    ``tmp/<i>.log`` and write the outcome to ``tmp/<i>.json``."""
+    import traceback
+
+    jobs = json.loads((tmp / "jobs.json").read_text())
+    for i, job in enumerate(jobs):
+        if job.get("ptxas"):  # Triton's knobs read these per call (``knobs.nvidia.ptxas`` / ``ptxas_blackwell``)
+            os.environ["TRITON_PTXAS_PATH"] = os.environ["TRITON_PTXAS_BLACKWELL_PATH"] = job["ptxas"]
+        else:
+            os.environ.pop("TRITON_PTXAS_PATH", None)
+            os.environ.pop("TRITON_PTXAS_BLACKWELL_PATH", None)
+        sys.stderr.flush()
+        saved = os.dup(2)
+        with open(tmp / f"{i}.log", "w") as log:
+            os.dup2(log.fileno(), 2)
+            work = tmp / f"w{i}"
+            work.mkdir(exist_ok=True)
+            try:
+                explain_one(Path(job["dir"]), work)
+                outcome = json.loads((work / "result.json").read_text())
+            except Exception as e:  # noqa: BLE001 - one kernel's failure does not stop the others
+                traceback.print_exc()
+                outcome = {"error": f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"}
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, 2)
+                os.close(saved)
+        (tmp / f"{i}.json").write_text(json.dumps(outcome))
+    return 0
 
 
 def explain_one(vdir: Path, tmp: Path) -> int:
@@ -327,25 +340,273 @@ def _strip_ptx(text: str) -> str:
 
 
 def finalize_directory(
-    directory: Path, *, jobs: int = 0, explain: bool = True, variants: list[str] | None = None
+    directory: Path,
+    *,
+    jobs: int = 0,
+    explain: bool = False,
+    sass: bool = False,
+    variants: list[str] | None = None,
 ) -> list[str]:
-    """Finalize every variant listed in ``DIR/manifest.json`` (or ``variants``); returns error lines."""
+    """Complete the variants listed in ``DIR/manifest.json`` (or ``variants``) in a few processes; returns error
+    lines. Idempotent: each part is done once per variant (``metadata["finalized_parts"]``).
+
+    Always (cheap, every kernel): launches, the ptxas ``-v`` report (the one the hooks kept from Triton's own ptxas
+    run; ptxas is re-run only for kernels loaded from Triton's cache), and the cubin's resource usage for all
+    kernels in *one* ``cuobjdump --dump-resource-usage`` call (the cubins packed into one fatbin).
+    With ``sass``: SASS, one ``cuobjdump -sass`` call per worker over a fatbin of its share of the kernels
+    (disassembly costs about 0.6 s of CPU per kernel in cuobjdump/nvdisasm 12.8–13.1, whatever the batching).
+    With ``explain``: the compiler's reasoning log, from ``jobs`` long-lived worker processes, each recompiling its
+    share of the kernels in one Python (Triton imported once).
+
+    :param jobs: worker threads/processes (default: the CPU count).
+    """
     from irdiff.bundle import MANIFEST_SCHEMA, confined, read_record, variant_dirname
 
     m = read_record(directory / "manifest.json", MANIFEST_SCHEMA, "manifest")
     names = variants or list(m.get("variants", []))
-    dirs = [confined(directory, variant_dirname(name)) for name in names]  # never a path outside the capture
-    n = jobs or max(1, min(len(names), os.cpu_count() or 1))
-    if n == 1 or len(names) == 1:
-        results = [_safe_finalize(d, directory, explain) for d in dirs]
-    else:
-        # Processes, not threads: save_compiled redirects file descriptors 1 and 2 while it disassembles.
-        import multiprocessing
-
-        with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(_safe_finalize, dirs, repeat(directory), repeat(explain)))
+    dirs = {name: confined(directory, variant_dirname(name)) for name in names}  # never a path outside the capture
+    n_jobs = max(1, jobs or (os.cpu_count() or 1))
+    loaded: dict[str, VariantResult] = {}
+    errors: list[str] = []
+    for name in names:
+        if not (dirs[name] / "variant.json").is_file():
+            continue
+        try:
+            loaded[name] = load_variant_dir(dirs[name])
+        except Exception as e:  # noqa: BLE001 - an unreadable variant is reported, the others go on
+            errors.append(f"{name}: {type(e).__name__}: {e}")
+    todo_res = [v for v in loaded.values() if "resources" not in _parts(v)]
+    errors += _resources_batch(directory, todo_res, n_jobs)
+    if sass:
+        todo = [v for v in loaded.values() if "sass" not in _parts(v) and v.path("cubin") is not None]
+        errors += _sass_batch(todo, n_jobs)
+    if explain:
+        todo = [v for v in loaded.values() if "explain" not in _parts(v) and "ttir" in v.stages and arch_of(v)]
+        errors += _explain_batch(directory, todo, n_jobs)
+    for v in loaded.values():
+        v.metadata["finalized"] = True
+        atomic_write(Path(v.directory) / "variant.json", json.dumps(v.to_json(), indent=1, default=str))
     _update_manifest(directory)
-    return [r for r in results if r]
+    return errors
+
+
+def _parts(v: VariantResult) -> list[str]:
+    parts = v.metadata.get("finalized_parts")
+    if not isinstance(parts, list):
+        parts = ["resources", "sass", "explain"] if v.metadata.get("finalized") else []
+        v.metadata["finalized_parts"] = parts
+    return parts
+
+
+def _done(v: VariantResult, part: str) -> None:
+    parts = _parts(v)
+    if part not in parts:
+        parts.append(part)
+
+
+FATBIN_MAGIC = 0xBA55ED50
+
+
+def pack_fatbin(cubins: list[tuple[str, bytes, int]]) -> bytes:
+    """A fatbin holding several cubins, each named ``identifier = <name>`` in cuobjdump's listing.
+
+    Layout (as CUDA's ``fatbinary`` writes it; ``fatbinary_section.h`` gives the 16-byte header: magic
+    ``0xBA55ED50``, version 1, header size, payload size): per entry a 64-byte header — kind 2 (ELF), ``0x0101``,
+    header size (64 + the name), payload size, compressed size 0, options offset 0, version 0.0, ``arch``, name
+    offset and length, flags ``0x11`` (64-bit, Linux), two zero words — then the name and the 8-byte-padded cubin.
+
+    :param cubins: ``(name, cubin bytes, arch)``; names are ASCII without NUL.
+    """
+    import struct
+
+    body = b""
+    for name, cubin, arch in cubins:
+        payload = cubin + b"\0" * (-len(cubin) % 8)
+        raw = name.encode("ascii", "replace")
+        extra = raw + b"\0" * (8 - len(raw) % 8)
+        head = struct.pack(
+            "<HHIQIIHHIIIQQQ", 2, 0x0101, 64 + len(extra), len(payload), 0, 0, 0, 0, arch, 64, len(raw), 0x11, 0, 0
+        )
+        body += head + extra + payload
+    return struct.pack("<IHHQ", FATBIN_MAGIC, 1, 16, len(body)) + body
+
+
+def _listing_by_identifier(text: str) -> dict[str, str]:
+    """Split a cuobjdump listing of a :func:`pack_fatbin` file into {identifier: its part of the listing}."""
+    out: dict[str, str] = {}
+    chunks = re.split(r"^Fatbin elf code:\s*$", text, flags=re.M)
+    for chunk in chunks:
+        m = re.search(r"^identifier = (.+)$", chunk, re.M)
+        if m:
+            out[m.group(1).strip()] = chunk
+    return out
+
+
+def _cuobjdump(args: list[str], cubins: list[tuple[str, bytes, int]]) -> dict[str, str]:
+    """Run cuobjdump once over all ``cubins`` (packed into one fatbin); {name: its listing}."""
+    from irdiff.compile import compat
+
+    if not cubins:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="irdiff-fatbin-") as d:
+        path = Path(d) / "kernels.fatbin"
+        path.write_bytes(pack_fatbin(cubins))
+        proc = subprocess.run([compat.tool_path("cuobjdump"), *args, str(path)], capture_output=True)
+    return _listing_by_identifier(proc.stdout.decode(errors="replace"))
+
+
+def _cubins(vs: list[VariantResult]) -> list[tuple[str, bytes, int]]:
+    out = []
+    for v in vs:
+        p, arch = v.path("cubin"), arch_of(v)
+        if p is not None and p.is_file() and arch:
+            out.append((v.name, p.read_bytes(), arch))
+    return out
+
+
+def _resources_batch(directory: Path, vs: list[VariantResult], n_jobs: int) -> list[str]:
+    """Launches, ptxas report (kept or re-run, ``n_jobs`` at a time) and cubin resources (one cuobjdump call)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from irdiff.bundle import Resources
+    from irdiff.compile.worker import parse_ptxas_log, ptxas_version, run_ptxas
+
+    errors: list[str] = []
+    for v in vs:
+        merge_launches(v, directory)
+
+    def report(v: VariantResult) -> tuple[str, str] | None:
+        arch = arch_of(v)
+        kept = v.text("ptxas") if v.metadata.get("ptxas_report") == "captured" else ""
+        if kept:  # the version is asked only of a binary of this environment (trusted_ptxas), never of the record's
+            return kept, (recorded_ptxas(v, arch) if arch is not None else None) or ""
+        if arch is None or "ptx" not in v.stages:
+            return None
+        args = [] if v.metadata.get("enable_fp_fusion", True) else ["--fmad=false"]
+        args += str(v.metadata.get("ptx_options") or "").split()
+        first = None
+        for cand in ptxas_candidates(v, arch):
+            log, path = run_ptxas(v.text("ptx"), arch, cand, args)
+            first = first or (log, path)
+            if "Used" in log:
+                v.metadata["ptxas_rerun"] = path
+                return log, path
+        return first
+
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        reports = list(pool.map(report, vs))
+    versions: dict[str, str] = {}
+    usage = _cuobjdump(["--dump-resource-usage"], _cubins(vs))
+    for v, rep in zip(vs, reports):
+        res = Resources(shared_bytes=int(v.metadata.get("shared", 0) or 0))
+        vdir = Path(v.directory)
+        if rep is not None:
+            log, path = rep
+            (vdir / LOG_FILES["ptxas"]).write_text(log if log.endswith("\n") else log + "\n")
+            v.logs["ptxas"] = LOG_FILES["ptxas"]
+            parse_ptxas_log(log, res)
+            if path and path not in versions:
+                versions[path] = ptxas_version(path)
+            res.ptxas_version = versions.get(path, "")
+        line = next((ln for ln in usage.get(v.name, "").splitlines() if "REG:" in ln), "")
+        cub = {k: int(x) for k, x in re.findall(r"\b(REG|STACK|SHARED|LOCAL):(\d+)", line)}
+        if cub:
+            res.static_shared_bytes = cub.get("SHARED")
+            if res.registers is not None and res.registers != cub.get("REG"):
+                v.metadata["resources_note"] = (
+                    f"the ptxas -v report says {res.registers} registers, the captured cubin uses {cub.get('REG')}: "
+                    "registers and stack are the cubin's, spills unknown"
+                )
+                res.spill_store_bytes = res.spill_load_bytes = res.stack_bytes = None
+            if res.registers is None and rep is None:
+                v.metadata["resources_note"] = "no ptxas -v report: registers and stack from the cubin"
+            res.registers = cub.get("REG", res.registers)
+            if res.stack_bytes is None and "STACK" in cub:
+                res.stack_bytes = cub["STACK"]
+            if res.spill_store_bytes is None and cub.get("STACK") == 0:
+                res.spill_store_bytes = res.spill_load_bytes = 0
+        elif rep is None:
+            errors.append(f"{v.name}: resources not computed (no ptxas report, no cubin resource usage)")
+        v.resources = res
+        _done(v, "resources")
+    return errors
+
+
+_FLINE = re.compile(r"\s*/\*\w{4,}\*/\s*([^;]*;)\s*/\* 0x(\w{16}) \*/\s*")
+_FNAME = re.compile(r"\s*Function : (\w+)\s*")
+_BRA = re.compile(r"(.*BRA(?:\.U)? )(0x\w+);")
+
+
+def sass_of_listing(listing: str) -> str:
+    """The SASS text Triton's ``CompiledKernel.asm["sass"]`` gives (``triton/tools/disasm.py: extract``: the first
+    function, one ``ctrl<TAB>instruction`` line each, branch targets as ``LBB<i>`` labels), from a ``cuobjdump
+    -sass`` listing of one cubin."""
+    try:
+        from triton.tools.disasm import processSassLines
+    except ImportError:  # pragma: no cover - Triton without the disassembler helpers
+        return listing
+    lines = listing.splitlines()
+    i = next((k for k, ln in enumerate(lines) if _FNAME.match(ln)), None)
+    if i is None:
+        return ""
+    out = f"Function:{_FNAME.match(lines[i]).group(1)}\n"  # type: ignore[union-attr]
+    i += 2  # .headerflags
+    labels: dict[int, int] = {}
+    buf: list[tuple[str, str]] = []
+    while i + 1 < len(lines) and _FLINE.match(lines[i]):
+        buf.append(processSassLines(lines[i], lines[i + 1], labels))
+        i += 2
+    for idx, (ctrl, asm) in enumerate(buf):
+        if idx * 16 in labels:
+            out += f"LBB{labels[idx * 16]}:\n"
+        m = _BRA.match(asm)
+        if m:
+            asm = _BRA.sub(rf"\1LBB{labels[int(m.group(2), 16)]};", asm)
+        out += ctrl + "\t" + asm + "\n"
+    return out + "\n"
+
+
+def _sass_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
+    """SASS for ``vs``: ``n_jobs`` threads, each one cuobjdump call over a fatbin of its share."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from irdiff.bundle import STAGE_FILES
+
+    if not vs:
+        return []
+    shares = [vs[k::n_jobs] for k in range(min(n_jobs, len(vs)))]
+    with ThreadPoolExecutor(max_workers=len(shares)) as pool:
+        listings = list(pool.map(lambda share: _cuobjdump(["-sass"], _cubins(share)), shares))
+    errors = []
+    for share, listing in zip(shares, listings):
+        for v in share:
+            text = sass_of_listing(listing.get(v.name, ""))
+            if not text.strip():
+                errors.append(f"{v.name}: SASS not disassembled")
+                continue
+            (Path(v.directory) / STAGE_FILES["sass"]).write_text(text)
+            v.stages["sass"] = STAGE_FILES["sass"]
+            _done(v, "sass")
+    return errors
+
+
+def _explain_batch(directory: Path, vs: list[VariantResult], n_jobs: int) -> list[str]:
+    """The compiler's reasoning log for ``vs``: ``n_jobs`` worker processes (``--explain-batch``), each compiling
+    its share in one Python with the LLVM debug log on (see :func:`explain_variant` for what is recorded)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not vs:
+        return []
+    shares = [vs[k::n_jobs] for k in range(min(n_jobs, len(vs)))]
+
+    def work(share: list[VariantResult]) -> list[str]:
+        return explain_variants(share)
+
+    with ThreadPoolExecutor(max_workers=len(shares)) as pool:
+        results = list(pool.map(work, shares))
+    for v in vs:
+        _done(v, "explain")
+    return [e for r in results for e in r]
 
 
 def _update_manifest(directory: Path) -> None:
@@ -367,13 +628,6 @@ def _update_manifest(directory: Path) -> None:
         atomic_write(mf, json.dumps(m, indent=1))
 
 
-def _safe_finalize(vdir: Path, directory: Path, explain: bool) -> str | None:
-    try:
-        return finalize_variant(vdir, directory, explain)
-    except Exception as e:  # noqa: BLE001
-        return f"{vdir.name}: {type(e).__name__}: {e}"
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m irdiff.capture.finalize", description=__doc__.splitlines()[0])
     p.add_argument("directory", type=Path)
@@ -381,14 +635,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=0)
     p.add_argument("--no-explain", action="store_true")
     p.add_argument("--variant", action="append", default=None)
+    p.add_argument("--explain", action="store_true", help="Also record the compiler's reasoning log.")
+    p.add_argument("--sass", action="store_true", help="Also disassemble SASS.")
     p.add_argument("--explain-one", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--explain-batch", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.explain_one:
         return explain_one(a.directory, a.extra)
+    if a.explain_batch:
+        return explain_batch(a.directory)
     from irdiff.bundle import BundleError
 
     try:
-        errors = finalize_directory(a.directory, jobs=a.jobs, explain=not a.no_explain, variants=a.variant)
+        errors = finalize_directory(
+            a.directory, jobs=a.jobs, explain=a.explain and not a.no_explain, sass=a.sass, variants=a.variant
+        )
     except BundleError as err:
         from irdiff.textsafe import one_line
 

@@ -386,6 +386,12 @@ class Recorder:
         fn_src = getattr(fn, "src", None)
         if isinstance(fn_src, str):
             meta["fn_source"] = fn_src
+        if source_path and "python" in result.stages:
+            ranges = kernel_line_ranges(fn, source_path)
+            if ranges:  # the python stage compares these lines, not the whole file
+                meta["kernel_lines"] = ranges[0]
+                if len(ranges) > 1:
+                    meta["callee_lines"] = ranges[1:]
         if qual := _qualname(fn):
             meta["qualname"] = qual
         result.options = {k: meta[k] for k in OPTION_KEYS if k in meta}
@@ -393,6 +399,14 @@ class Recorder:
         meta["compiled_by"] = caller
         if ptxas := _ptxas_of(meta.get("target")):
             meta["ptxas_path"] = ptxas
+        report = take_ptxas_report(result.kernel) if not cache_hit else None
+        if report is not None:  # Triton's own ptxas -v report of this compile
+            from irdiff.bundle import LOG_FILES
+
+            meta["ptxas_path"] = report[0]
+            (vdir / LOG_FILES["ptxas"]).write_text(report[1])
+            result.logs["ptxas"] = LOG_FILES["ptxas"]
+            meta["ptxas_report"] = "captured"
         meta["python"] = sys.executable
         meta["pid"] = os.getpid()
         meta["captured_at"] = time.time()
@@ -583,6 +597,37 @@ def _source_file(fn: Any) -> str | None:
     return path if path and os.path.isfile(path) else None
 
 
+def kernel_line_ranges(fn: Any, source_path: str) -> list[list[int]]:
+    """``[[first, last], ...]`` (1-based, inclusive, decorators included): the ``@triton.jit`` function's own lines,
+    then those of the ``@triton.jit`` functions it calls (by name, through its module's globals, one level deep and
+    recursively, at most 16) that are defined in the same file. Empty when the source cannot be read."""
+    inner = getattr(fn, "fn", None)
+    if inner is None:
+        return []
+    out: list[list[int]] = []
+    seen: set[int] = set()
+    todo = [inner]
+    while todo and len(out) < 17:
+        f = todo.pop(0)
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        try:
+            if os.path.realpath(inspect.getsourcefile(f) or "") != os.path.realpath(source_path):
+                continue
+            lines, first = inspect.getsourcelines(f)
+        except (OSError, TypeError):
+            continue
+        out.append([first, first + len(lines) - 1])
+        glb = getattr(f, "__globals__", {}) or {}
+        for name in re.findall(r"\b([A-Za-z_]\w*)\s*\(", "".join(lines)):
+            obj = glb.get(name)
+            callee = getattr(obj, "fn", None)
+            if callee is not None and hasattr(obj, "params") and callable(callee):
+                todo.append(callee)
+    return out
+
+
 def _ptxas_of(target: Any) -> str | None:
     """The ptxas this process' Triton runs for a CUDA ``target`` right now (``get_ptxas(arch).path``, which honours
     ``TRITON_PTXAS_PATH`` / ``TRITON_PTXAS_BLACKWELL_PATH``). Recorded at compile time because programs set these
@@ -770,10 +815,11 @@ def install(config: CaptureConfig) -> Recorder:
         from triton.backends.compiler import GPUTarget
         from triton.runtime.driver import driver
 
-        from irdiff.compile.worker import TargetDriver, parse_target
+        from irdiff.compile.worker import parse_target
 
-        driver.set_active(TargetDriver(GPUTarget("cuda", parse_target(config.target), 32)))
+        driver.set_active(no_launch_driver(GPUTarget("cuda", parse_target(config.target), 32)))
 
+    _tee_ptxas_reports()
     prev_listener = knobs.compilation.listener
 
     def listener(*, src: Any = None, metadata: Any = None, metadata_group: Any = None, **kw: Any) -> None:
@@ -812,6 +858,94 @@ def install(config: CaptureConfig) -> Recorder:
         json.dumps({"python": sys.executable, "argv": sys.argv[:8], "triton": getattr(knobs, "__file__", "")})
     )
     return rec
+
+
+# Shared memory per block a kernel may request, by compute capability (CUDA C Programming Guide, "Technical
+# Specifications per Compute Capability"); the launch check in ``CompiledKernel._init_handles`` compares with it.
+_MAX_SHARED = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120: 101376}
+SKIPPED_LAUNCH_NOTICE = (
+    "irdiff capture: --target {target}: no GPU, so kernel launches are skipped (kernels are compiled and captured; "
+    "the program's results are not computed)\n"
+)
+
+
+def no_launch_driver(target: Any) -> Any:
+    """The ``--target`` stand-in driver for a captured program: the compile driver's
+    :class:`~irdiff.compile.worker.TargetDriver`, plus what ``CompiledKernel._init_handles`` asks of a driver
+    before a launch (``launcher_cls``, ``utils.load_binary``, ``utils.get_device_properties``), so that a launch
+    compiles the kernel and then does nothing instead of failing with ``'TargetDriver' object has no attribute
+    'launcher_cls'``. The first skipped launch in a process prints one notice on stderr."""
+    from types import SimpleNamespace
+
+    from irdiff.compile.worker import TargetDriver
+
+    arch = int(getattr(target, "arch", 90))
+    told: list[bool] = []
+
+    def skipped_launch(*args: Any, **kwargs: Any) -> None:
+        if not told:
+            told.append(True)
+            sys.stderr.write(SKIPPED_LAUNCH_NOTICE.format(target=f"sm{arch}"))
+
+    class NoLaunchDriver(TargetDriver):
+        def launcher_cls(self, src: Any, metadata: Any) -> Any:
+            return skipped_launch
+
+    def load_binary(name: Any, kernel: Any, shared: Any, device: Any) -> tuple[Any, int, int, int, int]:
+        return (object(), 0, 0, 0, 1024)  # module, function handle, registers, spills, max threads per block
+
+    def get_device_properties(device: Any) -> dict[str, int]:
+        return {"max_shared_mem": _MAX_SHARED.get(arch, 101376), "multiprocessor_count": 132, "warpSize": 32}
+
+    drv = NoLaunchDriver(target)
+    drv.utils = SimpleNamespace(load_binary=load_binary, get_device_properties=get_device_properties)  # type: ignore[attr-defined]
+    return drv
+
+
+_PTXAS_LOCAL = threading.local()  # .report: (ptxas path, its -v report) of the last ptxas run in this thread
+
+
+class _PtxasTee:
+    """Stands in for the ``subprocess`` module inside ``triton.backends.nvidia.compiler``: ``run`` runs the command
+    unchanged and, for Triton's own ``ptxas ... -v`` call in ``make_cubin`` (stderr sent to a temporary log file it
+    deletes right after), keeps that report for the kernel being compiled, so the after-run step needs no second
+    ptxas run. Every other attribute is the real module's."""
+
+    def __init__(self, real: Any):
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def run(self, cmd: Any, *args: Any, **kwargs: Any) -> Any:
+        result = self._real.run(cmd, *args, **kwargs)
+        try:
+            err_name = getattr(kwargs.get("stderr"), "name", None)
+            if isinstance(cmd, (list, tuple)) and "-v" in cmd and isinstance(err_name, str) and "ptxas" in str(cmd[0]):
+                with open(err_name, errors="replace") as f:
+                    _PTXAS_LOCAL.report = (str(cmd[0]), f.read())
+        except Exception:  # noqa: BLE001 - the compile goes on; the after-run step re-runs ptxas instead
+            pass
+        return result
+
+
+def _tee_ptxas_reports() -> None:
+    try:
+        from triton.backends.nvidia import compiler as nvc
+    except Exception:  # noqa: BLE001 - no NVIDIA backend
+        return
+    if not isinstance(getattr(nvc, "subprocess", None), _PtxasTee) and hasattr(nvc, "subprocess"):
+        nvc.subprocess = _PtxasTee(nvc.subprocess)
+
+
+def take_ptxas_report(kernel: str) -> tuple[str, str] | None:
+    """The ptxas ``-v`` report of the compile that just finished in this thread, if it was for ``kernel`` (the
+    report names its entry function); taken once."""
+    rep = getattr(_PTXAS_LOCAL, "report", None)
+    _PTXAS_LOCAL.report = None
+    if rep and f"'{kernel}'" in rep[1]:
+        return rep
+    return None
 
 
 def _add_hook(ns: Any, attr: str, fn: Any) -> None:

@@ -19,7 +19,15 @@ from typing import Any
 
 from irdiff.interrupt import Interrupted
 
-__all__ = ["CAPTURE_SUITE", "CaptureError", "CaptureResult", "is_capture", "program_command", "run_capture"]
+__all__ = [
+    "CAPTURE_SUITE",
+    "CaptureError",
+    "CaptureResult",
+    "is_capture",
+    "misplaced_options",
+    "program_command",
+    "run_capture",
+]
 
 CAPTURE_SUITE = "capture"  # manifest "suite" of a capture bundle
 
@@ -65,6 +73,46 @@ def program_command(args: list[str], python: str | None = None) -> list[str]:
     return list(args)
 
 
+# ``irdiff capture``'s own options (``irdiff/cli.py: capture_cmd``): written after ``--`` they reach the program.
+CAPTURE_OPTIONS = (
+    "-o",
+    "--output",
+    "--filter",
+    "--target",
+    "--launches",
+    "--explain",
+    "--no-explain",
+    "--sass",
+    "--force",
+    "-j",
+    "--jobs",
+)
+
+
+def misplaced_options(args: list[str]) -> tuple[list[str], str | None]:
+    """``irdiff capture``'s own options among the program's arguments (after ``--``).
+
+    :returns: (the options found, a one-line error when they stand before the program itself — ``-- --target sm90
+        python x.py`` — where they cannot be the program's; None when they follow the program's name, where they
+        may be the program's own, and the caller warns only if nothing was captured).
+    """
+    found = [a.split("=", 1)[0] for a in args if a.split("=", 1)[0] in CAPTURE_OPTIONS]
+    if not found:
+        return [], None
+    lead = []
+    for a in args:
+        if not a.startswith("-"):
+            break
+        lead.append(a.split("=", 1)[0])
+    if any(a in CAPTURE_OPTIONS for a in lead):
+        opts = " ".join(a for a in lead if a in CAPTURE_OPTIONS)
+        return found, (
+            f"{opts}: irdiff capture's own option written after `--`, where the program's command starts; "
+            "put it before `--`: irdiff capture --target sm90 -o DIR -- python script.py"
+        )
+    return found, None
+
+
 def is_capture(directory: str | os.PathLike[str]) -> bool:
     """True when ``directory`` holds a bundle written by ``irdiff capture`` (manifest ``suite`` = capture)."""
     mf = Path(directory) / "manifest.json"
@@ -94,7 +142,8 @@ def run_capture(
     target: str | None = None,
     launches: int = 8,
     force: bool = False,
-    explain: bool = True,
+    explain: bool = False,
+    sass: bool = False,
     jobs: int = 0,
     env: dict[str, str] | None = None,
 ) -> CaptureResult:
@@ -105,7 +154,10 @@ def run_capture(
     :param target: ``sm80`` … ``sm120``: compile for this target with irdiff's stand-in driver (no GPU; the program
         can warm kernels up, not launch them). None: leave Triton's driver alone.
     :param launches: launches sampled per kernel (grid, argument shapes/dtypes/strides); 0 installs no launch hook.
-    :param explain: recompile each captured TTIR afterwards to record the compiler's reasoning (LLVM debug log).
+    :param explain: recompile every captured TTIR afterwards to record the compiler's reasoning (LLVM debug log).
+        Off by default: ``irdiff diff`` records it on demand, only for the kernels of pairs that differ.
+    :param sass: disassemble every kernel's SASS afterwards (about 0.6 s of CPU per kernel in cuobjdump). Off by
+        default: ``irdiff diff`` disassembles on demand, only the kernels of pairs whose PTX differs.
     :param env: the program's environment (default ``os.environ``); irdiff adds only its ``IRDIFF_CAPTURE_*``
         variables and its bootstrap directory in front of ``PYTHONPATH``.
     :raises CaptureError: bad output directory, empty command, bad ``filter`` or ``target``.
@@ -181,7 +233,7 @@ def run_capture(
     t1 = time.perf_counter()
     if result.kernels:
         try:
-            result.warnings += _finalize(root, result.kernels, env, explain=explain, jobs=jobs)
+            result.warnings += _finalize(root, result.kernels, env, explain=explain, sass=sass, jobs=jobs)
         except (KeyboardInterrupt, Interrupted):
             result.warnings.append(
                 f"after-run step interrupted: SASS/registers/compiler log may be missing; "
@@ -216,7 +268,9 @@ def _run_forwarding_signals(cmd: list[str], env: dict[str, str]) -> int:
     return 128 - code if code < 0 else code
 
 
-def _finalize(root: Path, kernels: list[str], env: dict[str, str], *, explain: bool, jobs: int) -> list[str]:
+def _finalize(
+    root: Path, kernels: list[str], env: dict[str, str], *, explain: bool, sass: bool, jobs: int
+) -> list[str]:
     """Run :mod:`irdiff.capture.finalize` once per Python interpreter that captured kernels (its own Triton)."""
     from irdiff.capture.hooks import ENV_DIR
 
@@ -235,7 +289,8 @@ def _finalize(root: Path, kernels: list[str], env: dict[str, str], *, explain: b
         args = [py, "-m", "irdiff.capture.finalize", str(root)]
         args += [f"--variant={n}" for n in names]
         args += [f"--jobs={jobs}"] if jobs else []
-        args += [] if explain else ["--no-explain"]
+        args += ["--explain"] if explain else []
+        args += ["--sass"] if sass else []
         proc = subprocess.run(args, env=fenv, capture_output=True, text=True)
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]

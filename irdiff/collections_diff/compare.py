@@ -126,24 +126,110 @@ def pair_bundle(cd_a: Bundle, cd_b: Bundle, pair: KernelPair, label_a: str, labe
     return bundle, na, nb
 
 
-def _finalize_artifacts(bundle: Bundle, names: list[str], explain: bool) -> None:
-    """Resources (ptxas report), SASS and the compiler log for artifact kernels, which have none of them yet."""
-    if bundle.suite not in ("triton-cache", "triton-dump", "triton-artifacts") or not names:
+def _finalize_artifacts(bundle: Bundle, names: list[str], explain: bool, *, differing: list[str] | None = None) -> None:
+    """Complete kernels on demand before they are compared. Triton cache/dump kernels have no resources, SASS or
+    compiler log yet: all of them get all three. Capture kernels got their resources after the program ran; SASS
+    and the compiler log are added here, only for ``differing`` (kernels of pairs whose PTX differs), and written
+    into the capture (done once). A read-only capture is compared as it is."""
+    from irdiff.capture import is_capture
+
+    capture = is_capture(bundle.directory) if bundle.directory else False
+    if capture:
+        names = [n for n in (differing or []) if not _complete(bundle.variants[n], explain)]
+    elif bundle.suite not in ("triton-cache", "triton-dump", "triton-artifacts"):
+        return
+    if not names:
         return
     from irdiff.bundle import load_variant_dir
     from irdiff.capture.finalize import finalize_directory
     from irdiff.capture.hooks import STATE_DIR
 
     root = Path(bundle.directory)
+    if capture and not os.access(root, os.W_OK):
+        return
     (root / STATE_DIR).mkdir(exist_ok=True)
     if explain and bundle.triton_version:
         # Recompiling another version's TTIR with this Triton would not reproduce the kernel (nor its reasoning).
         from irdiff.compile.compat import triton_version
 
         explain = bundle.triton_version == triton_version()
-    finalize_directory(root, explain=explain, variants=names)
+    finalize_directory(root, explain=explain, sass=True, variants=names)
     for n in names:
         bundle.variants[n] = load_variant_dir(root / n)
+
+
+def _complete(v: Any, explain: bool) -> bool:
+    parts = v.metadata.get("finalized_parts")
+    if not isinstance(parts, list):
+        return bool(v.metadata.get("finalized")) and "sass" in v.stages
+    return "sass" in parts and (not explain or "explain" in parts)
+
+
+_PTX_NOISE = re.compile(r"^\s*(\.loc|\.file|//|\.version|\.target|\.address_size)|^\s*$")
+
+
+def _python_lines(v: Any) -> list[str]:
+    """The kernel's own source lines (``kernel_lines`` and ``callee_lines`` of ``kernel.py``; the whole file when
+    they are not recorded), right-stripped, with its name replaced."""
+    text = v.text("python")
+    lines = text.splitlines()
+    ranges = [v.metadata.get("kernel_lines"), *(v.metadata.get("callee_lines") or [])]
+    picked = [
+        lines[i]
+        for r in ranges
+        if isinstance(r, list) and len(r) == 2
+        for i in range(max(0, int(r[0]) - 1), min(len(lines), int(r[1])))
+    ]
+    out = picked or lines
+    name = v.kernel or ""
+    return [ln.rstrip().replace(name, "KERNEL") if name else ln.rstrip() for ln in out]
+
+
+def _without_debug(stage: str, text: str, name: str) -> list[str]:
+    """A stage's lines without the debug information that moves when the source file changes elsewhere:
+    MLIR ``#loc`` definitions, LLVM metadata lines and the module header; the kernel name replaced."""
+    if stage in ("ttir", "ttgir"):
+        lines = [ln for ln in text.splitlines() if not ln.startswith("#loc")]
+    else:  # llir
+        lines = [ln for ln in text.splitlines() if not ln.startswith(("!", "; ModuleID", "source_filename"))]
+    return [ln.replace(name, "KERNEL") for ln in lines] if name else lines
+
+
+def quick_identical(va: Any, vb: Any) -> bool:
+    """Whether two kernels are certainly the same, without normalizing or aligning anything: the same stage 0,
+    the same options, the same kernel source lines, and TTIR, TTGIR, LLIR and PTX equal once debug information and
+    the kernel names are left out (see :func:`ptx_identical`; equal PTX and ptxas give equal SASS). False means
+    "compare them fully", not "they differ". Costs a few string comparisons per kernel: a capture of hundreds of
+    kernels, most of them unchanged, is compared in seconds."""
+    spec = [(s.name, s.type, s.divisibility, s.constexpr) for s in va.specialization]
+    if spec != [(s.name, s.type, s.divisibility, s.constexpr) for s in vb.specialization]:
+        return False
+    if va.options != vb.options or va.resources.ptxas_version != vb.resources.ptxas_version:
+        return False
+    if _python_lines(va) != _python_lines(vb):
+        return False
+    for stage in ("ttir", "ttgir", "llir"):
+        ta, tb = va.text(stage), vb.text(stage)
+        if bool(ta) != bool(tb) or _without_debug(stage, ta, va.kernel or "") != _without_debug(
+            stage, tb, vb.kernel or ""
+        ):
+            return False
+    return ptx_identical(va, vb)
+
+
+def ptx_identical(va: Any, vb: Any) -> bool:
+    """Whether two kernels' PTX is the same once line info, comments, the header and the kernel names are left out
+    (cheap: no normalization); then their SASS is the same too (same ptxas), and nothing needs disassembling."""
+    ta, tb = va.text("ptx"), vb.text("ptx")
+    if not ta or not tb:
+        return False
+
+    def body(text: str, name: str) -> list[str]:
+        cut = text.split(".section\t.debug", 1)[0].split(".section .debug", 1)[0]
+        lines = [ln for ln in cut.splitlines() if not _PTX_NOISE.match(ln)]
+        return [ln.replace(name, "KERNEL") for ln in lines] if name else lines
+
+    return body(ta, va.kernel or "") == body(tb, vb.kernel or "")
 
 
 def compare_collections(
@@ -189,11 +275,20 @@ def compare_collections(
             {k: alts for k, alts in pairing.also_a.items() if k in {p.a for p in kept}},
             {k: alts for k, alts in pairing.also_b.items() if k in {p.b for p in kept}},
         )
-    _finalize_artifacts(a, [p.a for p in pairing.pairs], explain)
-    _finalize_artifacts(b, [p.b for p in pairing.pairs], explain)
+    differ = [p for p in pairing.pairs if not ptx_identical(a.variants[p.a], b.variants[p.b])]
+    _finalize_artifacts(a, [p.a for p in pairing.pairs], explain, differing=[p.a for p in differ])
+    _finalize_artifacts(b, [p.b for p in pairing.pairs], explain, differing=[p.b for p in differ])
     cd = CollectionDiff(a, b, la, lb, pairing)
+    from irdiff.diagnose import Diagnosis
+    from irdiff.render import Comparison
+
     for p in pairing.pairs:
         pb, na, nb = pair_bundle(a, b, p, la, lb)
+        if not raw and quick_identical(a.variants[p.a], b.variants[p.b]):
+            # Certainly identical: no stage to show, no finding (nothing normalized or aligned).
+            diag = Diagnosis(na, nb, [], True, {}, verdict=None)
+            cd.results.append(PairResult(p, Comparison(pb, na, nb, [], diag, raw=raw, context=context)))
+            continue
         try:
             cd.results.append(PairResult(p, build_comparison(pb, na, nb, stages=stages, raw=raw, context=context)))
         except ValueError as e:
@@ -211,6 +306,11 @@ class OverviewRow:
     :ivar counts: ``[(key, count in A, count in B)]`` of key operation counts that differ (at most ``max_counts``).
     :ivar registers: ``(A, B)`` registers per thread from ptxas; :ivar spills: spill stores in bytes ``(A, B)``.
     :ivar launches: launches recorded ``(A, B)`` (None when not recorded).
+    :ivar config: the kernel's distinguishing configuration: its ``tl.constexpr`` values (``XBLOCK=1
+        R0_BLOCK=2048``), ``name a→b`` where the two sides differ, and launch options that differ.
+    :ivar root: the pair's root finding (``id (severity): title``, the most severe finding nothing else causes),
+        or "".
+    :ivar severity: the most severe finding of the pair (``critical`` … ``info``), or "" (identical / no findings).
     """
 
     kernel: str
@@ -221,6 +321,9 @@ class OverviewRow:
     spills: tuple[int | None, int | None]
     launches: tuple[int | None, int | None] = (None, None)
     error: str | None = None
+    config: str = ""
+    root: str = ""
+    severity: str = ""
 
 
 def overview_rows(cd: CollectionDiff, max_counts: int = 3) -> list[OverviewRow]:
@@ -253,9 +356,82 @@ def overview_rows(cd: CollectionDiff, max_counts: int = 3) -> list[OverviewRow]:
                 spills=(va.resources.spill_store_bytes, vb.resources.spill_store_bytes),
                 launches=(_launch_count(va.metadata), _launch_count(vb.metadata)),
                 error=r.error,
+                config=_config_cell(va, vb),
+                root=_root_cell(r.comparison),
+                severity=_severity(r.comparison),
             )
         )
     return rows
+
+
+_SEVERITY_ORDER = ("critical", "major", "minor", "info")
+
+
+def _config_cell(va: Any, vb: Any) -> str:
+    """``XBLOCK=1 R0_BLOCK=2048`` (the kernel's declared constexprs), ``R0_BLOCK=2048→1024`` where A and B differ,
+    plus launch options that differ."""
+    ca = {s.name: s.constexpr for s in va.specialization if s.is_constexpr_param}
+    cb = {s.name: s.constexpr for s in vb.specialization if s.is_constexpr_param}
+    bits = []
+    for k in list(dict.fromkeys([*ca, *cb])):
+        x, y = ca.get(k), cb.get(k)
+        bits.append(f"{k}={x}" if x == y else f"{k}={x if x is not None else '—'}→{y if y is not None else '—'}")
+    for k in ("num_warps", "num_stages"):
+        x, y = va.options.get(k, va.metadata.get(k)), vb.options.get(k, vb.metadata.get(k))
+        if x != y and x is not None and y is not None:
+            bits.append(f"{k}={x}→{y}")
+    return " ".join(bits)
+
+
+def _roots(c: Comparison | None) -> list[Any]:
+    if c is None or c.diagnosis is None:
+        return []
+    fs = [f for f in c.diagnosis.findings if not f.id.startswith("time.")]
+    roots = [f for f in fs if not f.causes]
+    return sorted(roots, key=lambda f: _SEVERITY_ORDER.index(f.severity) if f.severity in _SEVERITY_ORDER else 9)
+
+
+def _root_cell(c: Comparison | None) -> str:
+    roots = _roots(c)
+    if not roots:
+        return ""
+    f = roots[0]
+    more = f" (+{len(roots) - 1} more roots)" if len(roots) > 1 else ""
+    return f"{f.id} ({f.severity}): {f.title}{more}"
+
+
+def _severity(c: Comparison | None) -> str:
+    if c is None or c.diagnosis is None or not c.diagnosis.findings:
+        return ""
+    ranks = [_SEVERITY_ORDER.index(f.severity) for f in c.diagnosis.findings if f.severity in _SEVERITY_ORDER]
+    return _SEVERITY_ORDER[min(ranks)] if ranks else ""
+
+
+def _rank(r: OverviewRow) -> tuple[int, int]:
+    """Sort key of the grouped overview: errors first, then differing pairs by severity, then identical ones."""
+    if r.error:
+        return (0, 0)
+    if r.changed:
+        return (1, _SEVERITY_ORDER.index(r.severity) if r.severity in _SEVERITY_ORDER else len(_SEVERITY_ORDER))
+    return (2, 0)
+
+
+def summary_line(rows: list[OverviewRow]) -> str:
+    """``54 pairs: 45 identical, 9 differ — by severity: critical 1, major 5, minor 3`` (plus errors)."""
+    same = sum(1 for r in rows if not r.changed and not r.error)
+    errors = sum(1 for r in rows if r.error)
+    differ = len(rows) - same - errors
+    text = f"{plural(len(rows), 'pair')}: {same} identical, {differ} differ"
+    if errors:
+        text += f", {errors} not compared"
+    counts = [(sev, sum(1 for r in rows if r.changed and not r.error and r.severity == sev)) for sev in _SEVERITY_ORDER]
+    shown = [f"{sev} {n}" for sev, n in counts if n]
+    unranked = differ - sum(n for _, n in counts)
+    if unranked:
+        shown.append(f"no finding {unranked}")
+    if shown:
+        text += " — by severity: " + ", ".join(shown)
+    return text
 
 
 def _launch_count(meta: dict[str, Any]) -> int | None:
@@ -283,30 +459,43 @@ def _describe_side(label: str, b: Bundle, sign: str) -> str:
     return f"  {sign} {label}: " + " · ".join(bits)
 
 
-def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120) -> str:
-    """The overview: both sides, one table row per pair, then the unpaired kernels (plain text, ANSI if ``color``)."""
+def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120, top: int | None = None) -> str:
+    """The overview: both sides, the summary by severity, one table row per pair grouped as errors, pairs that
+    differ (most severe first: their configuration and root finding) and identical pairs, then the unpaired
+    kernels (plain text, ANSI if ``color``). ``top``: only the ``top`` most severe pairs that differ are listed."""
     import click
 
     def st(text: str, **kw: Any) -> str:
         return click.style(text, **kw) if color else text
 
-    rows = overview_rows(cd)
+    all_rows = overview_rows(cd)
+    rows = sorted(all_rows, key=_rank)
     out = [st(f"irdiff diff  {cd.label_a} vs {cd.label_b}", bold=True)]
     out.append(st(_describe_side(cd.label_a, cd.a, "-"), fg="red"))
     out.append(st(_describe_side(cd.label_b, cd.b, "+"), fg="green"))
     out.append("")
-    with_launches = any(x is not None for r in rows for x in r.launches)
+    out.append("  " + summary_line(all_rows))
+    out.append("")
+    differing = [r for r in rows if r.changed or r.error]
+    identical = [r for r in rows if not r.changed and not r.error]
+    left_off = 0
+    if top is not None and len(differing) > top:
+        left_off = len(differing) - top
+        differing = differing[:top]
+    listed = differing + ([] if top is not None else identical)
+    with_launches = any(x is not None for r in listed for x in r.launches)
     head: tuple[str, ...] = ("kernel", "paired by", "differs in", "key counts (A→B)", "registers")
     head += ("launches",) if with_launches else ()
     cells = []
-    for r in rows:
+    for r in listed:
         changed = r.error or (" ".join(r.changed) if r.changed else "identical")
         counts = ", ".join(f"{k} {x}→{y}" for k, x, y in r.counts)
         regs = _ab(*r.registers)
         if any(r.spills):
             regs += f" (spills {_ab(*r.spills)} B)"
         row: tuple[str, ...] = (r.kernel, r.paired, changed, counts, regs)
-        cells.append(row + ((_ab(*r.launches),) if with_launches else ()))
+        row += (_ab(*r.launches),) if with_launches else ()
+        cells.append(row)
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
     widths[0] = min(widths[0], 48)
     widths[3] = min(widths[3], max(20, width - sum(widths) + widths[3] - 2 * len(widths)))
@@ -314,23 +503,39 @@ def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120
     def fmt(row: tuple[str, ...]) -> str:
         parts = []
         for i, (text, w) in enumerate(zip(row, widths)):
-            text = _fit_kernel(text, w) if i == 0 else (text if len(text) <= w else text[: w - 1] + "…")
-            parts.append(text.ljust(w) if i < len(row) - 1 else text)
+            last = i == len(row) - 1
+            text = _fit_kernel(text, w) if i == 0 else (text if len(text) <= w or last else text[: w - 1] + "…")
+            parts.append(text.ljust(w) if not last else text)
         return "  " + "  ".join(parts).rstrip()
 
+    def detail(r: OverviewRow) -> str | None:
+        """Second line of a pair that differs: its configuration and its root finding."""
+        bits = [r.config] if r.config else []
+        if r.root:
+            bits.append(f"root {r.root}")
+        if not bits or not (r.changed or r.error):
+            return None
+        text = "      ↳ " + " · ".join(bits)
+        return text if len(text) <= max(width, 60) else text[: max(width, 60) - 1] + "…"
+
     out.append(st(fmt(head), dim=True))
-    for r, c in zip(rows, cells):
+    for r, c in zip(listed, cells):
         line = fmt(c)
         if r.error:
             line = st(line, fg="red")
         elif r.changed:
             line = st(line, fg="yellow")
         out.append(line)
-    if not rows:
+        more = detail(r)
+        if more:
+            out.append(st(more, dim=True))
+    if not all_rows:
         out.append("  (no kernel of A pairs with a kernel of B)")
-    same = sum(1 for r in rows if not r.changed and not r.error)
+    if left_off:
+        out.append(f"  … {plural(left_off, 'more pair')} that differ{'s' if left_off == 1 else ''} (--top {top})")
+    if top is not None and identical:
+        out.append(f"  {plural(len(identical), 'identical pair')} not listed (--top)")
     out.append("")
-    out.append(f"  {plural(len(rows), 'pair')}: {len(rows) - same} differ, {same} identical")
     for label, names, b in ((cd.label_a, cd.pairing.only_a, cd.a), (cd.label_b, cd.pairing.only_b, cd.b)):
         if names:
             shown = ", ".join(f"{n} ({b.variants[n].kernel})" if b.variants[n].kernel != n else n for n in names)
@@ -339,7 +544,7 @@ def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120
         for kept, alts in also.items():
             for n in alts:
                 out.append(f"  also compiled in {label}: {describe_alternative(b, n, kept)}")
-    return "\n".join(out) + "\n"
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def _fit_kernel(text: str, width: int) -> str:
@@ -406,20 +611,30 @@ def describe_alternative(b: Bundle, name: str, kept: str) -> str:
     return " — ".join(bits)
 
 
-def render_collection_diff(cd: CollectionDiff, opts: Any, *, overview_only: bool = False) -> str:
-    """Overview, then the terminal report of every pair that differs (``opts``: ``TerminalOptions``)."""
+def render_collection_diff(
+    cd: CollectionDiff, opts: Any, *, overview_only: bool = False, top: int | None = None
+) -> str:
+    """Overview, then the terminal report of every pair that differs, most severe first (``opts``:
+    ``TerminalOptions``; ``top``: only the ``top`` most severe)."""
     from irdiff.render.terminal import render
 
-    parts = [render_overview(cd, color=opts.color, width=opts.width)]
+    parts = [render_overview(cd, color=opts.color, width=opts.width, top=top)]
     if overview_only:
         return "".join(parts)
-    for r in cd.results:
+    order = {
+        id(r): _SEVERITY_ORDER.index(s) if (s := _severity(r.comparison)) in _SEVERITY_ORDER else 9 for r in cd.results
+    }
+    shown = 0
+    for r in sorted(cd.results, key=lambda x: order[id(x)]):
         if r.comparison is None:
             continue
         c = r.comparison
         spec_differs = any(s.differs for s in _spec_rows(c))
         if c.identical and not spec_differs:
             continue
+        if top is not None and shown >= top:
+            break
+        shown += 1
         title = f"{r.pair.a}" if r.pair.a == r.pair.b else f"{r.pair.a} → {r.pair.b}"
         rule = f"━━ {title} ({r.pair.how}) " + "━" * max(4, opts.width - len(title) - len(r.pair.how) - 8)
         parts.append("\n" + (_bold(rule) if opts.color else rule) + "\n")
@@ -454,6 +669,7 @@ def show_collection_diff(
     paging: str,
     reports: str | None = None,
     force: bool = False,
+    top: int | None = None,
 ) -> CollectionDiff:
     """``irdiff diff`` for two collections: compare, render for the terminal, print (through the pager); with
     ``reports``, also write the report files of every pair that differs (see :func:`write_pair_reports`)."""
@@ -466,7 +682,7 @@ def show_collection_diff(
     opts = TerminalOptions(
         color=color_enabled(color), width=terminal_width(width), side_by_side=side_by_side, show_spec=stages is None
     )
-    emit(render_collection_diff(cd, opts, overview_only=overview_only), paging=paging)
+    emit(render_collection_diff(cd, opts, overview_only=overview_only, top=top), paging=paging)
     return cd
 
 

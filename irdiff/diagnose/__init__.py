@@ -25,6 +25,7 @@ from irdiff.diagnose.counts import KEY_COUNTS, count_ops
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.mechfacts import extract_mech_facts
 from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding, Severity, finding_stages
+from irdiff.diagnose.params import pair_params
 from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, FALLBACK_CAUSES, RULE_IDS, Context, run_rules
 from irdiff.diagnose.settings import link_to_settings, same_source, settings_diff, settings_findings
 
@@ -428,6 +429,10 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
             changed = ", ".join(f"{c.key} {c.a} vs {c.b}" for c in settings_diff(va, vb))
             notes.append(f"the settings differ ({changed}) but the compiled code is identical after normalization")
         return Diagnosis(a, b, [], True, facts, verdict=None, notes=notes)
+    pairing = pair_params(
+        va.specialization, va.text("ttir") or va.text("ttgir"), vb.specialization, vb.text("ttir") or vb.text("ttgir")
+    )
+    fa.peer_names, fb.peer_names = pairing.aliases("a"), pairing.aliases("b")
     ctx = Context(
         a=a,
         b=b,
@@ -435,6 +440,7 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
         fb=fb,
         ttgir={a: va.text("ttgir"), b: vb.text("ttgir")},
         python={a: va.text("python"), b: vb.text("python")},
+        pairing=pairing,
     )
     findings = run_rules(ctx)
     _link(findings)

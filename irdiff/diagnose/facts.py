@@ -297,8 +297,22 @@ class VariantFacts:
     # irdiff.diagnose.diagnose from irdiff.diagnose.mechfacts (which builds on this module's helpers), else None
     mech: MechFacts | None = None
 
+    # The other variant's parameter name → this variant's parameter paired with it by role (None: it has no
+    # partner here); set by ``irdiff.diagnose.diagnose`` from :func:`irdiff.diagnose.params.pair_params`, so that
+    # every rule comparing "the same parameter" of two variants compares the paired ones.
+    peer_names: dict[str, str | None] = field(default_factory=dict)
+
     def arg(self, name: str) -> ArgFact | None:
+        """This variant's own parameter ``name``."""
         return next((a for a in self.args if a.name == name), None)
+
+    def peer(self, name: str) -> ArgFact | None:
+        """This variant's parameter paired (by role) with the *other* variant's parameter ``name``: the one of the
+        same name unless the pairing says otherwise; None when the other's parameter has no partner here."""
+        if name in self.peer_names:
+            mine = self.peer_names[name]
+            return None if mine is None else self.arg(mine)
+        return self.arg(name)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -33,8 +33,9 @@ alias names (content-derived), SASS physical registers.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from irdiff import stages
 from irdiff.normalize.builder import Builder
@@ -63,7 +64,7 @@ def normalize(
     kernel_name: str | None = None,
     *,
     raw: bool = False,
-    line_range: tuple[int, int] | None = None,
+    line_range: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
 ) -> NormalizedStage:
     """Normalize one stage text (see the module docstring for the rules per dialect).
 
@@ -73,8 +74,9 @@ def normalize(
         with different function names compare equal).
     :param raw: no normalization at all: ``lines`` and ``shapes`` are the raw lines (``--raw``).
     :param line_range: plain-text stages (``python``) only: keep raw lines ``first..last`` (1-based, inclusive;
-        the kernel function inside the file that defines it), with ``raw`` too (then names are kept); ``raw`` and
-        ``raw_line`` still refer to the whole text.
+        the kernel function inside the file that defines it), or several such ranges (the kernel, then the
+        functions it calls), with ``raw`` too (then names are kept); ``raw`` and ``raw_line`` still refer to the
+        whole text.
     :returns: a :class:`NormalizedStage`. Never raises on arbitrary text; if a dialect normalizer fails
         internally, the raw lines are returned with ``fallback=True``.
     """
@@ -164,18 +166,26 @@ def _find_symbols(line: str, syms: tuple[str, ...]) -> tuple[tuple[int, int], ..
     return tuple(out)
 
 
+def _ranges(line_range: Any, n: int) -> list[tuple[int, int]]:
+    """One ``(first, last)`` or several (the kernel, then the functions it calls), clipped to ``1..n``."""
+    if not line_range:
+        return [(1, n)]
+    if isinstance(line_range[0], int):
+        line_range = [line_range]
+    return [(max(1, int(a)), min(n, int(b))) for a, b in line_range]
+
+
 def _plain(
     stage: str,
     text: str,
     raw_lines: list[str],
     *,
     strip: bool,
-    line_range: tuple[int, int] | None = None,
+    line_range: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
     kernel_name: str | None = None,
 ) -> NormalizedStage:
-    first, last = line_range if line_range else (1, len(raw_lines))
-    first, last = max(1, first), min(len(raw_lines), last)
-    numbers = list(range(first, last + 1))
+    ranges = _ranges(line_range, len(raw_lines))
+    numbers = list(dict.fromkeys(n for first, last in ranges for n in range(first, last + 1)))
     lines = [raw_lines[n - 1].rstrip() if strip else raw_lines[n - 1] for n in numbers]
     if kernel_name and line_range:  # the kernel's own name (``def matmul_kernel_annotated``) compares equal
         name = re.compile(rf"\b{re.escape(kernel_name)}\b")

@@ -75,13 +75,24 @@ class SpecRow:
 
 
 def spec_rows(c: Comparison) -> list[SpecRow]:
-    """Stage 0: the specialization of both variants matched by parameter name, in ``a``'s parameter order
-    (parameters only ``b`` has come last). Source: :attr:`irdiff.bundle.VariantResult.specialization`, recorded
-    from the installed Triton's own binder."""
-    a_specs = c.bundle.variants[c.a].specialization
-    b_specs = {s.name: s for s in c.bundle.variants[c.b].specialization}
-    rows = [SpecRow(s.name, s, b_specs.pop(s.name, None)) for s in a_specs]
-    rows += [SpecRow(name, None, s) for name, s in b_specs.items()]
+    """Stage 0: the specialization of both variants, each parameter of ``a`` beside the parameter of ``b`` paired
+    with it by role (:func:`irdiff.diagnose.params.pair_params`: pointer or scalar, element type, the loads, stores,
+    masks and index expressions it feeds; ``tl.constexpr`` parameters by name), in ``a``'s parameter order; a row
+    of a renamed pair is named ``a_name → b_name``; parameters only ``b`` has come last. Source:
+    :attr:`irdiff.bundle.VariantResult.specialization`, recorded from the installed Triton's own binder."""
+    from irdiff.diagnose.params import pair_params
+
+    va, vb = c.bundle.variants[c.a], c.bundle.variants[c.b]
+    a_specs = {s.name: s for s in va.specialization}
+    b_specs = {s.name: s for s in vb.specialization}
+    pairing = pair_params(
+        va.specialization, va.text("ttir") or va.text("ttgir"), vb.specialization, vb.text("ttir") or vb.text("ttgir")
+    )
+    rows = []
+    for p in pairing.pairs:
+        sa = a_specs.get(p.a.name) if p.a else None
+        sb = b_specs.get(p.b.name) if p.b else None
+        rows.append(SpecRow(p.label, sa, sb))
     return rows
 
 

@@ -1,7 +1,7 @@
 """Rules: compare the facts of two variants and turn each difference into a :class:`Finding` that names its mechanism.
 
-One topic module per kind of fact (``specialization``, ``hints``, ``precision``, ``index_math``, ``loops``,
-``coalescing``, ``mma``, ``mma_lowering``, ``pipelining``, ``atomics``, ``lowering``, ``ptx``, ``sass``,
+One topic module per kind of fact (``parameters``, ``specialization``, ``hints``, ``precision``, ``index_math``,
+``loops``, ``coalescing``, ``mma``, ``mma_lowering``, ``pipelining``, ``atomics``, ``lowering``, ``ptx``, ``sass``,
 ``resources``, ``timing``). Each rule is a function decorated with
 :func:`~irdiff.diagnose.rules.registry.rule`, which declares next to its code the finding ids it emits (a
 :data:`~irdiff.diagnose.rules.registry.RuleId`), the facts it reads and, per finding, what may cause it. ``a`` is the
@@ -24,6 +24,7 @@ from irdiff.diagnose.rules import (
     lowering,
     mma,
     mma_lowering,
+    parameters,
     pipelining,
     precision,
     ptx,
@@ -56,6 +57,7 @@ __all__ = [
 
 # Topic modules in chain order (earliest stage first): the rule order before linking, and the order of ties after it.
 TOPICS = (
+    parameters,
     specialization,
     hints,
     precision,

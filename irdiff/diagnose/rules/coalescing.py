@@ -52,6 +52,7 @@ def _fast_dim(acc: Access) -> int:
     Emits(
         "coalesce.contiguity",
         causes=(
+            "spec.param-added",
             "spec.constexpr-one-lost",
             "spec.divisibility-lost",
             "spec.type-changed",
@@ -179,6 +180,7 @@ def _width_phrase(x: Access, variant: str) -> str:
             "spec.type-changed",
             "options.changed",
         ),
+        fallback=("config.changed",),
     ),
     reads=("accesses", "blocked"),
 )

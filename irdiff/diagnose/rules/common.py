@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from irdiff.diagnose.facts import Ref, VariantFacts
 from irdiff.diagnose.model import Evidence
+from irdiff.diagnose.params import ParamPairing
 
 
 @dataclass
@@ -20,6 +21,8 @@ class Context:
     fb: VariantFacts
     ttgir: dict[str, str] = field(default_factory=dict)
     python: dict[str, str] = field(default_factory=dict)
+    # ``a``'s parameters paired with ``b``'s by role (:func:`irdiff.diagnose.params.pair_params`); None: by name.
+    pairing: ParamPairing | None = None
 
     def facts(self, which: str) -> VariantFacts:
         return self.fa if which == self.a else self.fb

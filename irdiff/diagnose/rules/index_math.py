@@ -10,7 +10,7 @@ from irdiff.diagnose.rules.registry import Emits, rule
 
 
 @rule(
-    Emits("ttir.i64-index-math", causes=("spec.type-changed",)),
+    Emits("ttir.i64-index-math", causes=("spec.param-added", "spec.type-changed")),
     reads=("i64_ops", "i64_first", "i64_first_python", "divrem64_ttir", "counts"),
 )
 def rule_i64(ctx: Context) -> list[Finding]:

@@ -80,6 +80,7 @@ def _mask_source(python: str, kernel: str, names: list[str]) -> tuple[int, str] 
             "spec.constexpr-changed",
             "options.changed",
         ),
+        fallback=("config.changed",),
     ),
     reads=("kernel", "accesses", "lowered", "text.python"),
 )
@@ -110,7 +111,7 @@ def rule_mask_alignment(ctx: Context) -> list[Finding]:
     lost: list[tuple[ArgFact, ArgFact]] = []
     for _, n, _, _ in rows:
         for name in n.mask_args:
-            an, aw = fn.arg(name), fw.arg(name)
+            an, aw = fn.arg(name), fw.peer(name)
             if an and aw and (aw.divisibility or 0) > (an.divisibility or 0) and all(an is not x for x, _ in lost):
                 lost.append((an, aw))
     ev: list[Evidence] = []

@@ -49,6 +49,7 @@ def _width_note(keys: list[str]) -> str:
             "layout.convert-shared",
             "options.changed",
         ),
+        fallback=("config.changed",),
     ),
     reads=("options", "counts", "first_lines"),
 )
@@ -109,7 +110,7 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
 
 
 @rule(
-    Emits("ptx.mma", causes=("mma.lowering", "precision.dot-input", "layout.mma")),
+    Emits("ptx.mma", causes=("mma.lowering", "precision.dot-input", "layout.mma"), fallback=("config.changed",)),
     reads=("mma", "counts", "first_lines"),
 )
 def rule_ptx_mma(ctx: Context) -> list[Finding]:

@@ -27,6 +27,9 @@ __all__ = ["DECLARED", "REGISTRY", "Emits", "Rule", "RuleFn", "RuleId", "declare
 
 # Every finding id, grouped by topic module. A rule declaring an id missing here, or a cause naming one, fails mypy.
 RuleId = Literal[
+    # parameters.py (stage 0: the parameter lists, paired by role; the configuration)
+    "spec.param-added",
+    "config.changed",
     # specialization.py (stage 0) and options
     "spec.constexpr-one-lost",
     "spec.divisibility-lost",
@@ -92,7 +95,9 @@ RuleId = Literal[
 RuleFn = Callable[[Context], list[Finding]]
 
 # What a rule may read: a field of VariantFacts, or a raw stage text the Context carries.
-_READABLE: frozenset[str] = frozenset({f.name for f in fields(VariantFacts)} | {"text.ttgir", "text.python", "runs"})
+_READABLE: frozenset[str] = frozenset(
+    {f.name for f in fields(VariantFacts)} | {"text.ttgir", "text.python", "runs", "pairing"}
+)
 
 
 @dataclass(frozen=True)

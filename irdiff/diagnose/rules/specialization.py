@@ -53,7 +53,7 @@ def rule_constexpr_one(ctx: Context) -> list[Finding]:
         fl, fk = ctx.facts(lost), ctx.facts(kept)
         hits: list[tuple[ArgFact, ArgFact]] = []
         for arg in fl.args:
-            other = fk.arg(arg.name)
+            other = fk.peer(arg.name)
             if other and other.type == "constexpr" and other.constexpr == "1" and arg.type != "constexpr":
                 hits.append((arg, other))
         if not hits:
@@ -152,7 +152,7 @@ def rule_divisibility(ctx: Context) -> list[Finding]:
         fl, fk = ctx.facts(lost), ctx.facts(kept)
         hits = []
         for arg in fl.args:
-            other = fk.arg(arg.name)
+            other = fk.peer(arg.name)
             if (
                 other
                 and arg.type != "constexpr"
@@ -266,7 +266,7 @@ def rule_type_changed(ctx: Context) -> list[Finding]:
     ``*fp32``)."""
     hits = []
     for arg in ctx.fa.args:
-        other = ctx.fb.arg(arg.name)
+        other = ctx.fb.peer(arg.name)
         if other and "constexpr" not in (arg.type, other.type) and arg.type != other.type:
             hits.append((arg, other))
     if not hits:
@@ -299,14 +299,14 @@ def rule_type_changed(ctx: Context) -> list[Finding]:
 
 
 @rule(
-    Emits("spec.constexpr-changed"),
+    Emits("spec.constexpr-changed", causes=("config.changed",)),
     reads=("args",),
 )
 def rule_constexpr_changed(ctx: Context) -> list[Finding]:
     """``spec.constexpr-changed``: a ``tl.constexpr`` parameter has different values (tile sizes, ``NUM_STAGES``)."""
     hits = []
     for arg in ctx.fa.args:
-        other = ctx.fb.arg(arg.name)
+        other = ctx.fb.peer(arg.name)
         if other and arg.type == "constexpr" and other.type == "constexpr" and arg.constexpr != other.constexpr:
             if arg.constexpr == "1" or other.constexpr == "1":
                 if not (arg.is_constexpr_param if hasattr(arg, "is_constexpr_param") else True):
@@ -342,7 +342,7 @@ def rule_constexpr_changed(ctx: Context) -> list[Finding]:
 
 
 @rule(
-    Emits("options.changed"),
+    Emits("options.changed", causes=("config.changed",)),
     reads=("options",),
 )
 def rule_options(ctx: Context) -> list[Finding]:
