@@ -338,7 +338,8 @@ def overview_rows(cd: CollectionDiff, max_counts: int = 3) -> list[OverviewRow]:
         how = p.how if p.score >= 1.0 or p.how == "name+signature" else f"{p.how} {p.score:.2f}"
         changed: list[str] = []
         counts: list[tuple[str, int, int]] = []
-        if r.comparison is not None:
+        quick = r.comparison is not None and not r.comparison.stage_diffs and r.comparison.identical
+        if r.comparison is not None and not quick:  # quick_identical: same stage 0 by construction
             if any(s.differs for s in spec_rows(r.comparison)):
                 changed.append("spec")
             sums = {s.stage: s for s in stage_summaries(r.comparison)}
@@ -629,6 +630,8 @@ def render_collection_diff(
         if r.comparison is None:
             continue
         c = r.comparison
+        if not c.stage_diffs and c.identical:  # quick_identical: nothing to show
+            continue
         spec_differs = any(s.differs for s in _spec_rows(c))
         if c.identical and not spec_differs:
             continue
