@@ -372,6 +372,10 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
         except (OSError, TypeError):
             pass
 
+    called = called_jit_functions(jit_fn)
+    if called:
+        result.metadata["jit_functions"] = called
+
     captured: dict[str, Any] = {}
     listened: dict[str, Any] = {}
 
@@ -437,6 +441,59 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
         save_compiled(compiled, result, out, arch, stdout_text)
     result.metadata["triton_version"] = triton.__version__
     return result
+
+
+def called_jit_functions(jit_fn: Any, limit: int = 64) -> dict[str, dict[str, Any]]:
+    """The ``@triton.jit`` functions the kernel calls, directly or through each other (the names Triton's
+    ``DependenciesFinder`` follows for the cache key, resolved in each function's globals), as
+    ``{name as called: {"file", "first_line", "source"}}``; the kernel itself is not included. Functions whose source
+    cannot be read, and Triton's own library (``tl.sum``), are left out. Recorded in ``variant.json`` (``metadata["jit_functions"]``) so the source diff can
+    compare helpers defined in other files."""
+    import ast
+    import textwrap
+
+    out: dict[str, dict[str, Any]] = {}
+    todo = [jit_fn]
+    seen = {id(jit_fn)}
+    while todo and len(out) < limit:
+        fn = todo.pop(0)
+        py = getattr(fn, "fn", None)
+        if py is None:
+            continue
+        try:
+            src = textwrap.dedent(inspect.getsource(py))
+            tree = ast.parse(src)
+        except (OSError, TypeError, SyntaxError):
+            continue
+        scope = getattr(py, "__globals__", {})
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            parts: list[str] = []
+            f = node.func
+            while isinstance(f, ast.Attribute):
+                parts.insert(0, f.attr)
+                f = f.value
+            if not isinstance(f, ast.Name):
+                continue
+            parts.insert(0, f.id)
+            obj: Any = scope.get(parts[0])
+            for p in parts[1:]:
+                obj = getattr(obj, p, None)
+            base = compat.base_jit_function(obj) if obj is not None else None
+            if base is None or not hasattr(base, "fn") or not hasattr(base, "params") or id(base) in seen:
+                continue
+            if str(getattr(base.fn, "__module__", "")).startswith("triton."):
+                continue  # Triton's own library functions (tl.sum, tl.cdiv): the same in both variants
+            seen.add(id(base))
+            try:
+                lines, first = inspect.getsourcelines(base.fn)
+                file = inspect.getsourcefile(base.fn) or ""
+            except (OSError, TypeError):
+                continue
+            out[".".join(parts)] = {"file": file, "first_line": first, "source": textwrap.dedent("".join(lines))}
+            todo.append(base)
+    return out
 
 
 def _is_ptxas_line(line: str) -> bool:

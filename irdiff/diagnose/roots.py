@@ -1,0 +1,726 @@
+"""The root engine: every chain of findings starts at what the user changed.
+
+After the rules have run and linked by their declared causes (``CAUSES``), :func:`apply_roots` adds the roots
+that rules cannot see and links every remaining finding to one, or lists it as unexplained:
+
+* **Source changes** (:mod:`irdiff.diagnose.source`): a semantic change that no rule finding already names at its
+  line becomes a ``source.<kind>`` root (``source.kwarg-changed``, ``source.call-added``, ``source.op-changed``,
+  ...). A rule finding whose evidence sits on the changed line (through IR locations,
+  :mod:`irdiff.diagnose.provenance`) *claims* the change: the rule names the mechanism, the change is added to its
+  evidence, and it stays the root (e.g. ``ttir.i64-index-math`` for ``.to(tl.int64)``).
+* **Attribute changes** ``ttir.attr-changed``: TTIR ops at the same Python line differing only in attributes
+  (``evict``, ``cache``, memory order/scope, ``inputPrecision``, hints); caused by the source change on that line
+  when there is one, else a root of its own.
+* **Settings** ``settings.changed``: the target, Triton version or ptxas version differs.
+* **First diverging pass** ``pass.first-diverging``: when both variants carry per-pass snapshots (``--passes``)
+  and the TTIR is equal, the first pass whose output differs, with its hunk; linked to the option/settings root,
+  whose title then names the pass.
+
+Every root's explanation ends with a trace through the stages (what its lines compile to in each variant, from the
+IR locations; the whole PTX/SASS when those carry no usable line info) and says when nothing else differs.
+
+Linking, in order: the rules' ``CAUSES`` (done before); then provenance (a finding whose evidence maps to a Python
+line that uses a value defined on a changed line is linked to that change); then, for whole-kernel findings
+(registers, instruction counts) without line evidence, the single root when there is exactly one; registers are
+attributed from evidence (:func:`register_story`). Findings whose chain reaches no root are marked unexplained and
+ordered last (:data:`UNEXPLAINED_NOTE`).
+
+For other rule modules (mechanism rules): declare ``source.<kind>``, ``ttir.attr-changed``, ``options.changed``,
+``settings.changed`` or ``pass.first-diverging`` as causes in ``CAUSES``; :data:`ROOT_IDS` lists the ids this
+engine may emit, :data:`ROOT_PREFIXES` which findings count as roots. ``register_mechanism(fn)`` adds a function
+``fn(RootContext) -> str | None`` whose sentence is appended to a root's explanation (e.g. what `div.full.f32`
+means); :data:`MECHANISMS` holds the built-in ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from irdiff.bundle import VariantResult
+from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.passes import PassDivergence, first_diverging_pass
+from irdiff.diagnose.provenance import AttrChange, StageDelta, attr_changes, python_lines, stage_trace
+from irdiff.diagnose.source import KINDS, SourceChange, SourceDiff, diff_sources
+
+__all__ = [
+    "MECHANISMS",
+    "ROOT_IDS",
+    "ROOT_PREFIXES",
+    "UNEXPLAINED_NOTE",
+    "RootContext",
+    "apply_roots",
+    "register_mechanism",
+    "source_id",
+]
+
+SOURCE_IDS: dict[str, str] = {k: f"source.{k}" for k in KINDS if k not in ("renamed", "option")}
+ROOT_IDS: tuple[str, ...] = (
+    *SOURCE_IDS.values(),
+    "ttir.attr-changed",
+    "settings.changed",
+    "pass.first-diverging",
+)
+# Findings with these id prefixes are roots when nothing causes them (stage 0, options, source, settings).
+ROOT_PREFIXES: tuple[str, ...] = ("spec.", "options.", "source.", "settings.", "ttir.attr-changed")
+UNEXPLAINED_NOTE = (
+    " Unexplained: no rule links it to a root above, and its evidence does not come from a changed source line."
+)
+
+
+def source_id(kind: str) -> str:
+    """Finding id of a source change kind (``kwarg-changed`` → ``source.kwarg-changed``)."""
+    return SOURCE_IDS.get(kind, f"source.{kind}")
+
+
+@dataclass
+class RootContext:
+    """What a mechanism function sees for one root finding."""
+
+    a: str
+    b: str
+    finding: Finding
+    changes: list[SourceChange]
+    attrs: list[AttrChange]
+    trace: list[StageDelta]
+    whole: dict[str, tuple[dict[str, int], dict[str, int]]] = field(default_factory=dict)
+
+
+MechanismFn = Callable[[RootContext], "str | None"]
+
+
+def _all_ops(ctx: RootContext) -> tuple[set[str], set[str]]:
+    """Instruction keys present only in ``a`` / only in ``b`` across the trace and the whole-stage deltas."""
+    xa: set[str] = set()
+    xb: set[str] = set()
+    for d in ctx.trace:
+        xa.update(d.only_a)
+        xb.update(d.only_b)
+    for oa, ob in ctx.whole.values():
+        xa.update(oa)
+        xb.update(ob)
+    return xa, xb
+
+
+def _has(keys: set[str], *words: str) -> bool:
+    return any(all(w in k for w in words) for k in keys)
+
+
+def _mech_division(ctx: RootContext) -> str | None:
+    xa, xb = _all_ops(ctx)
+    fast = "div.full.f32"
+    if not ((_has(xa, fast) and _has(xb, "div.rn.f32")) or (_has(xb, fast) and _has(xa, "div.rn.f32"))):
+        return None
+    approx = ctx.a if _has(xa, fast) else ctx.b
+    ieee = ctx.b if approx == ctx.a else ctx.a
+    return (
+        f"`{approx}` divides with `div.full.f32` (Triton lowers `/` on fp32 to the approximate division, max error "
+        f"2 ulp), `{ieee}` with `div.rn.f32` (IEEE round-to-nearest, from `tl.div_rn` / `tt.precise_divf`): results "
+        "may differ in the last bits, and the IEEE division is a longer instruction sequence (ptxas expands it, "
+        "with a slow path it calls as a subroutine)."
+    )
+
+
+def _mech_atomic(ctx: RootContext) -> str | None:
+    words = {t for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)}
+    if not words & {"relaxed", "acq_rel", "acquire", "release"}:
+        return None
+    xa, xb = _all_ops(ctx)
+    fences = [k for k in (*xa, *xb) if k.startswith(("fence", "membar", "MEMBAR", "FENCE", "bar.sync"))]
+    fa = sorted(k for k in xa if k in fences)
+    fb = sorted(k for k in xb if k in fences)
+    atom_a = sorted(k for k in xa if k.startswith(("atom", "red", "ATOM", "RED")))
+    atom_b = sorted(k for k in xb if k.startswith(("atom", "red", "ATOM", "RED")))
+    out = (
+        "The atomic's memory ordering differs: with `acq_rel` (Triton's default `sem`) the update also orders the "
+        "thread's earlier and later memory accesses, which the lowering implements with fences and a returning "
+        "atomic; `relaxed` only makes the update itself atomic."
+    )
+    if atom_a or atom_b:
+        out += f" Atomic instructions: {', '.join(f'`{k}`' for k in atom_a) or 'none'} in `{ctx.a}` vs " + (
+            f"{', '.join(f'`{k}`' for k in atom_b) or 'none'} in `{ctx.b}`."
+        )
+    if fa or fb:
+        more = ctx.a if len(fa) > len(fb) else ctx.b
+        fewer = ctx.b if more == ctx.a else ctx.a
+        out += (
+            f" Fences and barriers only in `{more}`: {', '.join(f'`{k}`' for k in (fa if more == ctx.a else fb))}; "
+            f"`{fewer}` drops them."
+        )
+    return out
+
+
+def _mech_eviction(ctx: RootContext) -> str | None:
+    xa = {k for oa, _ in ctx.whole.values() for k in oa}
+    xb = {k for _, ob in ctx.whole.values() for k in ob}
+    hint = [k for k in (*xa, *xb) if "evict" in k or "cache_hint" in k or "createpolicy" in k or ".EF" in k]
+    words = {t for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)}
+    if not hint and not any("evict" in w or "cache_modifier" in w for w in words):
+        return None
+    out = (
+        "The eviction policy is a cache hint: `evict_first` marks the loaded lines as the first to be replaced "
+        "(for data read once, so it does not push out data that is reused), `evict_last` the opposite; it changes "
+        "no result and no instruction count, only which data the L1/L2 caches keep."
+    )
+    if hint:
+        out += f" In PTX/SASS: {', '.join(f'`{k}`' for k in sorted(set(hint))[:4])}."
+    return out
+
+
+def _mech_hints(ctx: RootContext) -> str | None:
+    words = {t for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)}
+    calls = {c.name for c in ctx.changes}
+    if not ({"tt.contiguity", "tt.divisibility"} & words or {"tl.multiple_of", "tl.max_contiguous"} & calls):
+        return None
+    return (
+        "`tl.multiple_of` attaches `tt.divisibility` and `tl.max_contiguous` attaches `tt.contiguity` to the value: "
+        "AxisInfo then knows the offsets are aligned and contiguous even through `%` or other ops it cannot see "
+        "through, which lets the coalescing pass vectorize the loads that use them and the pipeliner copy them "
+        "asynchronously."
+    )
+
+
+MECHANISMS: list[MechanismFn] = [_mech_division, _mech_atomic, _mech_eviction, _mech_hints]
+
+
+def register_mechanism(fn: MechanismFn) -> MechanismFn:
+    """Add a mechanism explanation for roots (usable as a decorator); called in registration order."""
+    if fn not in MECHANISMS:
+        MECHANISMS.append(fn)
+    return fn
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def _ev_lines(f: Finding, variant: str, v: VariantResult) -> set[int]:
+    out: set[int] = set()
+    for e in f.evidence:
+        if e.variant == variant:
+            out |= python_lines(v, e)
+    return out
+
+
+def _fmt_ops(d: dict[str, int], limit: int = 4) -> str:
+    items = sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))
+    s = ", ".join(f"`{_short(k)}`" + (f" ×{n}" if n > 1 else "") for k, n in items[:limit])
+    if len(items) > limit:
+        s += f" and {len(items) - limit} more"
+    return s or "nothing"
+
+
+def _short(k: str) -> str:
+    k = re.sub(r"\s*:\s*(tensor|\(|!tt|i\d|f\d).*$", "", k)  # drop the type signature of MLIR ops
+    return k if len(k) <= 110 else k[:107] + "..."
+
+
+def _whole_delta(va: VariantResult, vb: VariantResult, stage: str) -> tuple[dict[str, int], dict[str, int]]:
+    from irdiff.diagnose.counts import ptx_instructions, sass_instructions
+
+    ta, tb = va.text(stage), vb.text(stage)
+    if not ta or not tb:
+        return {}, {}
+    fn = ptx_instructions if stage == "ptx" else sass_instructions
+    ca: Counter[str] = Counter(op for _, op, _ in fn(ta))
+    cb: Counter[str] = Counter(op for _, op, _ in fn(tb))
+    return dict(ca - cb), dict(cb - ca)
+
+
+def _trace_text(
+    a: str, b: str, trace: list[StageDelta], whole: dict[str, tuple[dict[str, int], dict[str, int]]]
+) -> str:
+    parts: list[str] = []
+    for d in trace:
+        if d.stage in whole or not (d.only_a or d.only_b):
+            continue
+        parts.append(
+            f"{d.stage.upper()} at these lines: {_fmt_ops(d.only_a)} in `{a}` where `{b}` has {_fmt_ops(d.only_b)}"
+        )
+    for stage, (oa, ob) in whole.items():
+        if oa or ob:
+            parts.append(f"{stage.upper()} (whole kernel): {_fmt_ops(oa)} only in `{a}`, {_fmt_ops(ob)} only in `{b}`")
+    return "; ".join(parts)
+
+
+# ------------------------------------------------------------------------------------------------ the engine
+
+
+@dataclass
+class _Root:
+    finding: Finding
+    lines_a: set[int]
+    lines_b: set[int]
+    affected_a: set[int] = field(default_factory=set)
+    affected_b: set[int] = field(default_factory=set)
+
+
+def _claims(f: Finding, c: SourceChange, la: set[int], lb: set[int]) -> bool:
+    if c.file_a or c.file_b:  # a called function in another file: IR lines map to the kernel's call site
+        return False
+    return bool((c.line_a is not None and c.line_a in la) or (c.line_b is not None and c.line_b in lb))
+
+
+def _root_ids(findings: list[Finding]) -> set[str]:
+    return {f.id for f in findings if not f.causes and f.id.startswith(ROOT_PREFIXES)}
+
+
+def apply_roots(
+    findings: list[Finding],
+    a: str,
+    b: str,
+    va: VariantResult,
+    vb: VariantResult,
+    *,
+    sd: SourceDiff | None = None,
+) -> tuple[list[Finding], list[str]]:
+    """Add root findings, link every finding to a root where evidence allows, and order the chain.
+
+    :param findings: the rules' findings, already linked through ``CAUSES`` (``Finding.causes``).
+    :param sd: a precomputed source diff (default: :func:`~irdiff.diagnose.source.diff_sources`).
+    :returns: ``(ordered findings, unexplained ids)``: roots first (earliest stage first), then their effects
+        (stage, then chain depth), then the unexplained findings (each with :data:`UNEXPLAINED_NOTE` appended).
+    """
+    sd = sd if sd is not None else diff_sources(va, vb)
+    by_id = {f.id: f for f in findings}
+    lines_a = {f.id: _ev_lines(f, a, va) for f in findings}
+    lines_b = {f.id: _ev_lines(f, b, vb) for f in findings}
+
+    # 1. source changes: claimed by a rule finding on the same line, else a source.* root per kind
+    unclaimed: list[SourceChange] = []
+    for c in sd.semantic:
+        if c.kind == "option":
+            continue  # options.changed / spec.constexpr-changed say it
+        claim = next(
+            (f for f in findings if not f.causes and _claims(f, c, lines_a[f.id], lines_b[f.id])),
+            None,
+        )
+        if claim is None:
+            claim = next((f for f in findings if _claims(f, c, lines_a[f.id], lines_b[f.id])), None)
+        if claim is not None:
+            if not any(e.stage == "python" and e.text.startswith("source change:") for e in claim.evidence):
+                pass
+            claim.evidence.append(Evidence(a if c.line_a else b, "python", c.line_a or c.line_b,
+                                           f"source change: {c.words(a, b)}"))  # fmt: skip
+            continue
+        unclaimed.append(c)
+    by_kind: dict[str, list[SourceChange]] = {}
+    for c in unclaimed:
+        by_kind.setdefault(c.kind, []).append(c)
+    rewrite = sum(len(v) for k, v in by_kind.items() if k == "statement") > 12
+
+    roots: list[_Root] = []
+    new: list[Finding] = []
+    attrs = attr_changes(va, vb, sd.line_pairs)
+    for kind, cs in by_kind.items():
+        la = {c.line_a for c in cs if c.line_a is not None and not c.file_a}
+        lb = {c.line_b for c in cs if c.line_b is not None and not c.file_b}
+        f = _source_finding(kind, cs, a, b, va, vb)
+        if rewrite and kind == "statement":
+            f.severity = "info"
+        new.append(f)
+        roots.append(_Root(f, la, lb, sd.affected("a", la), sd.affected("b", lb)))
+
+    # 2. attribute changes on the same op
+    if attrs:
+        f = _attr_finding(attrs, a, b)
+        cover = [r for r in roots if {ac.line_a for ac in attrs} & r.lines_a or {ac.line_b for ac in attrs} & r.lines_b]
+        if cover:
+            f.causes = [cover[0].finding.id]
+        la = {ac.line_a for ac in attrs}
+        lb = {ac.line_b for ac in attrs}
+        new.append(f)
+        roots.append(_Root(f, la, lb, sd.affected("a", la), sd.affected("b", lb)))
+
+    # 3. settings: target / Triton / ptxas version
+    sf = _settings_finding(a, b, va, vb)
+    if sf is not None:
+        new.append(sf)
+        roots.append(_Root(sf, set(), set()))
+
+    # 4. first diverging pass (both variants carry --passes snapshots)
+    pf = _pass_finding(a, b, va, vb, findings + new)
+    if pf is not None:
+        new.append(pf)
+
+    findings = findings + [f for f in new if f.id not in by_id]
+    by_id = {f.id: f for f in findings}
+    for r in roots:
+        lines_a.setdefault(r.finding.id, set())
+        lines_b.setdefault(r.finding.id, set())
+
+    # 5. traces for the new roots (stage by stage), with mechanisms
+    for r in roots:
+        _add_trace(r, a, b, va, vb, attrs, sd, findings)
+
+    # 6. provenance links for findings that no rule linked
+    root_ids = _root_ids(findings)
+    for f in findings:
+        if f.causes or f.id in root_ids or f.id.startswith(ROOT_PREFIXES):
+            continue
+        fa, fb = lines_a.get(f.id, set()), lines_b.get(f.id, set())
+        hits = [r.finding.id for r in roots if (fa & r.affected_a) or (fb & r.affected_b)]
+        if hits:
+            attr_first = sorted(hits, key=lambda i: 0 if i == "ttir.attr-changed" else 1)
+            f.causes = attr_first[:1] if "ttir.attr-changed" in hits else hits[:2]
+
+    # 7. registers from evidence
+    reg = by_id.get("resources.registers")
+    if reg is not None:
+        register_story(reg, a, b, va, vb, findings)
+
+    # 8. whole-kernel findings: the single root, when there is exactly one
+    real_roots = [i for i in _root_ids(findings) if by_id[i].severity != "info" or i.startswith("source.")]
+    if len(real_roots) == 1:
+        only = real_roots[0]
+        for f in findings:
+            if f.causes or f.id == only or f.id.startswith(ROOT_PREFIXES) or f.id == "time.measured":
+                continue
+            if not lines_a.get(f.id) and not lines_b.get(f.id):
+                f.causes = [only]
+
+    # 9. unexplained: chains that reach no root
+    roots_now = _root_ids(findings)
+    memo: dict[str, bool] = {}
+
+    def reaches(fid: str, depth: int = 0) -> bool:
+        if fid in memo:
+            return memo[fid]
+        f = by_id.get(fid)
+        if f is None or depth > 40:
+            return False
+        ok = fid in roots_now or any(reaches(c, depth + 1) for c in f.causes)
+        memo[fid] = ok
+        return ok
+
+    unexplained = [f.id for f in findings if f.id != "time.measured" and not reaches(f.id)]
+    for fid in unexplained:
+        f = by_id[fid]
+        if UNEXPLAINED_NOTE not in f.explanation:
+            f.explanation += UNEXPLAINED_NOTE
+    return _order(findings, roots_now, set(unexplained)), unexplained
+
+
+def _order(findings: list[Finding], roots: set[str], unexplained: set[str]) -> list[Finding]:
+    from irdiff.diagnose.model import FINDING_STAGES
+
+    rank = {s: i for i, s in enumerate(FINDING_STAGES)}
+    pos = {f.id: i for i, f in enumerate(findings)}
+    by_id = {f.id: f for f in findings}
+
+    def depth(f: Finding, guard: int = 0) -> int:
+        if guard > 30 or not f.causes:
+            return 0
+        return 1 + max((depth(by_id[c], guard + 1) for c in f.causes if c in by_id), default=0)
+
+    def group(f: Finding) -> int:
+        if f.id in unexplained:
+            return 3
+        if f.id in roots:
+            # a root that explains nothing and says so (info) after the roots with effects
+            return 1 if f.severity == "info" and not any(f.id in g.causes for g in findings) else 0
+        return 2
+
+    def key(f: Finding) -> tuple[int, int, int, int]:
+        g = group(f)
+        if g == 1:
+            g = 2
+        return (0 if g == 0 else 1 if g == 2 else 2, rank.get(f.stage, len(rank)), depth(f), pos[f.id])
+
+    ordered = sorted(findings, key=key)
+    tm = [f for f in ordered if f.id == "time.measured"]
+    return [f for f in ordered if f.id != "time.measured"] + tm
+
+
+def _source_finding(kind: str, cs: list[SourceChange], a: str, b: str, va: VariantResult, vb: VariantResult) -> Finding:
+    words = [c.words(a, b) for c in cs]
+    head = words[0] + (f" (and {len(words) - 1} more)" if len(words) > 1 else "")
+    where = []
+    c0 = cs[0]
+    if c0.line_a is not None or c0.line_b is not None:
+        where.append(
+            f"line {c0.line_a if c0.line_a is not None else '—'} of `{a}`, "
+            f"line {c0.line_b if c0.line_b is not None else '—'} of `{b}`"
+        )
+    fn = f" in `{c0.function}`" if c0.function and c0.function != va.kernel else ""
+    title = f"Source: {head}{fn}" + (f" ({where[0]})" if where else "")
+    ev: list[Evidence] = []
+    for c in cs[:8]:
+        if c.line_a is not None:
+            ev.append(Evidence(a, "python", c.line_a if not c.file_a else None, c.text_a or c.words(a, b)))
+        if c.line_b is not None:
+            ev.append(Evidence(b, "python", c.line_b if not c.file_b else None, c.text_b or c.words(a, b)))
+    expl = "What changed in the source (compared as Python syntax trees): " + "; ".join(words[:8]) + "."
+    if len(words) > 8:
+        expl += f" … and {len(words) - 8} more."
+    return Finding(
+        id=source_id(kind),
+        severity="minor",
+        title=title,
+        explanation=expl,
+        evidence=ev,
+        stage="python",
+    )
+
+
+def _attr_finding(attrs: list[AttrChange], a: str, b: str) -> Finding:
+    ev: list[Evidence] = []
+    for ac in attrs[:6]:
+        ev.append(Evidence(a, "ttir", ac.ttir_a, ac.text_a[:240]))
+        ev.append(Evidence(b, "ttir", ac.ttir_b, ac.text_b[:240]))
+    first = attrs[0]
+    title = first.words(a, b) + (f" (and {len(attrs) - 1} more op(s))" if len(attrs) > 1 else "")
+    return Finding(
+        id="ttir.attr-changed",
+        severity="minor",
+        title=title,
+        explanation="; ".join(ac.words(a, b) for ac in attrs[:6]) + ".",
+        evidence=ev,
+        stage="ttir",
+    )
+
+
+def _settings_finding(a: str, b: str, va: VariantResult, vb: VariantResult) -> Finding | None:
+    diffs: list[tuple[str, str, str]] = []
+    if va.target and vb.target and va.target != vb.target:
+        diffs.append(("target", va.target, vb.target))
+    tva, tvb = str(va.metadata.get("triton_version") or ""), str(vb.metadata.get("triton_version") or "")
+    if tva and tvb and tva != tvb:
+        diffs.append(("Triton version", tva, tvb))
+    pva, pvb = va.resources.ptxas_version, vb.resources.ptxas_version
+    if pva and pvb and pva != pvb:
+        diffs.append(("ptxas", pva, pvb))
+    if not diffs:
+        return None
+    desc = ", ".join(f"{k} {x} in `{a}` vs {y} in `{b}`" for k, x, y in diffs)
+    expl = f"The compile settings differ: {desc}."
+    if diffs[0][0] == "target":
+        expl += (
+            " The target selects the backend's pass pipeline and lowering (MMA version, async copies, TMA on sm90+) "
+            "and the ptxas that assembles the PTX (Triton bundles a different ptxas for sm90+)."
+        )
+    ev = [Evidence(v, "options", None, f"{k} = {val}") for k, x, y in diffs for v, val in ((a, x), (b, y))]
+    return Finding("settings.changed", "major", f"Settings differ: {desc}", expl, ev, stage="options")
+
+
+def _pass_finding(a: str, b: str, va: VariantResult, vb: VariantResult, findings: list[Finding]) -> Finding | None:
+    pd: PassDivergence | None = first_diverging_pass(va, vb)
+    if pd is None:
+        return None
+    parent = next((f for f in findings if f.id in ("settings.changed", "options.changed") and not f.causes), None)
+    if not pd.pass_name:
+        title = "Every saved MLIR pass snapshot is equal: the variants diverge after the MLIR pipeline (LLVM/PTX/ptxas)"
+        expl = title + "."
+    else:
+        code = pd.code_pass or pd.pass_name
+        title = f"First diverging pass: `{code}`"
+        expl = f"The per-pass snapshots are equal up to `{code}`, whose output differs first"
+        if pd.records_only and pd.code_pass and pd.code_pass != pd.pass_name:
+            expl += f" (before it, `{pd.pass_name}` only records the option in the module attributes)"
+        expl += ". Its output hunk is in the evidence."
+    if pd.only_a or pd.only_b:
+        expl += (
+            f" Passes only `{a}` runs: {', '.join(f'`{p}`' for p in dict.fromkeys(pd.only_a)) or 'none'}; only `{b}`: "
+            f"{', '.join(f'`{p}`' for p in dict.fromkeys(pd.only_b)) or 'none'}."
+        )
+    ev = [Evidence(a if ln.startswith("-") else b, "passes", None, ln) for ln in pd.hunk[:14] if ln[:1] in "-+@"]
+    f = Finding("pass.first-diverging", "info", title, expl, ev, stage="ttgir")
+    if parent is not None:
+        f.causes = [parent.id]
+        if pd.pass_name and "first diverging pass" not in parent.title:
+            parent.title += f"; first diverging pass: `{pd.code_pass or pd.pass_name}`"
+    return f
+
+
+def _add_trace(
+    r: _Root,
+    a: str,
+    b: str,
+    va: VariantResult,
+    vb: VariantResult,
+    attrs: list[AttrChange],
+    sd: SourceDiff,
+    findings: list[Finding],
+) -> None:
+    f = r.finding
+    trace = stage_trace(va, vb, r.lines_a, r.lines_b) if (r.lines_a or r.lines_b) else []
+    whole = {s: _whole_delta(va, vb, s) for s in ("ptx", "sass")}
+    whole = {s: d for s, d in whole.items() if d[0] or d[1]}
+    if f.id == "ttir.attr-changed":
+        mine = attrs
+    else:
+        mine = [ac for ac in attrs if ac.line_a in r.lines_a or ac.line_b in r.lines_b]
+    changes = [c for c in sd.semantic if (c.line_a in r.lines_a) or (c.line_b in r.lines_b)]
+    text = _trace_text(a, b, [d for d in trace if d.stage in ("ttir", "ttgir", "llir")], whole)
+    if mine and f.id != "ttir.attr-changed":
+        f.explanation += " " + "; ".join(ac.words(a, b) for ac in mine[:3]) + "."
+    if text:
+        f.explanation += f" Downstream: {text}."
+    others = [g for g in findings if g is not f and g.id.startswith(ROOT_PREFIXES) and not g.causes]
+    if not others and trace and not any(d.elsewhere for d in trace if d.stage in ("ttir", "ttgir")):
+        f.explanation += " Nothing else differs in TTIR/TTGIR."
+    ctx = RootContext(a, b, f, changes, mine, trace, whole)
+    for mech in MECHANISMS:
+        try:
+            s = mech(ctx)
+        except Exception:  # noqa: BLE001 - a mechanism must not break the diagnosis
+            s = None
+        if s:
+            f.explanation += " " + s
+    if any(d.only_a or d.only_b for d in trace) or whole or mine:
+        f.severity = "major" if f.severity == "minor" and (whole or mine) else f.severity
+    for stage in ("ptx", "sass"):
+        if stage not in whole:
+            continue
+        for v, vr, ops in ((a, va, whole[stage][0]), (b, vb, whole[stage][1])):
+            if not ops:
+                continue
+            from irdiff.diagnose.counts import ptx_instructions, sass_instructions
+
+            fn = ptx_instructions if stage == "ptx" else sass_instructions
+            key = max(ops, key=lambda k: ops[k])
+            line = next((no for no, op, _ in fn(vr.text(stage)) if op == key), None)
+            if line is not None:
+                f.evidence.append(Evidence(v, stage, line, f"{key}   ({ops[key]}× only in `{v}`)"))
+
+
+# ------------------------------------------------------------------------------------------------ registers
+
+_DOT = re.compile(r"=\s*(?:tt\.dot|ttng\.warp_group_dot)\b.*->\s*tensor<([\dx]+)x(f32|f16|bf16|i32)")
+_DOT_ANY = re.compile(r"(tt\.dot|ttng\.warp_group_dot)\b.*tensor<([\dx]+)x(f32|f16|bf16|i32)\s*,\s*#(\w+)")
+_MODULE_WARPS = re.compile(r'"ttg\.num-warps"\s*=\s*(\d+)')
+
+
+def _dot_facts(v: VariantResult) -> tuple[int, str] | None:
+    """Accumulator elements per thread of the first ``tt.dot``/``warp_group_dot`` (tile M×N over the CTA's threads)
+    and its layout alias (``mma`` or ``blocked``: FMA lowering), from the TTGIR text."""
+    text = v.text("ttgir")
+    if not text:
+        return None
+    m = _MODULE_WARPS.search(text)
+    warps = int(m.group(1)) if m else int(v.options.get("num_warps") or 4)
+    for line in text.splitlines():
+        d = _DOT_ANY.search(line.split(" loc(")[0])
+        if d:
+            dims = [int(x) for x in d.group(2).split("x")]
+            n = 1
+            for x in dims:
+                n *= x
+            return n // (warps * 32), d.group(4)
+    return None
+
+
+def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantResult, findings: list[Finding]) -> None:
+    """Attribute a register difference to what the IR shows, and say when occupancy does not change.
+
+    Looked at (both variants, from TTGIR/TTIR and other findings): accumulator elements per thread (the dot tile
+    over ``num_warps`` × 32 threads, one 32-bit register each), FMA vs MMA lowering (a dot on a ``#blocked``
+    layout), 64-bit index math (``ttir.i64-index-math``), vector width (``coalesce.vector-width``), pipeline depth
+    (``pipeline.buffers``: loads in flight). The causes of ``f`` become the findings that fit the direction; when
+    none fits, its explanation says "not explained" and its causes are cleared.
+    """
+    by_id = {g.id: g for g in findings}
+    ra, rb = va.resources.registers, vb.resources.registers
+    if ra is None or rb is None or ra == rb:
+        return
+    more = a if ra > rb else b
+    notes: list[str] = []
+    fits: list[str] = []
+    da, db = _dot_facts(va), _dot_facts(vb)
+    if da and db and da[0] != db[0]:
+        big = a if da[0] > db[0] else b
+        notes.append(
+            f"the dot accumulator holds {da[0]} fp32 values per thread in `{a}` and {db[0]} in `{b}` (tile ÷ threads)"
+        )
+        if big == more:
+            fits += [i for i in ("options.changed", "spec.constexpr-changed", "settings.changed") if i in by_id]
+    if da and db and (da[1].startswith("blocked") != db[1].startswith("blocked")):
+        fma = a if da[1].startswith("blocked") else b
+        notes.append(f"`{fma}` lowers the dot to FMA (blocked layout), the other to MMA")
+        fits += [i for i in ("layout.mma", "settings.changed", "options.changed") if i in by_id]
+    aa, ab = _address_regs(va), _address_regs(vb)
+    if aa != ab and (aa > ab) == (more == a):
+        notes.append(
+            f"global loads/stores need {aa} address registers per thread in `{a}` and {ab} in `{b}` (one 64-bit "
+            "pointer per vector: elements per thread from the blocked layout ÷ vector width × 2)"
+        )
+        fits += [i for i in ("coalesce.vector-width", "coalesce.contiguity", "lower.mask-alignment") if i in by_id]
+    ca, cb = _count(va, "ptx", "cp.async"), _count(vb, "ptx", "cp.async")
+    if ca != cb and (ca > cb) == (more == a):
+        notes.append(f"{ca} vs {cb} `cp.async` in PTX: more loads in flight keep their addresses live")
+        fits += [i for i in ("pipeline.async-copies", "pipeline.buffers", "loop.num-stages") if i in by_id]
+    if notes and va.options.get("num_warps") != vb.options.get("num_warps") and "options.changed" in by_id:
+        fits.append("options.changed")  # the per-thread sizes above scale with num_warps
+    for fid, what in (
+        ("ttir.i64-index-math", "64-bit index math takes two registers per index"),
+        ("loop.flattened", "the fused loop carries more values across iterations"),
+        ("layout.mma", "another MMA layout changes the fragment sizes per thread"),
+    ):
+        g = by_id.get(fid)
+        if g is None:
+            continue
+        if fid == "ttir.i64-index-math" and g.predicts not in (None, more):
+            continue
+        notes.append(what)
+        fits.append(fid)
+    oa = _occ(findings)
+    f.causes = [c for c in dict.fromkeys(fits) if c in by_id and c != f.id][:3]
+    if notes:
+        f.explanation += " Evidence for the difference: " + "; ".join(notes) + "."
+    else:
+        f.explanation += (
+            " Not explained: the accumulator and fragment sizes per thread, the lowering (FMA/MMA), the index width, "
+            "vector width and pipeline depth are the same in both variants."
+        )
+    if not oa:
+        f.explanation += (
+            " Occupancy does not change (same CTAs per SM): the extra registers cost nothing at this launch."
+        )
+        if f.severity in ("major", "minor"):
+            f.severity = "info"
+
+
+_BLOCKED_DEF = re.compile(r"^(#blocked\d*)\s*=\s*#ttg\.blocked<\{sizePerThread = \[([\d, ]+)\].*?order = \[([\d, ]+)\]")
+_MEM_OP = re.compile(r"\b(tt\.load|tt\.store)\b.*?tensor<([\dx]+)x!tt\.ptr<[^>]*>,\s*(#blocked\d*)>")
+
+
+def _address_regs(v: VariantResult) -> int:
+    """32-bit registers per thread holding global addresses for ``tt.load``/``tt.store`` in TTGIR: per op, elements
+    per thread (tile ÷ threads) ÷ contiguous elements per thread (``sizePerThread`` along ``order[0]``) × 2."""
+    text = v.text("ttgir")
+    if not text:
+        return 0
+    m = _MODULE_WARPS.search(text)
+    threads = (int(m.group(1)) if m else int(v.options.get("num_warps") or 4)) * 32
+    layouts: dict[str, tuple[list[int], list[int]]] = {}
+    total = 0
+    for line in text.splitlines():
+        d = _BLOCKED_DEF.match(line)
+        if d:
+            layouts[d.group(1)] = ([int(x) for x in d.group(2).split(",")], [int(x) for x in d.group(3).split(",")])
+            continue
+        op = _MEM_OP.search(line.split(" loc(")[0])
+        if not op or op.group(3) not in layouts:
+            continue
+        n = 1
+        for x in op.group(2).split("x"):
+            n *= int(x)
+        spt, order = layouts[op.group(3)]
+        vec = spt[order[0]] if order and order[0] < len(spt) else 1
+        total += 2 * max(1, n // threads // max(1, vec))
+    return total
+
+
+def _count(v: VariantResult, stage: str, prefix: str) -> int:
+    from irdiff.diagnose.counts import ptx_instructions, sass_instructions
+
+    text = v.text(stage)
+    if not text:
+        return 0
+    fn = ptx_instructions if stage == "ptx" else sass_instructions
+    return sum(1 for _, op, _ in fn(text) if op.startswith(prefix))
+
+
+def _occ(findings: list[Finding]) -> bool:
+    return any(g.id == "resources.occupancy" for g in findings)
