@@ -486,9 +486,9 @@ class _Cmp:
         pb = [*self.fb.node.args.posonlyargs, *self.fb.node.args.args]
         for x, y in zip(pa, pb, strict=False):
             votes.setdefault(x.arg, Counter())[y.arg] += 3
-        for x, y in pairs:
-            nx = [n.id for n in ast.walk(x) if isinstance(n, ast.Name) and n.id in self.la]
-            ny = [n.id for n in ast.walk(y) if isinstance(n, ast.Name) and n.id in self.lb]
+        for sx, sy in pairs:
+            nx = [n.id for n in ast.walk(sx) if isinstance(n, ast.Name) and n.id in self.la]
+            ny = [n.id for n in ast.walk(sy) if isinstance(n, ast.Name) and n.id in self.lb]
             if len(nx) != len(ny):
                 continue
             for p, q in zip(nx, ny, strict=True):
