@@ -2,7 +2,9 @@
 
 ``diagnose(bundle, a, b)`` reads only the bundle (no Triton import): it extracts facts per variant
 (:mod:`irdiff.diagnose.facts`), compares them with the rules (:mod:`irdiff.diagnose.rules`), links each finding to the
-findings that cause it (``Finding.causes``), orders them earliest stage first, and, when the runner has measured both
+findings that cause it (``Finding.causes``), adds the roots rules cannot see and links the rest by provenance
+(:mod:`irdiff.diagnose.roots`: source changes, attribute changes, settings, the first diverging pass), orders them
+roots first, then effects, then the unexplained ones, and, when the runner has measured both
 variants (``bundle.runs["timing"]``), adds a ``time.measured`` finding that says whether the static chain explains
 the measured direction and size.
 
@@ -24,16 +26,19 @@ from irdiff.diagnose.counters import join as join_counters
 from irdiff.diagnose.counts import KEY_COUNTS, count_ops
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.mechfacts import extract_mech_facts
-from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding, Severity, finding_stages
+from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding, Severity
 from irdiff.diagnose.params import pair_params
-from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, FALLBACK_CAUSES, RULE_IDS, Context, run_rules
+from irdiff.diagnose.roots import ROOT_IDS, apply_roots
+from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, RULE_IDS, Context, run_rules
 from irdiff.diagnose.settings import link_to_settings, same_source, settings_diff, settings_findings
+from irdiff.diagnose.source import diff_sources
 
 if TYPE_CHECKING:
     from irdiff.align import StageDiff
 
 __all__ = [
     "KEY_COUNTS",
+    "ROOT_IDS",
     "RULE_IDS",
     "SEVERITIES",
     "Diagnosis",
@@ -85,9 +90,10 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult, stage_di
 
 def _link(findings: list[Finding]) -> None:
     """Fill ``causes`` from :data:`CAUSES`: the most direct present candidate, plus other present candidates that
-    are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining). When no
-    candidate is present, the first present one of :data:`FALLBACK_CAUSES`. Candidates that point at the other
-    variant (:data:`DIRECTION`) are skipped."""
+    are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining). Candidates
+    that point at the other variant (:data:`DIRECTION`) are skipped. A finding none of whose causes is present stays
+    unlinked here: :func:`irdiff.diagnose.roots.apply_roots` links it by provenance or lists it as unexplained (the
+    rules' ``fallback`` declarations are not used to link: they name neighbours, not evidence)."""
     by_id = {f.id: f for f in findings}
 
     def fits(c: str, f: Finding) -> bool:
@@ -103,8 +109,6 @@ def _link(findings: list[Finding]) -> None:
     direct: dict[str, list[str]] = {}
     for f in findings:
         direct[f.id] = [c for c in CAUSES.get(f.id, []) if fits(c, f)]
-        if not direct[f.id]:
-            direct[f.id] = [c for c in FALLBACK_CAUSES.get(f.id, []) if fits(c, f)][:1]
 
     def ancestors(fid: str, seen: set[str] | None = None) -> set[str]:
         seen = seen if seen is not None else set()
@@ -140,20 +144,6 @@ def _mark_without_effect(findings: list[Finding]) -> None:
             "PTX memory-instruction difference (the kernel states the fact another way, e.g. with a hint, or does not "
             "depend on it)."
         )
-
-
-def _order(findings: list[Finding]) -> list[Finding]:
-    """Earliest stage first; within a stage, causes before effects (rule order otherwise)."""
-    rank = {s: i for i, s in enumerate(finding_stages())}
-    pos = {f.id: i for i, f in enumerate(findings)}
-    by_id = {f.id: f for f in findings}
-
-    def depth(f: Finding, guard: int = 0) -> int:
-        if guard > 30 or not f.causes:
-            return 0
-        return 1 + max(depth(by_id[c], guard + 1) for c in f.causes if c in by_id)
-
-    return sorted(findings, key=lambda f: (rank.get(f.stage, len(rank)), depth(f), pos[f.id]))
 
 
 def _timing_rows(timing: Any, a: str, b: str) -> list[tuple[dict[str, Any], float, dict[str, Any]]]:
@@ -447,7 +437,8 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
     link_to_settings(findings, settings, same_source(va, vb))
     findings = [*settings, *findings]
     _mark_without_effect(findings)
-    findings = _order(findings)
+    sd = diff_sources(va, vb)
+    findings, unexplained = apply_roots(findings, a, b, va, vb, sd=sd)
     tf = _time_finding(bundle, a, b, fa, fb, findings)
     if tf is not None:
         findings.append(tf)
@@ -463,7 +454,19 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
         for f in (fa, fb)
         if not f.llvm_debug_present and (va.text("ttgir") or vb.text("ttgir"))
     ]
-    return Diagnosis(a, b, findings, False, facts, verdict=tf.explanation if tf else None, notes=notes)
+    if sd.note:
+        notes.append(f"source diff: {sd.note}")
+    return Diagnosis(
+        a,
+        b,
+        findings,
+        False,
+        facts,
+        verdict=tf.explanation if tf else None,
+        notes=notes,
+        unexplained=unexplained,
+        source_changes=[c.to_json() for c in sd.changes],
+    )
 
 
 _EXPLAIN_STAGES = (

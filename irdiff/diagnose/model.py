@@ -79,6 +79,8 @@ class Diagnosis:
     :ivar facts: per variant name, the facts the rules compared (JSON-able).
     :ivar verdict: one sentence comparing the chain with measured time, or None when nothing was measured.
     :ivar notes: what the diagnosis could not see (e.g. a variant saved without the LLVM debug log).
+    :ivar unexplained: ids of findings whose chain reaches no root (listed last, see ``irdiff.diagnose.roots``).
+    :ivar source_changes: the source diff (``irdiff.diagnose.source.SourceChange.to_json()`` each), renames included.
     """
 
     a: str
@@ -88,6 +90,8 @@ class Diagnosis:
     facts: dict[str, Any] = field(default_factory=dict)
     verdict: str | None = None
     notes: list[str] = field(default_factory=list)
+    unexplained: list[str] = field(default_factory=list)
+    source_changes: list[dict[str, Any]] = field(default_factory=list)
 
     def finding(self, finding_id: str) -> Finding | None:
         """The finding with this id (exact, or a unique prefix), else None."""
@@ -104,6 +108,8 @@ class Diagnosis:
             "identical": self.identical,
             "verdict": self.verdict,
             "notes": self.notes,
+            "unexplained": self.unexplained,
+            "source_changes": self.source_changes,
             "findings": [f.to_json() for f in self.findings],
             "facts": self.facts,
         }

@@ -65,6 +65,8 @@ ROOT_IDS: tuple[str, ...] = (
 )
 # Findings with these id prefixes are roots when nothing causes them (stage 0, options, source, settings).
 ROOT_PREFIXES: tuple[str, ...] = ("spec.", "options.", "source.", "settings.", "ttir.attr-changed")
+# More unclaimed source changes than this make the pair a rewrite (no source change is taken as a root).
+REWRITE_CHANGES = 12
 UNEXPLAINED_NOTE = (
     " Unexplained: no rule links it to a root above, and its evidence does not come from a changed source line."
 )
@@ -256,14 +258,22 @@ class _Root:
     affected_b: set[int] = field(default_factory=set)
 
 
+def _span(first: int | None, last: int | None) -> set[int]:
+    if first is None:
+        return set()
+    return set(range(first, max(first, last or first) + 1))
+
+
 def _claims(f: Finding, c: SourceChange, la: set[int], lb: set[int]) -> bool:
     if c.file_a or c.file_b:  # a called function in another file: IR lines map to the kernel's call site
         return False
-    return bool((c.line_a is not None and c.line_a in la) or (c.line_b is not None and c.line_b in lb))
+    return bool(_span(c.line_a, c.end_a) & la or _span(c.line_b, c.end_b) & lb)
 
 
-def _root_ids(findings: list[Finding]) -> set[str]:
-    return {f.id for f in findings if not f.causes and f.id.startswith(ROOT_PREFIXES)}
+def _root_ids(findings: list[Finding], claimers: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """Findings that start a chain: nothing causes them, and they are a stage-0/option/source/settings/attribute
+    difference or a rule finding that claimed a source change (its evidence sits on the changed line)."""
+    return {f.id for f in findings if not f.causes and (f.id.startswith(ROOT_PREFIXES) or f.id in claimers)}
 
 
 def apply_roots(
@@ -289,6 +299,7 @@ def apply_roots(
 
     # 1. source changes: claimed by a rule finding on the same line, else a source.* root per kind
     unclaimed: list[SourceChange] = []
+    claimers: set[str] = set()
     for c in sd.semantic:
         if c.kind == "option":
             continue  # options.changed / spec.constexpr-changed say it
@@ -299,16 +310,19 @@ def apply_roots(
         if claim is None:
             claim = next((f for f in findings if _claims(f, c, lines_a[f.id], lines_b[f.id])), None)
         if claim is not None:
-            if not any(e.stage == "python" and e.text.startswith("source change:") for e in claim.evidence):
-                pass
+            if not claim.causes:
+                claimers.add(claim.id)
             claim.evidence.append(Evidence(a if c.line_a else b, "python", c.line_a or c.line_b,
                                            f"source change: {c.words(a, b)}"))  # fmt: skip
             continue
         unclaimed.append(c)
+    # a rewrite (many changes): one informational list, not roots; the rules' own findings start the chains
+    rewrite = len(unclaimed) > REWRITE_CHANGES
     by_kind: dict[str, list[SourceChange]] = {}
     for c in unclaimed:
-        by_kind.setdefault(c.kind, []).append(c)
-    rewrite = sum(len(v) for k, v in by_kind.items() if k == "statement") > 12
+        by_kind.setdefault("statement" if rewrite else c.kind, []).append(c)
+    if rewrite:
+        claimers.update(f.id for f in findings if not f.causes and f.stage not in ("sass", "resources", "time", "ptx"))
 
     roots: list[_Root] = []
     new: list[Finding] = []
@@ -317,9 +331,16 @@ def apply_roots(
         la = {c.line_a for c in cs if c.line_a is not None and not c.file_a}
         lb = {c.line_b for c in cs if c.line_b is not None and not c.file_b}
         f = _source_finding(kind, cs, a, b, va, vb)
+        new.append(f)
         if rewrite and kind == "statement":
             f.severity = "info"
-        new.append(f)
+            f.title = f"Source: the kernels differ in {len(cs)} places (a rewrite); see the python stage diff"
+            f.explanation = (
+                f"{len(cs)} source changes between `{a}` and `{b}`: too many for one of them to be the root of "
+                "every difference below. Findings whose evidence is on a changed line name it; the rest follow "
+                "their own rules. " + f.explanation
+            )
+            continue
         roots.append(_Root(f, la, lb, sd.affected("a", la), sd.affected("b", lb)))
 
     # 2. attribute changes on the same op
@@ -334,7 +355,8 @@ def apply_roots(
         roots.append(_Root(f, la, lb, sd.affected("a", la), sd.affected("b", lb)))
 
     # 3. settings: target / Triton / ptxas version
-    sf = _settings_finding(a, b, va, vb)
+    # (irdiff.diagnose.settings names them when the diagnosis ran it: then it is the root, not a second finding)
+    sf = None if any(f.id.startswith("settings.") for f in findings) else _settings_finding(a, b, va, vb)
     if sf is not None:
         new.append(sf)
         roots.append(_Root(sf, set(), set()))
@@ -350,12 +372,14 @@ def apply_roots(
         lines_a.setdefault(r.finding.id, set())
         lines_b.setdefault(r.finding.id, set())
 
-    # 5. traces for the new roots (stage by stage), with mechanisms
+    # 5. traces for the new roots (stage by stage), with mechanisms; whole-kernel PTX/SASS deltas only when one
+    # root could have caused them
+    n_roots = len(_root_ids(findings, claimers) | {r.finding.id for r in roots if not r.finding.causes})
     for r in roots:
-        _add_trace(r, a, b, va, vb, attrs, sd, findings)
+        _add_trace(r, a, b, va, vb, attrs, sd, findings, whole_ok=n_roots == 1)
 
     # 6. provenance links for findings that no rule linked
-    root_ids = _root_ids(findings)
+    root_ids = _root_ids(findings, claimers)
     for f in findings:
         if f.causes or f.id in root_ids or f.id.startswith(ROOT_PREFIXES):
             continue
@@ -371,7 +395,11 @@ def apply_roots(
         register_story(reg, a, b, va, vb, findings)
 
     # 8. whole-kernel findings: the single root, when there is exactly one
-    real_roots = [i for i in _root_ids(findings) if by_id[i].severity != "info" or i.startswith("source.")]
+    real_roots = [
+        i
+        for i in _root_ids(findings, claimers)
+        if (by_id[i].severity != "info" or i.startswith("source.")) and not (rewrite and i == "source.statement")
+    ]
     if len(real_roots) == 1:
         only = real_roots[0]
         for f in findings:
@@ -381,7 +409,7 @@ def apply_roots(
                 f.causes = [only]
 
     # 9. unexplained: chains that reach no root
-    roots_now = _root_ids(findings)
+    roots_now = _root_ids(findings, claimers)
     memo: dict[str, bool] = {}
 
     def reaches(fid: str, depth: int = 0) -> bool:
@@ -403,9 +431,9 @@ def apply_roots(
 
 
 def _order(findings: list[Finding], roots: set[str], unexplained: set[str]) -> list[Finding]:
-    from irdiff.diagnose.model import FINDING_STAGES
+    from irdiff.diagnose.model import finding_stages
 
-    rank = {s: i for i, s in enumerate(FINDING_STAGES)}
+    rank = {s: i for i, s in enumerate(finding_stages())}
     pos = {f.id: i for i, f in enumerate(findings)}
     by_id = {f.id: f for f in findings}
 
@@ -508,7 +536,9 @@ def _pass_finding(a: str, b: str, va: VariantResult, vb: VariantResult, findings
     pd: PassDivergence | None = first_diverging_pass(va, vb)
     if pd is None:
         return None
-    parent = next((f for f in findings if f.id in ("settings.changed", "options.changed") and not f.causes), None)
+    parent = next(
+        (f for f in findings if (f.id.startswith("settings.") or f.id == "options.changed") and not f.causes), None
+    )
     if not pd.pass_name:
         title = "Every saved MLIR pass snapshot is equal: the variants diverge after the MLIR pipeline (LLVM/PTX/ptxas)"
         expl = title + "."
@@ -542,10 +572,11 @@ def _add_trace(
     attrs: list[AttrChange],
     sd: SourceDiff,
     findings: list[Finding],
+    whole_ok: bool = True,
 ) -> None:
     f = r.finding
     trace = stage_trace(va, vb, r.lines_a, r.lines_b) if (r.lines_a or r.lines_b) else []
-    whole = {s: _whole_delta(va, vb, s) for s in ("ptx", "sass")}
+    whole = {s: _whole_delta(va, vb, s) for s in ("ptx", "sass")} if whole_ok else {}
     whole = {s: d for s, d in whole.items() if d[0] or d[1]}
     if f.id == "ttir.attr-changed":
         mine = attrs
@@ -570,6 +601,12 @@ def _add_trace(
             f.explanation += " " + s
     if any(d.only_a or d.only_b for d in trace) or whole or mine:
         f.severity = "major" if f.severity == "minor" and (whole or mine) else f.severity
+    elif f.id.startswith("source."):
+        f.severity = "info"
+        f.explanation += (
+            " No TTIR/TTGIR/LLIR/PTX difference is traced to these lines (their IR is the same, or they have none, "
+            "like an ignored annotation)."
+        )
     for stage in ("ptx", "sass"):
         if stage not in whole:
             continue
@@ -645,6 +682,9 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
             f"global loads/stores need {aa} address registers per thread in `{a}` and {ab} in `{b}` (one 64-bit "
             "pointer per vector: elements per thread from the blocked layout ÷ vector width × 2)"
         )
+        pm = by_id.get("ptx.memory-ops")
+        if pm is not None and pm.predicts in (None, more):
+            fits.append("ptx.memory-ops")  # the unvectorized accesses it counts are where the addresses live
         fits += [i for i in ("coalesce.vector-width", "coalesce.contiguity", "lower.mask-alignment") if i in by_id]
     ca, cb = _count(va, "ptx", "cp.async"), _count(vb, "ptx", "cp.async")
     if ca != cb and (ca > cb) == (more == a):
@@ -655,13 +695,14 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
     for fid, what in (
         ("ttir.i64-index-math", "64-bit index math takes two registers per index"),
         ("loop.flattened", "the fused loop carries more values across iterations"),
+        ("loop.nest", "another loop nest changes which values stay live across iterations"),
         ("layout.mma", "another MMA layout changes the fragment sizes per thread"),
     ):
         g = by_id.get(fid)
         if g is None:
             continue
-        if fid == "ttir.i64-index-math" and g.predicts not in (None, more):
-            continue
+        if fid != "layout.mma" and g.predicts not in (None, more):
+            continue  # it predicts the other variant slower: it cannot explain more registers here
         notes.append(what)
         fits.append(fid)
     oa = _occ(findings)

@@ -158,6 +158,8 @@ class SourceChange:
     new: str = ""
     file_a: str = ""
     file_b: str = ""
+    end_a: int | None = None
+    end_b: int | None = None
 
     def words(self, a: str, b: str) -> str:
         """:attr:`summary` with the variant names filled in (``a`` inspected, ``b`` baseline)."""
@@ -525,6 +527,8 @@ class _Cmp:
     ) -> None:
         la = self.line_a(getattr(na, "lineno", None)) if na is not None else None
         lb = self.line_b(getattr(nb, "lineno", None)) if nb is not None else None
+        ea = self.line_a(getattr(na, "end_lineno", None)) if na is not None else None
+        eb = self.line_b(getattr(nb, "end_lineno", None)) if nb is not None else None
         self.out.append(
             SourceChange(
                 kind=kind,
@@ -541,6 +545,8 @@ class _Cmp:
                 new=new,
                 file_a=self.fa.file,
                 file_b=self.fb.file,
+                end_a=ea if ea is not None else la,
+                end_b=eb if eb is not None else lb,
             )
         )
 
