@@ -163,8 +163,9 @@ def _mech_eviction(ctx: RootContext) -> str | None:
         return None
     out = (
         "The eviction policy is a cache hint: `evict_first` marks the loaded lines as the first to be replaced "
-        "(for data read once, so it does not push out data that is reused), `evict_last` the opposite; it changes "
-        "no result and no instruction count, only which data the L1/L2 caches keep."
+        "(for data read once, so it does not push out data that is reused), `evict_last` the opposite. Results do "
+        "not change; the loads carry the policy (plus a `createpolicy` for the L2 hint) and the caches keep "
+        "different data."
     )
     if hint:
         out += f" In PTX/SASS: {', '.join(f'`{k}`' for k in sorted(set(hint))[:4])}."

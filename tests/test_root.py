@@ -1,0 +1,202 @@
+"""Root causes on real compiles (sm80 and sm90): the first finding names what the user changed, every effect links
+back to it, the rest is listed last as unexplained. Kernels: ``tests/suites/root_cases.py`` (stage 0 identical in
+every pair)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from diag_helpers import get, ids, texts
+
+from irdiff.bundle import VariantResult
+from irdiff.diagnose import Diagnosis, causal_paths, diagnose, explain
+from irdiff.diagnose.model import Finding
+from irdiff.diagnose.roots import UNEXPLAINED_NOTE, apply_roots
+from irdiff.diagnose.source import SourceDiff
+from irdiff.pipeline import load_pair
+
+CASES = str(Path(__file__).parent / "suites" / "root_cases.py")
+TARGETS = ["sm80", "sm90"]
+
+
+def line_of(v: VariantResult, needle: str) -> int:
+    """1-based line of the first source line containing ``needle`` inside the variant's kernel function."""
+    first, last = v.metadata["kernel_lines"]
+    lines = v.text("python").splitlines()
+    return next(i for i in range(first, last + 1) if needle in lines[i - 1])
+
+
+def effects_of(d: Diagnosis, root: str) -> set[str]:
+    out = set()
+    for f in d.findings:
+        todo = list(f.causes)
+        seen: set[str] = set()
+        while todo:
+            c = todo.pop()
+            if c == root:
+                out.add(f.id)
+            if c not in seen:
+                seen.add(c)
+                g = d.finding(c)
+                todo.extend(g.causes if g else [])
+    return out
+
+
+def chain(d: Diagnosis, *order: str) -> None:
+    """The ids appear in this order and each is caused (transitively) by the previous one."""
+    pos = [ids(d).index(i) for i in order]
+    assert pos == sorted(pos), (order, ids(d))
+    for cause, effect in zip(order, order[1:]):
+        assert effect in effects_of(d, cause), (cause, effect, get(d, effect).causes)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_eviction_policy_on_the_last_load(compile_suite, target: str) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], target)
+    for a, other in (("evict", "keep"), ("keep", "evict")):
+        d = diagnose(b, a, other)
+        first = d.findings[0]
+        assert first.id == "source.kwarg-changed", ids(d)
+        assert (
+            "`eviction_policy='evict_first'` in `evict`" in first.title
+            and "no `eviction_policy` in `keep`" in first.title
+        )
+        # its line in both variants, the y load (not the x load)
+        le, lk = (
+            line_of(b.variants["evict"], 'eviction_policy="evict_first"'),
+            line_of(b.variants["keep"], "y = tl.load"),
+        )
+        assert f"line {le} of `evict`" in first.title and f"line {lk} of `keep`" in first.title
+        assert "eviction_policy" in texts(first, "evict", "python") and "y = tl.load" in texts(first, "keep", "python")
+        # the PTX effect, named from the compiled PTX
+        assert "ld.global.L1::evict_first" in first.explanation and "createpolicy" in first.explanation
+        assert "ld.global.L1::evict_first" in texts(first, "evict", "ptx")
+        assert "Nothing else differs in TTIR/TTGIR" in first.explanation
+        attr = get(d, "ttir.attr-changed")
+        assert attr.causes == ["source.kwarg-changed"] and "eviction_policy = evict_first" in attr.title
+        assert "tt.load" in attr.title and "evict_first" in texts(attr, "evict", "ttir")
+        assert d.unexplained == []
+        assert all(effects_of(d, "source.kwarg-changed") >= {f.id} for f in d.findings[1:])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_hints_on_matmul_offsets(compile_suite, target: str) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::hinted", ["bare", "hint"], target)
+    assert [s.summary() for s in b.variants["bare"].specialization] == [
+        s.summary() for s in b.variants["hint"].specialization
+    ]  # stage 0 identical
+    for a, other in (("bare", "hint"), ("hint", "bare")):
+        d = diagnose(b, a, other)
+        first = d.findings[0]
+        # the id reads from the inspected variant's side: the baseline adds the calls, or the inspected one has them
+        root = "source.call-added" if a == "bare" else "source.call-removed"
+        assert first.id == root, ids(d)
+        assert "`tl.max_contiguous`" in first.title and "`hint` wraps" in first.title
+        assert "tl.multiple_of" in first.explanation and "AxisInfo" in first.explanation
+        line = line_of(b.variants["hint"], "tl.max_contiguous")
+        assert f"line {line} of `hint`" in first.title
+        chain(d, root, "coalesce.contiguity", "coalesce.vector-width", "pipeline.load-not-pipelined")
+        assert "not pipelined in `bare`" in get(d, "pipeline.load-not-pipelined").title
+        assert get(d, "ttir.attr-changed").causes == [root]
+        assert "tt.contiguity = dense<128>" in get(d, "ttir.attr-changed").title
+        assert d.unexplained == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_division_rounding(compile_suite, target: str) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], target)
+    for a, other in (("approx", "ieee"), ("ieee", "approx")):
+        d = diagnose(b, a, other)
+        first = d.findings[0]
+        assert first.id == "source.op-changed", ids(d)
+        assert "x / y" in first.title and "tl.div_rn(x, y)" in first.title
+        assert "`approx` divides with `div.full.f32`" in first.explanation
+        assert "`ieee` with `div.rn.f32`" in first.explanation and "last bits" in first.explanation
+        assert "tt.precise_divf" in first.explanation  # the TTIR op at that line
+        assert d.unexplained == []
+        assert all(f.id in effects_of(d, first.id) for f in d.findings[1:])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_atomic_memory_order(compile_suite, target: str) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::splitk", ["relaxed", "ordered"], target)
+    for a, other in (("relaxed", "ordered"), ("ordered", "relaxed")):
+        d = diagnose(b, a, other)
+        first = d.findings[0]
+        assert first.id == "source.kwarg-changed", ids(d)
+        assert "`sem='relaxed'` in `relaxed`" in first.title and "no `sem` in `ordered`" in first.title
+        assert "memory ordering" in first.explanation
+        assert "red.global.gpu.relaxed" in first.explanation and "atom.global.gpu.acq_rel" in first.explanation
+        assert (
+            "Fences and barriers only in `ordered`" in first.explanation and "`relaxed` drops them" in first.explanation
+        )
+        attr = get(d, "ttir.attr-changed")
+        assert attr.causes == [first.id] and "tt.atomic_rmw" in attr.title
+        assert "`relaxed`" in attr.title and "`acq_rel`" in attr.title
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_statement_hoisted_out_of_the_loop(compile_suite, target: str) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::moved", ["inside", "hoisted"], target)
+    d = diagnose(b, "inside", "hoisted")
+    first = d.findings[0]
+    assert first.id == "source.moved" and "moved out of the loop" in first.title
+    assert f"line {line_of(b.variants['inside'], 'scale = ')} of `inside`" in first.title
+
+
+def test_num_warps_only_names_option_and_first_pass(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::warps", ["w8", "w4"], "sm90", passes=True)
+    d = diagnose(b, "w8", "w4")
+    first = d.findings[0]
+    assert first.id == "options.changed" and "`num_warps` = 8 in `w8` vs 4 in `w4`" in first.title
+    assert "first diverging pass: `ConvertTritonToTritonGPU`" in first.title
+    p = get(d, "pass.first-diverging")
+    assert p.causes == ["options.changed"]
+    assert "warpsPerCTA = [8]" in texts(p, "w8", "passes") and "warpsPerCTA = [4]" in texts(p, "w4", "passes")
+    assert d.unexplained == []
+    # --explain on the root lists every effect
+    text = explain(d, "options.changed")
+    for f in d.findings[1:]:
+        if f.id != "time.measured":
+            assert f.id in text
+
+
+def test_target_only_names_target_and_first_pass(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b80 = compile_suite(CASES + "::warps", ["w4"], "sm80", passes=True)
+    b90 = compile_suite(CASES + "::warps", ["w4"], "sm90", passes=True)
+    bundle, a, b = load_pair(Path(b80.directory) / "w4", Path(b90.directory) / "w4")
+    d = diagnose(bundle, a, b)
+    first = d.findings[0]
+    assert first.id == "settings.changed", ids(d)
+    assert f"target sm80 in `{a}` vs sm90 in `{b}`" in first.title
+    assert "first diverging pass: `" in first.title
+    assert get(d, "pass.first-diverging").causes == ["settings.changed"]
+    paths, _ = causal_paths(d, "settings.changed")
+    assert {fid for p in paths for fid in p} >= {f.id for f in d.findings if f.id not in d.unexplained}
+
+
+def _variant(tmp: Path, name: str) -> VariantResult:
+    (tmp / name).mkdir(parents=True, exist_ok=True)
+    return VariantResult(name=name, kernel="k", directory=str(tmp / name))
+
+
+def test_unexplained_listed_last_not_linked(tmp_path: Path) -> None:
+    """Two roots and a whole-kernel finding neither explains: it is unexplained, not linked to a neighbour."""
+    va, vb = _variant(tmp_path, "a"), _variant(tmp_path, "b")
+    fs = [
+        Finding("sass.instructions", "minor", "SASS count", "x.", stage="sass"),
+        Finding("options.changed", "major", "Options differ", "y.", stage="options"),
+        Finding("spec.constexpr-changed", "major", "Constexpr differs", "z.", stage="spec"),
+        Finding("coalesce.contiguity", "major", "contiguity", "w.", causes=["spec.constexpr-changed"]),
+    ]
+    out, unexplained = apply_roots(fs, "a", "b", va, vb, sd=SourceDiff())
+    assert unexplained == ["sass.instructions"]
+    assert [f.id for f in out][-1] == "sass.instructions" and out[-1].causes == []
+    assert out[-1].explanation.endswith(UNEXPLAINED_NOTE)
+    assert [f.id for f in out][:2] == ["spec.constexpr-changed", "options.changed"]
+    # with a single root, a whole-kernel finding is that root's effect
+    fs2 = [Finding("sass.instructions", "minor", "SASS count", "x.", stage="sass"),
+           Finding("options.changed", "major", "Options differ", "y.", stage="options")]  # fmt: skip
+    out2, un2 = apply_roots(fs2, "a", "b", va, vb, sd=SourceDiff())
+    assert un2 == [] and out2[0].id == "options.changed" and out2[1].causes == ["options.changed"]
