@@ -32,10 +32,12 @@ __all__ = [
     "ATTR_WORDS",
     "AttrChange",
     "StageDelta",
+    "arange_strides",
     "attr_changes",
     "line_map",
     "ops_at",
     "python_lines",
+    "stage_text",
     "stage_trace",
 ]
 
@@ -96,9 +98,30 @@ def _map(directory: str, stage: str, text_len: int, source_path: str, text: str)
     return source_map(stage, text, source_path)
 
 
+@lru_cache(maxsize=128)
+def _read(path: str, size: int, mtime: float) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def stage_text(v: VariantResult, stage: str) -> str:
+    """``v.text(stage)``, read once per file version (keyed by path, size and modification time)."""
+    p = v.path(stage)
+    if p is None:
+        return ""
+    try:
+        st = p.stat()
+    except OSError:
+        return ""
+    return _read(str(p), st.st_size, st.st_mtime)
+
+
 def line_map(v: VariantResult, stage: str) -> dict[int, int]:
     """``{raw line of stage: line of the variant's kernel.py}`` (cached per variant directory and stage)."""
-    text = v.text(stage)
+    text = stage_text(v, stage)
     if not text or stage == "python":
         return {}
     src = str(v.metadata.get("source_path") or "kernel.py")
@@ -118,8 +141,10 @@ def python_lines(v: VariantResult, ev: Evidence) -> set[int]:
 @lru_cache(maxsize=64)
 def _stage_ops(directory: str, stage: str, text_len: int, source_path: str, text: str) -> dict[int, list[str]]:
     """``{python line: [instruction key, ...]}`` in text order for one stage."""
-    m = source_map(stage, text, source_path)
+    m = _map(directory, stage, text_len, source_path, text)
     out: dict[int, list[str]] = {}
+    if not m:
+        return out  # no location info (Triton's own SASS listing): nothing to attribute
     if stage in ("ttir", "ttgir"):
         lines = text.splitlines()
         for no, py in m.items():
@@ -145,7 +170,7 @@ def _stage_ops(directory: str, stage: str, text_len: int, source_path: str, text
 
 
 def _ops(v: VariantResult, stage: str) -> dict[int, list[str]]:
-    text = v.text(stage)
+    text = stage_text(v, stage)
     if not text:
         return {}
     src = str(v.metadata.get("source_path") or "kernel.py")
@@ -225,12 +250,10 @@ def _attr_tokens(key: str) -> list[str]:
 def attr_changes(va: VariantResult, vb: VariantResult, line_pairs: dict[int, int]) -> list[AttrChange]:
     """TTIR ops that pair up one-to-one at paired Python lines (``line_pairs``: a line → b line, from
     :class:`irdiff.diagnose.source.SourceDiff`; identity when empty) and differ only in attribute tokens."""
-    ta, tb = va.text("ttir"), vb.text("ttir")
+    ta, tb = stage_text(va, "ttir"), stage_text(vb, "ttir")
     if not ta or not tb:
         return []
-    src_a = str(va.metadata.get("source_path") or "kernel.py")
-    src_b = str(vb.metadata.get("source_path") or "kernel.py")
-    ma, mb = source_map("ttir", ta, src_a), source_map("ttir", tb, src_b)
+    ma, mb = line_map(va, "ttir"), line_map(vb, "ttir")
     la_lines, lb_lines = ta.splitlines(), tb.splitlines()
     by_a: dict[int, list[int]] = {}
     by_b: dict[int, list[int]] = {}
@@ -285,11 +308,17 @@ class StageDelta:
     elsewhere: bool
 
 
-def stage_trace(va: VariantResult, vb: VariantResult, lines_a: set[int], lines_b: set[int]) -> list[StageDelta]:
-    """Per stage (TTIR → SASS), the instruction differences at ``lines_a``/``lines_b`` and whether anything
-    outside them differs. Stages without location info in either variant are skipped."""
+def stage_trace(
+    va: VariantResult,
+    vb: VariantResult,
+    lines_a: set[int],
+    lines_b: set[int],
+    stages: tuple[str, ...] = TRACE_STAGES,
+) -> list[StageDelta]:
+    """Per stage (default TTIR → SASS), the instruction differences at ``lines_a``/``lines_b`` and whether
+    anything outside them differs. Stages without location info in either variant are skipped."""
     out: list[StageDelta] = []
-    for stage in TRACE_STAGES:
+    for stage in stages:
         oa, ob = _ops(va, stage), _ops(vb, stage)
         if not oa or not ob:
             continue
@@ -304,3 +333,75 @@ def stage_trace(va: VariantResult, vb: VariantResult, lines_a: set[int], lines_b
         if only_a or only_b or elsewhere:
             out.append(StageDelta(stage, only_a, only_b, elsewhere))
     return out
+
+
+# ------------------------------------------------------------------------------------------------ data flow
+
+_FUNC_ARG = re.compile(r"%([\w.$-]+)\s*:")
+_RESULTS = re.compile(r"^\s*((?:%[\w.$#-]+(?::\d+)?\s*,\s*)*%[\w.$#-]+(?::\d+)?)\s*=\s*\"?([\w.]+)\"?")
+_ITER_ARGS = re.compile(r"iter_args\(([^)]*)\)")
+_ASSIGN = re.compile(r"(%[\w.$#-]+)\s*=\s*(%[\w.$#-]+)")
+_USE = re.compile(r"%[\w.$#-]+")
+
+
+def arange_strides(mlir: str, params: list[str] | None = None) -> set[str]:
+    """Kernel parameters that act as the stride of a ``tl.arange`` offset in an address: a value derived from the
+    parameter is multiplied (``arith.muli``) with a value derived from ``tt.make_range``, and the product reaches a
+    ``tt.addptr``. Read from the TTIR/TTGIR text of the variant in which the parameter is a runtime value.
+
+    :param params: the non-constexpr parameter names in signature order, for IR whose function arguments are
+        numbered (``%arg3``, Triton ≤ 3.3); named arguments (3.4+) are used as they are.
+    :returns: parameter names; empty when the function signature cannot be read. Never raises.
+    """
+    lines = mlir.splitlines()
+    start = next((i for i, ln in enumerate(lines) if "tt.func" in ln and "@" in ln), None)
+    if start is None:
+        return set()
+    sig = lines[start].split("(", 1)[1] if "(" in lines[start] else ""
+    args = [m.group(1) for m in _FUNC_ARG.finditer(sig)]
+    name_of: dict[str, str] = {}
+    for i, a in enumerate(args):
+        if re.fullmatch(r"arg\d+", a) and params and i < len(params):
+            name_of["%" + a] = params[i]
+        else:
+            name_of["%" + a] = a
+    from_arg: dict[str, set[str]] = {k: {v} for k, v in name_of.items()}
+    ranged: set[str] = set()
+    stride: dict[str, set[str]] = {}
+    found: set[str] = set()
+    for raw in lines[start + 1 :]:
+        line = _strip_loc(raw)
+        if "iter_args" in line:
+            for it in _ITER_ARGS.finditer(line):
+                for x, y in _ASSIGN.findall(it.group(1)):
+                    from_arg.setdefault(x, set()).update(from_arg.get(y, set()))
+                    if y in ranged:
+                        ranged.add(x)
+                    stride.setdefault(x, set()).update(stride.get(y, set()))
+        m = _RESULTS.match(line)
+        op = m.group(2) if m else line.strip().split(" ", 1)[0]
+        rhs = line.split("=", 1)[1] if m else line
+        uses = [u for u in _USE.findall(rhs)]
+        results = [r.split(":")[0].strip() for r in m.group(1).split(",")] if m else []
+        if op == "tt.addptr":
+            for u in uses:
+                found |= stride.get(u, set())
+        if not results:
+            continue
+        args_in = set().union(*(from_arg.get(u, set()) for u in uses)) if uses else set()
+        is_ranged = op == "tt.make_range" or any(u in ranged for u in uses)
+        strides_in = set().union(*(stride.get(u, set()) for u in uses)) if uses else set()
+        if op == "arith.muli" and len(uses) >= 2:
+            x, y = uses[0], uses[1]
+            if x in ranged and from_arg.get(y):
+                strides_in |= from_arg[y]
+            if y in ranged and from_arg.get(x):
+                strides_in |= from_arg[x]
+        for r in results:
+            if args_in:
+                from_arg[r] = set(args_in)
+            if is_ranged:
+                ranged.add(r)
+            if strides_in:
+                stride[r] = set(strides_in)
+    return found

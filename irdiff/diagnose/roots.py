@@ -38,11 +38,12 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.passes import PassDivergence, first_diverging_pass
-from irdiff.diagnose.provenance import AttrChange, StageDelta, attr_changes, python_lines, stage_trace
+from irdiff.diagnose.provenance import AttrChange, StageDelta, attr_changes, python_lines, stage_text, stage_trace
 from irdiff.diagnose.source import KINDS, SourceChange, SourceDiff, diff_sources
 
 __all__ = [
@@ -219,15 +220,20 @@ def _short(k: str) -> str:
     return k if len(k) <= 110 else k[:107] + "..."
 
 
-def _whole_delta(va: VariantResult, vb: VariantResult, stage: str) -> tuple[dict[str, int], dict[str, int]]:
+@lru_cache(maxsize=32)
+def _instructions(stage: str, text: str) -> tuple[tuple[int, str], ...]:
     from irdiff.diagnose.counts import ptx_instructions, sass_instructions
 
-    ta, tb = va.text(stage), vb.text(stage)
+    fn = ptx_instructions if stage == "ptx" else sass_instructions
+    return tuple((no, op) for no, op, _ in fn(text))
+
+
+def _whole_delta(va: VariantResult, vb: VariantResult, stage: str) -> tuple[dict[str, int], dict[str, int]]:
+    ta, tb = stage_text(va, stage), stage_text(vb, stage)
     if not ta or not tb:
         return {}, {}
-    fn = ptx_instructions if stage == "ptx" else sass_instructions
-    ca: Counter[str] = Counter(op for _, op, _ in fn(ta))
-    cb: Counter[str] = Counter(op for _, op, _ in fn(tb))
+    ca: Counter[str] = Counter(op for _, op in _instructions(stage, ta))
+    cb: Counter[str] = Counter(op for _, op in _instructions(stage, tb))
     return dict(ca - cb), dict(cb - ca)
 
 
@@ -295,8 +301,14 @@ def apply_roots(
     """
     sd = sd if sd is not None else diff_sources(va, vb)
     by_id = {f.id: f for f in findings}
-    lines_a = {f.id: _ev_lines(f, a, va) for f in findings}
-    lines_b = {f.id: _ev_lines(f, b, vb) for f in findings}
+    memo: dict[tuple[str, str], set[int]] = {}
+
+    def lines(f: Finding, side: str) -> set[int]:
+        """Python lines of ``f``'s evidence in ``a`` or ``b`` (computed on first use: location maps are costly)."""
+        key = (f.id, side)
+        if key not in memo:
+            memo[key] = _ev_lines(f, a, va) if side == "a" else _ev_lines(f, b, vb)
+        return memo[key]
 
     # 1. source changes: claimed by a rule finding on the same line, else a source.* root per kind
     unclaimed: list[SourceChange] = []
@@ -304,12 +316,8 @@ def apply_roots(
     for c in sd.semantic:
         if c.kind == "option":
             continue  # options.changed / spec.constexpr-changed say it
-        claim = next(
-            (f for f in findings if not f.causes and _claims(f, c, lines_a[f.id], lines_b[f.id])),
-            None,
-        )
-        if claim is None:
-            claim = next((f for f in findings if _claims(f, c, lines_a[f.id], lines_b[f.id])), None)
+        # only a finding that starts a chain can claim: an effect on the line has its own root already
+        claim = next((f for f in findings if not f.causes and _claims(f, c, lines(f, "a"), lines(f, "b"))), None)
         if claim is not None:
             if not claim.causes:
                 claimers.add(claim.id)
@@ -370,8 +378,8 @@ def apply_roots(
     findings = findings + [f for f in new if f.id not in by_id]
     by_id = {f.id: f for f in findings}
     for r in roots:
-        lines_a.setdefault(r.finding.id, set())
-        lines_b.setdefault(r.finding.id, set())
+        memo[(r.finding.id, "a")] = set()
+        memo[(r.finding.id, "b")] = set()
 
     # 5. traces for the new roots (stage by stage), with mechanisms; whole-kernel PTX/SASS deltas only when one
     # root could have caused them
@@ -384,7 +392,7 @@ def apply_roots(
     for f in findings:
         if f.causes or f.id in root_ids or f.id.startswith(ROOT_PREFIXES):
             continue
-        fa, fb = lines_a.get(f.id, set()), lines_b.get(f.id, set())
+        fa, fb = lines(f, "a"), lines(f, "b")
         hits = [r.finding.id for r in roots if (fa & r.affected_a) or (fb & r.affected_b)]
         if hits:
             attr_first = sorted(hits, key=lambda i: 0 if i == "ttir.attr-changed" else 1)
@@ -406,21 +414,21 @@ def apply_roots(
         for f in findings:
             if f.causes or f.id == only or f.id.startswith(ROOT_PREFIXES) or f.id == "time.measured":
                 continue
-            if not lines_a.get(f.id) and not lines_b.get(f.id):
+            if not lines(f, "a") and not lines(f, "b"):
                 f.causes = [only]
 
     # 9. unexplained: chains that reach no root
     roots_now = _root_ids(findings, claimers)
-    memo: dict[str, bool] = {}
+    reached: dict[str, bool] = {}
 
     def reaches(fid: str, depth: int = 0) -> bool:
-        if fid in memo:
-            return memo[fid]
+        if fid in reached:
+            return reached[fid]
         f = by_id.get(fid)
         if f is None or depth > 40:
             return False
         ok = fid in roots_now or any(reaches(c, depth + 1) for c in f.causes)
-        memo[fid] = ok
+        reached[fid] = ok
         return ok
 
     unexplained = [f.id for f in findings if f.id != "time.measured" and not reaches(f.id)]
@@ -576,7 +584,8 @@ def _add_trace(
     whole_ok: bool = True,
 ) -> None:
     f = r.finding
-    trace = stage_trace(va, vb, r.lines_a, r.lines_b) if (r.lines_a or r.lines_b) else []
+    stages = ("ttir", "ttgir") if whole_ok else ("ttir", "ttgir", "ptx")
+    trace = stage_trace(va, vb, r.lines_a, r.lines_b, stages) if (r.lines_a or r.lines_b) else []
     whole = {s: _whole_delta(va, vb, s) for s in ("ptx", "sass")} if whole_ok else {}
     whole = {s: d for s, d in whole.items() if d[0] or d[1]}
     if f.id == "ttir.attr-changed":
@@ -584,7 +593,7 @@ def _add_trace(
     else:
         mine = [ac for ac in attrs if ac.line_a in r.lines_a or ac.line_b in r.lines_b]
     changes = [c for c in sd.semantic if (c.line_a in r.lines_a) or (c.line_b in r.lines_b)]
-    text = _trace_text(a, b, [d for d in trace if d.stage in ("ttir", "ttgir", "llir")], whole)
+    text = _trace_text(a, b, trace, whole)
     if mine and f.id != "ttir.attr-changed":
         f.explanation += " " + "; ".join(ac.words(a, b) for ac in mine[:3]) + "."
     if text:
@@ -614,11 +623,8 @@ def _add_trace(
         for v, vr, ops in ((a, va, whole[stage][0]), (b, vb, whole[stage][1])):
             if not ops:
                 continue
-            from irdiff.diagnose.counts import ptx_instructions, sass_instructions
-
-            fn = ptx_instructions if stage == "ptx" else sass_instructions
             key = max(ops, key=lambda k: ops[k])
-            line = next((no for no, op, _ in fn(vr.text(stage)) if op == key), None)
+            line = next((no for no, op in _instructions(stage, stage_text(vr, stage)) if op == key), None)
             if line is not None:
                 f.evidence.append(Evidence(v, stage, line, f"{key}   ({ops[key]}× only in `{v}`)"))
 
@@ -633,7 +639,7 @@ _MODULE_WARPS = re.compile(r'"ttg\.num-warps"\s*=\s*(\d+)')
 def _dot_facts(v: VariantResult) -> tuple[int, str] | None:
     """Accumulator elements per thread of the first ``tt.dot``/``warp_group_dot`` (tile M×N over the CTA's threads)
     and its layout alias (``mma`` or ``blocked``: FMA lowering), from the TTGIR text."""
-    text = v.text("ttgir")
+    text = stage_text(v, "ttgir")
     if not text:
         return None
     m = _MODULE_WARPS.search(text)
@@ -707,7 +713,19 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
         notes.append(what)
         fits.append(fid)
     oa = _occ(findings)
-    f.causes = [c for c in dict.fromkeys(fits) if c in by_id and c != f.id][:3]
+
+    def ancestors(fid: str, seen: set[str]) -> set[str]:
+        for c in by_id[fid].causes if fid in by_id else []:
+            if c not in seen:
+                seen.add(c)
+                ancestors(c, seen)
+        return seen
+
+    keep: list[str] = []
+    for c in dict.fromkeys(fits):  # the most direct first; drop what an already kept cause descends from
+        if c in by_id and c != f.id and not any(c in ancestors(k, set()) for k in keep):
+            keep.append(c)
+    f.causes = keep[:3]
     if notes:
         f.explanation += " Evidence for the difference: " + "; ".join(notes) + "."
     else:
@@ -715,11 +733,14 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
             " Not explained: the accumulator and fragment sizes per thread, the lowering (FMA/MMA), the index width, "
             "vector width and pipeline depth are the same in both variants."
         )
+    capped = max(ra, rb) >= 255 or "resources.spills" in by_id
     if not oa:
-        f.explanation += (
-            " Occupancy does not change (same CTAs per SM): the extra registers cost nothing at this launch."
+        f.explanation += " Occupancy does not change (same CTAs per SM)" + (
+            ": the extra registers cost nothing at this launch."
+            if not capped
+            else ", but the kernel is at the 255-register cap, where ptxas trades registers for spills."
         )
-        if f.severity in ("major", "minor"):
+        if f.severity in ("major", "minor") and not capped:
             f.severity = "info"
 
 
@@ -730,7 +751,7 @@ _MEM_OP = re.compile(r"\b(tt\.load|tt\.store)\b.*?tensor<([\dx]+)x!tt\.ptr<[^>]*
 def _address_regs(v: VariantResult) -> int:
     """32-bit registers per thread holding global addresses for ``tt.load``/``tt.store`` in TTGIR: per op, elements
     per thread (tile ÷ threads) ÷ contiguous elements per thread (``sizePerThread`` along ``order[0]``) × 2."""
-    text = v.text("ttgir")
+    text = stage_text(v, "ttgir")
     if not text:
         return 0
     m = _MODULE_WARPS.search(text)
@@ -755,13 +776,10 @@ def _address_regs(v: VariantResult) -> int:
 
 
 def _count(v: VariantResult, stage: str, prefix: str) -> int:
-    from irdiff.diagnose.counts import ptx_instructions, sass_instructions
-
-    text = v.text(stage)
-    if not text:
-        return 0
-    fn = ptx_instructions if stage == "ptx" else sass_instructions
-    return sum(1 for _, op, _ in fn(text) if op.startswith(prefix))
+    """Instructions of ``stage`` (PTX) whose opcode starts with ``prefix`` (predicates allowed before it)."""
+    text = stage_text(v, stage)
+    pat = re.compile(rf"^\s*(?:@!?%\w+\s+)?{re.escape(prefix)}", re.M)
+    return len(pat.findall(text)) if text else 0
 
 
 def _occ(findings: list[Finding]) -> bool:

@@ -42,6 +42,7 @@ import ast
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from irdiff.bundle import VariantResult
@@ -267,16 +268,24 @@ def _functions(tree: ast.AST) -> dict[str, list[ast.FunctionDef]]:
     return out
 
 
+@lru_cache(maxsize=16)
+def _parse(text: str) -> ast.Module:
+    """``ast.parse``, once per text (both variants of a suite usually share one file). The tree is never changed."""
+    return ast.parse(text)
+
+
 def jit_functions(v: VariantResult) -> tuple[list[_Fn], str]:
     """The kernel function of ``v`` and every ``@triton.jit`` function it calls (transitively), kernel first.
 
     :returns: ``(functions, note)``; ``note`` says why the list is empty (no source, syntax error, kernel not found).
     """
-    text = v.text("python")
+    from irdiff.diagnose.provenance import stage_text
+
+    text = stage_text(v, "python")
     if not text:
         return [], f"`{v.name}` has no saved kernel source"
     try:
-        tree = ast.parse(text)
+        tree = _parse(text)
     except SyntaxError as e:
         return [], f"`{v.name}`: kernel source does not parse ({e.msg}, line {e.lineno})"
     lines = text.splitlines()
@@ -331,25 +340,31 @@ def jit_functions(v: VariantResult) -> tuple[list[_Fn], str]:
 # ------------------------------------------------------------------------------------------------ keys
 
 
-class _Eraser(ast.NodeTransformer):
-    """Replace local names (parameters and assigned names) by ``_``: two statements equal after it differ only in
-    names."""
+def _key(node: Any, name: Callable[[str], str]) -> str:
+    """A structural key of ``node`` (like ``ast.dump`` without positions and load/store contexts) with every
+    ``Name``/``arg`` identifier passed through ``name``; no copy of the tree is made."""
+    if isinstance(node, ast.Name):
+        return f"N({name(node.id)})"
+    if isinstance(node, ast.arg):
+        return f"A({name(node.arg)},{_key(node.annotation, name) if node.annotation is not None else ''})"
+    if isinstance(node, ast.AST):
+        return (
+            type(node).__name__
+            + "("
+            + ",".join(_key(getattr(node, f, None), name) for f in node._fields if f not in ("ctx", "type_comment"))
+            + ")"
+        )
+    if isinstance(node, list):
+        return "[" + ",".join(_key(x, name) for x in node) + "]"
+    return repr(node)
 
-    def __init__(self, local: set[str]):
-        self.local = local
 
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.local:
-            return ast.copy_location(ast.Name(id="_", ctx=node.ctx), node)
-        return node
-
-    def visit_arg(self, node: ast.arg) -> ast.AST:
-        node = ast.arg(arg="_", annotation=node.annotation)
-        return node
+def _same_name(n: str) -> str:
+    return n
 
 
 def _dump(node: ast.AST) -> str:
-    return ast.dump(node, annotate_fields=False, include_attributes=False)
+    return _key(node, _same_name)
 
 
 def _locals(fn: ast.FunctionDef) -> set[str]:
@@ -360,22 +375,8 @@ def _locals(fn: ast.FunctionDef) -> set[str]:
     return out
 
 
-class _Mapper(ast.NodeTransformer):
-    """Rename local names through a mapping (``a``'s names to ``b``'s)."""
-
-    def __init__(self, mapping: dict[str, str]):
-        self.mapping = mapping
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.mapping:
-            return ast.copy_location(ast.Name(id=self.mapping[node.id], ctx=node.ctx), node)
-        return node
-
-
 def _erase(node: ast.AST, local: set[str]) -> str:
-    import copy
-
-    return _dump(_Eraser(local).visit(copy.deepcopy(node)))
+    return _key(node, lambda n: "_" if n in local else n)
 
 
 @dataclass
@@ -468,9 +469,8 @@ class _Cmp:
 
     def ka(self, node: ast.AST) -> str:
         """``a``'s node with its local names mapped to ``b``'s (:meth:`build_map`)."""
-        import copy
-
-        return _dump(_Mapper(self.map).visit(copy.deepcopy(node))) if self.map else _dump(node)
+        m = self.map
+        return _key(node, lambda n: m.get(n, n)) if m else _dump(node)
 
     def kb(self, node: ast.AST) -> str:
         return _dump(node)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from irdiff.diagnose.facts import ArgFact
 from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.provenance import arange_strides
 from irdiff.diagnose.rules.common import Context, _decorator_line, _ev, _names, _param_line
 from irdiff.diagnose.rules.registry import Emits, rule
 
@@ -43,7 +44,7 @@ def _spec_cause_groups(args: list[ArgFact]) -> list[str]:
 
 @rule(
     Emits("spec.constexpr-one-lost", effects=("coalesce.", "lower.", "pipeline.", "ptx.memory-ops")),
-    reads=("kernel", "args", "text.python"),
+    reads=("kernel", "args", "text.python", "text.ttgir"),
 )
 def rule_constexpr_one(ctx: Context) -> list[Finding]:
     """``spec.constexpr-one-lost``: a parameter equal to 1 is a constant in one variant and a runtime value in the
@@ -79,7 +80,10 @@ def rule_constexpr_one(ctx: Context) -> list[Finding]:
         other_hits = [h[0] for h in hits if h[0] not in annotated and h[0] not in dns]
         if other_hits:
             causes.append("; ".join(f"`{a.name}`: {a.reason}" for a in other_hits))
-        unit_strides = all(n.lower().startswith("stride") for n in names)
+        # decided from the IR, not the names: each is multiplied with a `tl.arange` offset that reaches an address
+        runtime = [a.name for a in fl.args if a.type != "constexpr"]
+        strides = arange_strides(ctx.ttgir.get(lost, ""), runtime)
+        unit_strides = all(n in strides for n in names)
         expl = (
             f"In `{lost}`, {_names(names)} {'is a' if len(names) == 1 else 'are'} runtime "
             f"`{hits[0][0].type}` argument{'' if len(names) == 1 else 's'}, while in `{kept}` the JIT saw the value 1 and made "
