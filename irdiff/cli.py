@@ -753,6 +753,15 @@ def compare_cmd(
         no_run = True  # the runner times one config; run it with --config N
     bundle.pair = [a, b]
     bundle.save()
+    if not passes and not any(v.error for v in bundle.variants.values()):
+        from irdiff.diagnose.passes import needs_pass_trace
+
+        if needs_pass_trace(bundle.variants[a], bundle.variants[b]):
+            click.echo("irdiff: TTIR is identical; compiling again with per-pass snapshots (--passes)", err=True)
+            req = _build_request(suite, [a, b], target, config, all_configs, shape, True, no_cache, jobs)
+            bundle = compile_bundle(req, save, command=["irdiff", *sys.argv[1:]])
+            bundle.pair = [a, b]
+            bundle.save()
     _report_errors(bundle)
     run_status = 0
     if not no_run:

@@ -200,3 +200,24 @@ def test_unexplained_listed_last_not_linked(tmp_path: Path) -> None:
            Finding("options.changed", "major", "Options differ", "y.", stage="options")]  # fmt: skip
     out2, un2 = apply_roots(fs2, "a", "b", va, vb, sd=SourceDiff())
     assert un2 == [] and out2[0].id == "options.changed" and out2[1].causes == ["options.changed"]
+
+
+def test_compare_recompiles_with_passes_when_ttir_is_identical(tmp_path: Path) -> None:
+    """`irdiff compare` on a num_warps-only pair: TTIR equal, so it compiles again with --passes and the JSON names
+    the option and the first diverging pass."""
+    import json
+
+    from click.testing import CliRunner
+
+    from irdiff.cli import cli
+
+    r = CliRunner().invoke(
+        cli,
+        ["compare", CASES + "::warps", "--target", "sm90", "--no-run", "--json", "--save", str(tmp_path / "b")],
+    )
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["findings"][0]["id"] == "options.changed"
+    assert "first diverging pass: `ConvertTritonToTritonGPU`" in out["findings"][0]["title"]
+    assert any(f["id"] == "pass.first-diverging" for f in out["findings"])
+    assert "per-pass snapshots" in r.stderr

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from irdiff.bundle import VariantResult
 
-__all__ = ["PassDivergence", "first_diverging_pass", "pass_names"]
+__all__ = ["PassDivergence", "first_diverging_pass", "needs_pass_trace", "pass_names"]
 
 _HEADER = re.compile(r"^\d+-(before|after)-(.+?)_?\.mlir$")
 _MODULE_ATTR = re.compile(r'"?ttg\.(num-warps|num-ctas|target|threads-per-warp|total-num-warps)"?\s*=\s*[^,}]+')
@@ -132,3 +132,26 @@ def first_diverging_pass(va: VariantResult, vb: VariantResult) -> PassDivergence
     )
     out.hunk = [ln[:200] for ln in list(diff)[2:42]]
     return out
+
+
+def needs_pass_trace(va: VariantResult, vb: VariantResult) -> bool:
+    """True when the two variants' TTIR is the same after normalization but a later stage differs, and either lacks
+    per-pass snapshots: then only a pass trace (``--passes``) can say where they diverge (an option, the target, the
+    Triton version or the environment)."""
+    from irdiff.align import diff_stage
+    from irdiff.normalize import normalize
+
+    if va.passes and vb.passes:
+        return False
+    ta, tb = va.text("ttir"), vb.text("ttir")
+    if (
+        not ta
+        or not tb
+        or not diff_stage(normalize("ttir", ta, va.kernel or None), normalize("ttir", tb, vb.kernel or None)).identical
+    ):
+        return False
+    for stage in ("ttgir", "ptx"):
+        xa, xb = va.text(stage), vb.text(stage)
+        if xa and xb and xa.replace(va.kernel, "K") != xb.replace(vb.kernel, "K"):
+            return True
+    return False

@@ -321,8 +321,9 @@ def apply_roots(
         if claim is not None:
             if not claim.causes:
                 claimers.add(claim.id)
-            claim.evidence.append(Evidence(a if c.line_a else b, "python", c.line_a or c.line_b,
-                                           f"source change: {c.words(a, b)}"))  # fmt: skip
+            v, ln = (a, c.line_a) if c.line_a is not None else (b, c.line_b)
+            if not any(e.variant == v and e.stage == "python" and e.line == ln for e in claim.evidence):
+                claim.evidence.append(Evidence(v, "python", ln, f"source change: {c.words(a, b)}"))
             continue
         unclaimed.append(c)
     # a rewrite (many changes): one informational list, not roots; the rules' own findings start the chains
@@ -431,6 +432,12 @@ def apply_roots(
         reached[fid] = ok
         return ok
 
+    # a source change no finding follows from is information: the code differs there, no rule sees an effect
+    for r in roots:
+        g = r.finding
+        if g.id.startswith("source.") and not any(g.id in x.causes for x in findings) and g.severity != "info":
+            g.severity = "info"
+            g.explanation += " No other finding follows from it."
     unexplained = [f.id for f in findings if f.id != "time.measured" and not reaches(f.id)]
     for fid in unexplained:
         f = by_id[fid]
