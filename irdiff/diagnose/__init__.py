@@ -48,6 +48,7 @@ __all__ = [
     "count_ops",
     "diagnose",
     "causal_paths",
+    "effects_of",
     "explain",
     "extract_facts",
     "identical_after_normalization",
@@ -517,6 +518,22 @@ def causal_paths(diagnosis: Diagnosis, finding_id: str, limit: int = 12) -> tupl
     return paths[:limit], max(0, len(paths) - limit)
 
 
+def effects_of(diagnosis: Diagnosis, finding_id: str) -> list[str]:
+    """Every finding linked to ``finding_id`` directly or through others (its effects), in diagnosis order."""
+    below: dict[str, list[str]] = {}
+    for x in diagnosis.findings:
+        for c in x.causes:
+            below.setdefault(c, []).append(x.id)
+    seen: set[str] = set()
+    todo = list(below.get(finding_id, []))
+    while todo:
+        i = todo.pop()
+        if i not in seen and i != finding_id:
+            seen.add(i)
+            todo.extend(below.get(i, []))
+    return [x.id for x in diagnosis.findings if x.id in seen]
+
+
 def explain(diagnosis: Diagnosis, finding_id: str, bundle: Bundle | None = None, context: int = 0) -> str:
     """Plain text for ``--explain``: the finding, its causal paths (:func:`causal_paths`), then the evidence lines of
     every finding on those paths grouped by stage in pipeline order, each tagged with its finding id.
@@ -540,6 +557,11 @@ def explain(diagnosis: Diagnosis, finding_id: str, bundle: Bundle | None = None,
         if more:
             out.append(f"  … and {more} more")
         out.append("")
+    effects = effects_of(diagnosis, f.id)
+    if effects:
+        out += [f"effects linked to {f.id} ({len(effects)}): " + ", ".join(effects), ""]
+    if f.id in diagnosis.unexplained:
+        out += ["unexplained: its chain reaches no root (no source, stage-0, option or settings change)", ""]
     out.append(f.explanation)
     if f.remedy:
         out += ["", f"remedy (not tested by irdiff): {f.remedy}"]
