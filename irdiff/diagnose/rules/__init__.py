@@ -24,6 +24,7 @@ from irdiff.diagnose.rules import (
     lowering,
     mma,
     mma_lowering,
+    origins,
     parameters,
     pipelining,
     precision,
@@ -58,6 +59,7 @@ __all__ = [
 # Topic modules in chain order (earliest stage first): the rule order before linking, and the order of ties after it.
 TOPICS = (
     parameters,
+    origins,
     specialization,
     hints,
     precision,

@@ -30,6 +30,21 @@ RuleId = Literal[
     # parameters.py (stage 0: the parameter lists, paired by role; the configuration)
     "spec.param-added",
     "config.changed",
+    # origins.py (written by irdiff.diagnose.roots: what the user changed)
+    "source.call-added",
+    "source.call-removed",
+    "source.call-changed",
+    "source.kwarg-changed",
+    "source.args-reordered",
+    "source.op-changed",
+    "source.dtype-changed",
+    "source.constant-changed",
+    "source.moved",
+    "source.annotation",
+    "source.statement",
+    "ttir.attr-changed",
+    "settings.changed",
+    "pass.first-diverging",
     # specialization.py (stage 0) and options
     "spec.constexpr-one-lost",
     "spec.divisibility-lost",
@@ -96,7 +111,9 @@ RuleFn = Callable[[Context], list[Finding]]
 
 # What a rule may read: a field of VariantFacts, or a raw stage text the Context carries.
 _READABLE: frozenset[str] = frozenset(
-    {f.name for f in fields(VariantFacts)} | {"text.ttgir", "text.python", "runs", "pairing"}
+    {f.name for f in fields(VariantFacts)}
+    | {"text.ttgir", "text.python", "runs", "pairing"}
+    | {"text.ttir", "passes"}  # the root engine (irdiff.diagnose.roots) reads these
 )
 
 
