@@ -272,8 +272,13 @@ def _span(first: int | None, last: int | None) -> set[int]:
 
 
 def _claims(f: Finding, c: SourceChange, la: set[int], lb: set[int]) -> bool:
+    """``f`` names the change: a parameter's annotation is claimed by a finding whose stage-0 evidence is about that
+    parameter (not by line: several parameters may share one); any other change by a finding with evidence on its
+    lines."""
     if c.file_a or c.file_b:  # a called function in another file: IR lines map to the kernel's call site
         return False
+    if c.kind == "annotation" and c.name and not c.name.startswith(("triton.", "jit")) and "." not in c.name:
+        return any(e.stage == "spec" and e.text.startswith(f"{c.name}:") for e in f.evidence)
     return bool(_span(c.line_a, c.end_a) & la or _span(c.line_b, c.end_b) & lb)
 
 
