@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from irdiff.diagnose.facts import ArgFact
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.provenance import arange_strides
@@ -304,7 +306,7 @@ def rule_type_changed(ctx: Context) -> list[Finding]:
 
 @rule(
     Emits("spec.constexpr-changed", causes=("config.changed",)),
-    reads=("args",),
+    reads=("args", "text.python"),
 )
 def rule_constexpr_changed(ctx: Context) -> list[Finding]:
     """``spec.constexpr-changed``: a ``tl.constexpr`` parameter has different values (tile sizes, ``NUM_STAGES``)."""
@@ -323,7 +325,14 @@ def rule_constexpr_changed(ctx: Context) -> list[Finding]:
         ev.append(Evidence(ctx.a, "spec", None, f"{arg.name}: constexpr = {arg.constexpr}"))
         ev.append(Evidence(ctx.b, "spec", None, f"{other.name}: constexpr = {other.constexpr}"))
     desc = ", ".join(f"`{h[0].name}` = {h[0].constexpr} in `{ctx.a}` vs {h[1].constexpr} in `{ctx.b}`" for h in hits)
-    stages = [h for h in hits if "STAGE" in h[0].name.upper()]
+    # what each constant feeds, read from the kernel source (not from its name): a loop's pipelining depth or flattening
+    src_a = ctx.python.get(ctx.a, "")
+
+    def feeds(name: str, keyword: str) -> bool:
+        return re.search(rf"\b{keyword}\s*=\s*{re.escape(name)}\b", src_a) is not None
+
+    stages = [h for h in hits if feeds(h[0].name, "num_stages")]
+    loop_opts = [h for h in hits if feeds(h[0].name, "flatten") or feeds(h[0].name, "loop_unroll_factor")]
     expl = f"Compile-time constants differ: {desc}. Each value is a separate compilation; code that depends on it "
     expl += "(loop bounds, tile shapes, pipelining depth) is specialized for it."
     if stages:
@@ -334,9 +343,7 @@ def rule_constexpr_changed(ctx: Context) -> list[Finding]:
     return [
         Finding(
             id="spec.constexpr-changed",
-            severity="major"
-            if stages or any(k in h[0].name.upper() for h in hits for k in ("FLATTEN", "STAGE"))
-            else "minor",
+            severity="major" if stages or loop_opts else "minor",
             title=f"Constexpr {_names([h[0].name for h in hits])} differ{'s' if len(hits) == 1 else ''}: {desc}",
             explanation=expl,
             evidence=ev,
