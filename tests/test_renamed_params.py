@@ -60,6 +60,19 @@ def renamed_suite(module: str, out: Path) -> tuple[Path, dict[str, str]]:
     spec = importlib.util.find_spec(module)
     assert spec and spec.origin
     tree = ast.parse(Path(spec.origin).read_text())
+    # helpers imported from another built-in suite (persistent-matmul uses matmul's argument builder) are copied in,
+    # so the renaming reaches them too
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("irdiff.suites."):
+            other = importlib.util.find_spec(node.module or "")
+            assert other and other.origin
+            defs = {n.name: n for n in ast.parse(Path(other.origin).read_text()).body if isinstance(n, ast.FunctionDef)}
+            body.append(ast.parse("from irdiff.suite import Tensor").body[0])  # what the copied helper uses
+            body.extend(defs[a.name] for a in node.names)
+        else:
+            body.append(node)
+    tree.body = body
     params: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and _is_jit(node):
