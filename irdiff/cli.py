@@ -759,7 +759,7 @@ def compare_cmd(
         if needs_pass_trace(bundle.variants[a], bundle.variants[b]):
             click.echo("irdiff: TTIR is identical; compiling again with per-pass snapshots (--passes)", err=True)
             req = _build_request(suite, [a, b], target, config, all_configs, shape, True, no_cache, jobs)
-            bundle = compile_bundle(req, save, command=["irdiff", *sys.argv[1:]])
+            bundle = _compile(req, save)
             bundle.pair = [a, b]
             bundle.save()
     _report_errors(bundle)

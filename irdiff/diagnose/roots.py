@@ -318,6 +318,7 @@ def apply_roots(
     # 1. source changes: claimed by a rule finding on the same line, else a source.* root per kind
     unclaimed: list[SourceChange] = []
     claimers: set[str] = set()
+    claimed_lines: dict[str, tuple[set[int], set[int]]] = {}
     for c in sd.semantic:
         if c.kind == "option":
             continue  # options.changed / spec.constexpr-changed say it
@@ -326,6 +327,9 @@ def apply_roots(
         if claim is not None:
             if not claim.causes:
                 claimers.add(claim.id)
+                claimed_lines.setdefault(claim.id, (set(), set()))
+                claimed_lines[claim.id][0].update(_span(c.line_a, c.end_a))
+                claimed_lines[claim.id][1].update(_span(c.line_b, c.end_b))
             v, ln = (a, c.line_a) if c.line_a is not None else (b, c.line_b)
             if not any(e.variant == v and e.stage == "python" and e.line == ln for e in claim.evidence):
                 claim.evidence.append(Evidence(v, "python", ln, f"source change: {c.words(a, b)}"))
@@ -364,6 +368,11 @@ def apply_roots(
         cover = [r for r in roots if {ac.line_a for ac in attrs} & r.lines_a or {ac.line_b for ac in attrs} & r.lines_b]
         if cover:
             f.causes = [cover[0].finding.id]
+        else:  # a rule that claimed the source change on that line names the mechanism: the attributes follow from it
+            ala, alb = {ac.line_a for ac in attrs}, {ac.line_b for ac in attrs}
+            by_claim = [k for k, (xa, xb) in claimed_lines.items() if xa & ala or xb & alb]
+            if by_claim:
+                f.causes = by_claim[:1]
         la = {ac.line_a for ac in attrs}
         lb = {ac.line_b for ac in attrs}
         new.append(f)
@@ -413,7 +422,8 @@ def apply_roots(
     real_roots = [
         i
         for i in _root_ids(findings, claimers)
-        if (by_id[i].severity != "info" or i.startswith("source.")) and not (rewrite and i == "source.statement")
+        if (by_id[i].severity != "info" or i.startswith("source.") or i in claimers)
+        and not (rewrite and i == "source.statement")
     ]
     if len(real_roots) == 1:
         only = real_roots[0]
