@@ -65,7 +65,7 @@ ROOT_IDS: tuple[str, ...] = (
     "pass.first-diverging",
 )
 # Findings with these id prefixes are roots when nothing causes them (stage 0, options, source, settings).
-ROOT_PREFIXES: tuple[str, ...] = ("spec.", "options.", "source.", "settings.", "ttir.attr-changed")
+ROOT_PREFIXES: tuple[str, ...] = ("spec.", "options.", "config.", "source.", "settings.", "ttir.attr-changed")
 # More unclaimed source changes than this make the pair a rewrite (no source change is taken as a root).
 REWRITE_CHANGES = 12
 UNEXPLAINED_NOTE = (
@@ -568,7 +568,12 @@ def _pass_finding(a: str, b: str, va: VariantResult, vb: VariantResult, findings
     if pd is None:
         return None
     parent = next(
-        (f for f in findings if (f.id.startswith("settings.") or f.id == "options.changed") and not f.causes), None
+        (
+            f
+            for f in findings
+            if (f.id.startswith("settings.") or f.id in ("options.changed", "config.changed")) and not f.causes
+        ),
+        None,
     )
     if not pd.pass_name:
         title = "Every saved MLIR pass snapshot is equal: the variants diverge after the MLIR pipeline (LLVM/PTX/ptxas)"
