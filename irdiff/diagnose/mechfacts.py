@@ -172,6 +172,7 @@ class MechFacts:
     cp_async_waits: list[tuple[int, Ref]] = field(default_factory=list)
     async_waits: list[AsyncWaitFact] = field(default_factory=list)
     f64_ttir: int = 0
+    f64_tensor: int = 0  # of f64_ttir, ops whose result is a tensor (per-element work, not one scalar per program)
     f64_first: Ref | None = None
     f64_python: Ref | None = None
     f64_args: list[str] = field(default_factory=list)
@@ -704,6 +705,8 @@ def extract_mech_facts(v: VariantResult) -> MechFacts:
         rtype = ln.text.rsplit(":", 1)[-1]
         if re.search(r"\bf64\b", rtype) or re.search(r"xf64>", rtype):
             f.f64_ttir += 1
+            if re.search(r"xf64>", rtype):
+                f.f64_tensor += 1
             if f.f64_first is None:
                 f.f64_first = Ref("ttir", ln.no, ln.text)
                 f.f64_python = python_ref(ln.raw, table, src, python)

@@ -230,19 +230,28 @@ def rule_fp64(ctx: Context) -> list[Finding]:
         else "an fp64 value (a tensor or a constant) promotes the arithmetic it meets to fp64"
     )
     sass_txt = ", ".join(f"{n} `{k}`" for k, n in sass.items() if n)
+    # Scalar-only fp64 (an fp64 argument meeting other scalars once per program, no tensor of f64 and no fp64 math in
+    # SASS beyond conversions) costs a handful of instructions, not throughput: say so rather than rank it major.
+    scalar_only = m.f64_tensor == 0 and not any(sass[k] for k in ("DFMA", "DMUL", "DADD"))
+    cost = (
+        "Only scalars are fp64 here (no TTIR tensor has an `f64` element type and SASS has no `DFMA`/`DMUL`/`DADD`): "
+        "a few instructions per program, the per-element arithmetic stays fp32, so the cost is negligible. "
+        if scalar_only
+        else "fp64 throughput is a small fraction of fp32 on most GPUs "
+        "(1/64 on consumer parts; 1/2 on A100/H100) and every fp64 value takes two registers. "
+    )
     expl = (
         f"`{more}` computes in fp64: {m.f64_ttir} TTIR ops with `f64` results, {_c(f, 'ptx', 'f64 ops')} PTX "
         f"`.f64` instructions" + (f" and {sass_txt} in SASS" if sass_txt else "") + f"; `{other}` has "
         f"{mech(ctx.facts(other)).f64_ttir} and {_c(ctx.facts(other), 'ptx', 'f64 ops')}. In `{more}` {src}, with "
-        "conversions (`cvt.f64.f32`/`F2F`) in and out. fp64 throughput is a small fraction of fp32 on most GPUs "
-        "(1/64 on consumer parts; 1/2 on A100/H100) and every fp64 value takes two registers. Results can differ "
+        "conversions (`cvt.f64.f32`/`F2F`) in and out. " + cost + "Results can differ "
         "numerically (fp64 intermediates are rounded to fp32 once, at the end). Remedy: pass the scalar as fp32 "
         "(drop a `tl.float64` annotation) or cast it inside the kernel (`eps.to(tl.float32)`)."
     )
     return [
         Finding(
             "precision.fp64",
-            "major",
+            "minor" if scalar_only else "major",
             f"`{more}` computes in fp64 ({_c(f, 'ptx', 'f64 ops')} PTX f64 instructions"
             + (f", {sass_txt}" if sass_txt else "")
             + ")",
