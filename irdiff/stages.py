@@ -52,7 +52,7 @@ class Stage:
     :ivar dialect: which normalizer reads it (:mod:`irdiff.normalize`): ``mlir``, ``llir``, ``ptx``, ``sass``
         or ``text`` (lines kept).
     :ivar lexer: pygments alias of its lexer (:mod:`irdiff.lexers`; ``python`` is pygments' own), or None.
-    :ivar locations: how its raw lines map to Python lines (:mod:`irdiff.render.locations`): ``python``,
+    :ivar locations: how its raw lines map to Python lines (:mod:`irdiff.normalize.locations`): ``python``,
         ``mlir``, ``llir``, ``ptx``, ``sass``, or None (no mapping).
     :ivar origin: ``source`` (the kernel's Python file), ``triton`` (a key of ``CompiledKernel.asm`` and a suffix of
         Triton's cache files; the compile worker and the capture hooks save it) or ``derived`` (made by irdiff from

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from report_browser import Browser, require_browser, wait_until
 
 from irdiff.cli import cli
+from irdiff.normalize.locations import source_map
 from irdiff.pipeline import build_comparison
 from irdiff.render.html import Highlighter, render_html
-from irdiff.render.locations import source_map
 from irdiff.render.report import ReportError, is_irdiff_report, write_report
 
 XSS_SUITE = str(Path(__file__).parent / "suites" / "xss.py")

@@ -15,9 +15,9 @@ from irdiff.diagnose.counts import KEY_COUNTS
 from irdiff.diagnose.model import finding_stages
 from irdiff.lexers import lexer_for_stage
 from irdiff.normalize import dialect_of, normalize
+from irdiff.normalize.locations import source_map, stages_with_locations
 from irdiff.pipeline import build_comparison, parse_stages
 from irdiff.render.html import _stage_title, render_html
-from irdiff.render.locations import source_map, stages_with_locations
 from irdiff.render.markdown import render_markdown, stage_title
 from irdiff.render.terminal import TerminalOptions, render
 

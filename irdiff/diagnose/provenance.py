@@ -1,6 +1,6 @@
 """Provenance: which Python line each IR line comes from, and what each Python line compiles to in every stage.
 
-Built on :func:`irdiff.render.locations.source_map` (TTIR/TTGIR ``loc(...)``, LLIR ``!dbg``, PTX ``.loc``, SASS
+Built on :func:`irdiff.normalize.locations.source_map` (TTIR/TTGIR ``loc(...)``, LLIR ``!dbg``, PTX ``.loc``, SASS
 ``//##`` line comments; Triton's own SASS listing usually has none, so SASS lines mostly map to nothing). Pure text
 over the bundle (no Triton import).
 
@@ -26,7 +26,7 @@ from functools import lru_cache
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.counts import ptx_instructions, sass_instructions
 from irdiff.diagnose.model import Evidence
-from irdiff.render.locations import source_map
+from irdiff.normalize.locations import source_map
 
 __all__ = [
     "ATTR_WORDS",

@@ -126,7 +126,7 @@ def strip_locs(line: str, *, eat_blanks: bool = True, quoted: bool = True) -> st
     are plain characters (an unbalanced ``"`` in a cut line does not hide the locations after it).
 
     The one ``loc(...)`` scanner of irdiff: the normalizers drop locations with it and the fact extractors
-    (:func:`irdiff.diagnose.facts.strip_loc`) read lines without them; :mod:`irdiff.render.locations` parses them
+    (:func:`irdiff.diagnose.facts.strip_loc`) read lines without them; :mod:`irdiff.normalize.locations` parses them
     with :func:`matching_paren`.
     """
     if _LOC_OPEN not in line:

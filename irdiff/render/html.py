@@ -16,7 +16,7 @@ parameter), resources (ptxas ``-v``, Triton's metadata, occupancy from the diagn
 inline SVG chart of TFLOP/s per shape, when the runner measured), one side-by-side diff per stage (pygments colors,
 intra-line changed tokens, unchanged runs folded, a raw/normalized text toggle), logs, and the kernel's Python
 source. Clicking an IR line lights up the Python line it came from (Triton's location info, see
-:mod:`irdiff.render.locations`); clicking a Python line lights up the IR lines compiled from it.
+:mod:`irdiff.normalize.locations`); clicking a Python line lights up the IR lines compiled from it.
 
 Measured by ``benchmarks/bench_html.py`` (matmul, all six stages of both variants, Triton 3.9, 2-core machine):
 sm86 0.61 MB, ``render_html`` 0.9 s, Chromium ready and painted in 0.3-0.4 s; sm90 0.62 MB, 0.5 s in Chromium.
@@ -38,8 +38,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.token import _TokenType
 
 from irdiff import __version__, stages
+from irdiff.normalize.locations import source_map
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
-from irdiff.render.locations import source_map
 from irdiff.render.order import ROLE_LABELS, present_findings
 from irdiff.render.views import Header, TimingTable, header, timing_table
 

@@ -19,7 +19,7 @@ changes meaning; fields may be added within a version. Top level::
 
 Per diff line: ``a``/``b`` index the normalized lines, ``a_raw``/``b_raw`` are 1-based lines of the raw stage
 text in the bundle, ``a_source``/``b_source`` the Python line they were compiled from (Triton's location info, see
-:mod:`irdiff.render.locations`), ``*_spans`` the changed ``[start, end)`` character ranges of a replaced line.
+:mod:`irdiff.normalize.locations`), ``*_spans`` the changed ``[start, end)`` character ranges of a replaced line.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from irdiff import __version__
+from irdiff.normalize.locations import source_map
 from irdiff.render import Comparison, spec_rows, stage_summaries
-from irdiff.render.locations import source_map
 from irdiff.render.order import present_findings
 from irdiff.render.views import timing_record
 
