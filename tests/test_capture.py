@@ -271,6 +271,11 @@ def test_direct_compile_with_the_programs_own_ptxas(tmp_path: Path, program_trit
         pytest.skip(f"no ptxas newer than {default} to point TRITON_PTXAS_PATH at")
     env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("TRITON_PTXAS_PATH", None)
+    if program_triton == "3.6":
+        # The newer ptxas belongs to another environment (irdiff's Triton), not to the program's: the after-run step
+        # runs only binaries its environment offers (a path recorded in a bundle is never executed), so the user's
+        # environment names it, as TorchInductor's torch/bin/ptxas is offered by the program's own environment.
+        env["TRITON_PTXAS_PATH"] = newer
     program = [python, str(SCRIPTS / "direct_compile.py"), "--arch", str(arch), "--ptxas", newer]
     r = capture(tmp_path / "cap", *program, opts=("--explain",), env=env)
     assert r.returncode == 0, r.stderr

@@ -268,7 +268,7 @@ def test_reproduce_line_is_the_command_that_made_it() -> None:
     from types import SimpleNamespace
 
     from irdiff.bundle import Bundle
-    from irdiff.render.report import _reproduce
+    from irdiff.render.views import _reproduce
 
     cmd = ["irdiff", f"{KINDS}::splitk-fp32", "--variant", "splitk", "--against", "direct", "--shapes", "512,1024",
            "--config", "BM=64", "--target", "sm90"]  # fmt: skip

@@ -30,6 +30,9 @@ For other rule modules (mechanism rules): declare ``source.<kind>``, ``ttir.attr
 engine may emit, :data:`ROOT_PREFIXES` which findings count as roots. ``register_mechanism(fn)`` adds a function
 ``fn(RootContext) -> str | None`` whose sentence is appended to a root's explanation (e.g. what `div.full.f32`
 means); :data:`MECHANISMS` holds the built-in ones.
+
+Size: just over 800 lines because the root kinds above share one linking pass and one trace-through-the-stages
+writer; splitting them would duplicate those.
 """
 
 from __future__ import annotations
@@ -373,6 +376,10 @@ def apply_roots(
             by_claim = [k for k, (xa, xb) in claimed_lines.items() if xa & ala or xb & alb]
             if by_claim:
                 f.causes = by_claim[:1]
+            else:  # same source at those lines: the attributes follow from the configuration or settings that differ
+                cfg = [g.id for g in findings if g.id.startswith(("config.", "options.", "settings.")) and not g.causes]
+                if cfg:
+                    f.causes = cfg[:1]
         la = {ac.line_a for ac in attrs}
         lb = {ac.line_b for ac in attrs}
         new.append(f)
@@ -698,6 +705,20 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
     more = a if ra > rb else b
     notes: list[str] = []
     fits: list[str] = []
+    # Mechanism findings that change register demand directly (issue 12's families), most direct first.
+    for fid, what in (
+        ("mma.lowering", "the dot's lowering differs: on FMA each thread keeps the operand slices of all its outputs"),
+        (
+            "precision.dot-input",
+            "the dot's input precision differs: tf32x3 keeps each operand's high and low tf32 parts",
+        ),
+        ("precision.dot-accumulate", "the dot's accumulation differs: partial sums promoted into a second accumulator"),
+        ("precision.fp64", "fp64 values take two 32-bit registers each"),
+    ):
+        g = by_id.get(fid)
+        if g is not None and g.predicts in (None, more):
+            notes.append(what)
+            fits.append(fid)
     da, db = _dot_facts(va), _dot_facts(vb)
     if da and db and da[0] != db[0]:
         big = a if da[0] > db[0] else b

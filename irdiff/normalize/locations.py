@@ -43,13 +43,17 @@ def stages_with_locations() -> tuple[str, ...]:
     return tuple(s.name for s in stages.text_stages() if s.locations in _MAPPERS)
 
 
-# Example: #loc195 = loc(callsite(#loc147 at #loc3))
+# Example:
+#   #loc195 = loc(callsite(#loc147 at #loc3))
 _MLIR_LOC_DEF = re.compile(r"^\s*(#loc\d*)\s*=\s*loc\((.*)\)\s*$")
-# Example: "/work/main/irdiff/suites/matmul.py":99:1   (3.6 and 3.9 alike)
+# Example (3.6 and 3.9 alike):
+#   "/work/main/irdiff/suites/matmul.py":99:1
 _MLIR_FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):\d+')
-# Example: "acc"(#loc179)   — a NameLoc around a child location
+# Example (a NameLoc around a child location):
+#   "acc"(#loc179)
 _MLIR_NAME_LOC = re.compile(r'^"(?:[^"\\]|\\.)*"\((.*)\)$', re.S)
-# Example: !12 = !DILocation(line: 36, column: 11, scope: !13, inlinedAt: !14)
+# Example:
+#   !12 = !DILocation(line: 36, column: 11, scope: !13, inlinedAt: !14)
 _LL_META = re.compile(
     r"""
     ^(![\w.]+)\s*=\s*(?:distinct\s+)?  # !12 =
@@ -57,10 +61,14 @@ _LL_META = re.compile(
     """,
     re.X,
 )
-# Example: %5 = add i32 %3, %4, !dbg !12
+# Example:
+#   %5 = add i32 %3, %4, !dbg !12
 _LL_DBG = re.compile(r"!dbg\s+(![\w.]+)")
-# Example: .loc	1 36 11, function_name $L__info_string0, inlined_at 1 117 5 // matmul.py:36:11
+# Example:
+#   .loc	1 36 11, function_name $L__info_string0, inlined_at 1 117 5 // matmul.py:36:11
 _PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
+# Example:
+#   .loc	1 36 11, function_name $L__info_string0, inlined_at 1 117 5
 _PTX_INLINED = re.compile(
     r"""
     inlined_at\s+(\d+)\s+(\d+)  # inlined_at 1 117: file and line of the caller
@@ -68,9 +76,11 @@ _PTX_INLINED = re.compile(
     """,
     re.X,
 )
-# Example: .file	1 "/work/main/irdiff/suites/matmul.py"
+# Example:
+#   .file	1 "/work/main/irdiff/suites/matmul.py"
 _PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
-# Example: //## File "/home/user/seed1.py", line 13 inlined at "/home/user/seed1.py", line 20
+# Example:
+#   //## File "/home/user/seed1.py", line 13 inlined at "/home/user/seed1.py", line 20
 _SASS_FILE = re.compile(r'File "([^"]*)", line (\d+)')
 
 

@@ -40,10 +40,16 @@ class Header:
 
 def _side_setting(c: Comparison, key: str, fallback: str) -> tuple[str, str]:
     """``(a's value, b's value)`` of one recorded setting (``VariantResult.settings``: target, triton, ptxas)."""
-    va, vb = c.bundle.variants[c.a], c.bundle.variants[c.b]
-    x = str((va.settings or {}).get(key) or "")
-    y = str((vb.settings or {}).get(key) or "")
+    sa, sb = _settings(c, c.a), _settings(c, c.b)
+    x = str(sa.get(key) or "")
+    y = str(sb.get(key) or "")
     return x or fallback, y or fallback
+
+
+def _settings(c: Comparison, name: str) -> dict[str, Any]:
+    """A side's recorded settings (``VariantResult.settings``), ``{}`` when the bundle lacks them or the variant."""
+    v = c.bundle.variants.get(name)
+    return dict(v.settings or {}) if v is not None else {}
 
 
 def _both(c: Comparison, x: str, y: str) -> str:
@@ -58,9 +64,9 @@ def _reproduce(c: Comparison) -> str:
     cmd = [str(x) for x in (bundle.command or [])]
     if len(cmd) > 1 and cmd[0] == "irdiff" and cmd[1] not in ("report", "diff", "show", "list"):
         return shlex.join(cmd)
-    va, vb = bundle.variants[c.a], bundle.variants[c.b]
-    base_a = str((va.settings or {}).get("variant") or c.a)
-    base_b = str((vb.settings or {}).get("variant") or c.b)
+    sa, sb = _settings(c, c.a), _settings(c, c.b)
+    base_a = str(sa.get("variant") or c.a)
+    base_b = str(sb.get("variant") or c.b)
     parts = ["irdiff", bundle.suite or "SUITE", "--variant", base_a, "--against", base_b]
     ta, tb = _side_setting(c, "target", bundle.target)
     if ta:
@@ -70,7 +76,7 @@ def _reproduce(c: Comparison) -> str:
     xa, xb = _side_setting(c, "triton", "")
     if xa and xb and xa != xb:
         parts += ["--triton", xa, "--against-triton", xb]
-    ea, eb = dict((va.settings or {}).get("env") or {}), dict((vb.settings or {}).get("env") or {})
+    ea, eb = dict(sa.get("env") or {}), dict(sb.get("env") or {})
     for k, v in sorted(ea.items()):
         parts += ["--env", f"{k}={v}"]
     for k, v in sorted(eb.items()):
