@@ -316,6 +316,24 @@ def test_editing_an_imported_kernel_recompiles_only_it(tmp_path: Path) -> None:
     assert r.stdout.count("(cached)") == 2, r.stdout
 
 
+def test_compile_cache_key_covers_every_irdiff_module_the_worker_imports() -> None:
+    """The compile cache is keyed on the irdiff sources named by COMPILE_SOURCES only (editing a renderer or a
+    rule must not recompile everything). That is sound only if the compile worker and driver import nothing else
+    of irdiff: checked in a fresh interpreter."""
+    from irdiff.compile import COMPILE_SOURCES
+
+    code = (
+        "import sys, irdiff.compile, irdiff.compile.worker, irdiff.compile.specialize, irdiff.compile.envs;"
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'irdiff')))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    mods = r.stdout.split()
+    assert "irdiff.compile.worker" in mods
+    top = {m.split(".")[1] if "." in m else "__init__" for m in mods}
+    covered = {n.removesuffix(".py") for n in COMPILE_SOURCES}
+    assert top <= covered, f"the worker imports irdiff modules outside the cache key: {sorted(top - covered)}"
+
+
 def test_variant_name_with_slash_gets_a_safe_directory(warm_cache: Path) -> None:
     b = load_bundle(next(d for d in (warm_cache / "bundles").iterdir() if d.is_dir()))
     v = b.variants["odd/name"]

@@ -2,8 +2,8 @@
 
 Each variant is compiled by :mod:`irdiff.compile.worker` in its own Python process (Triton's global state must
 not leak between variants), several at once up to the number of cores. Results are cached under
-``$IRDIFF_CACHE_DIR`` (default ``~/.cache/irdiff``) keyed by the request, the suite file, irdiff's own source,
-the Triton version and the ``TRITON_*`` environment; Triton's own cache (``TRITON_CACHE_DIR``) is shared too.
+``$IRDIFF_CACHE_DIR`` (default ``~/.cache/irdiff``) keyed by the request, the suite file, irdiff's compile
+sources (:data:`COMPILE_SOURCES`), the Triton version and the ``TRITON_*`` environment; Triton's own cache (``TRITON_CACHE_DIR``) is shared too.
 
 Each side of a comparison carries its own settings (:class:`Side`: target, Triton release or local build, compile
 environment), taken from the suite's :class:`~irdiff.suite.Variant` and overridden from the command line. A side
@@ -200,11 +200,22 @@ def _suite_file(ref: str) -> Path | None:
     return Path(path) if os.path.isfile(path) else None
 
 
+# The irdiff modules a compiled variant's contents depend on: the compile package and what its worker imports
+# (``tests/test_reliability.py`` checks that the worker imports nothing else of irdiff). Renderers, normalizers and
+# diagnostics run on the stored stages afresh, so editing them must not invalidate every compiled variant.
+COMPILE_SOURCES = ("compile", "__init__.py", "bundle.py", "stages.py", "suite.py", "target.py")
+
+
 def _irdiff_source_digest() -> str:
+    """sha256 over the files named by :data:`COMPILE_SOURCES` (a package name means every ``.py`` under it)."""
     h = hashlib.sha256()
     root = Path(__file__).resolve().parent.parent
-    for p in sorted(root.rglob("*.py")):
-        h.update(p.read_bytes())
+    for name in COMPILE_SOURCES:
+        path = root / name
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for p in files:
+            h.update(str(p.relative_to(root)).encode())
+            h.update(p.read_bytes())
     return h.hexdigest()
 
 
@@ -264,7 +275,7 @@ def variant_cache_key(
       and the resolved constexprs and options (config, ``Derived`` values for the target) — the inputs of the
       specialization;
     * target, request (``passes``), Triton version and install (:func:`_triton_identity`), the relevant
-      environment (:func:`relevant_env`), the suite file's text and irdiff's own source. ``identity`` replaces
+      environment (:func:`relevant_env`), the suite file's text and irdiff's compile sources (:data:`COMPILE_SOURCES`). ``identity`` replaces
       the installed Triton's identity for a job that runs in another Triton environment (its version, python and
       path); the job's own compile environment (``r["env"]``) is part of ``r``.
     """
