@@ -39,12 +39,16 @@ def get_bundle(path: str | None, tmp: str) -> Bundle:
 
 
 def cold_caches() -> None:
-    """Forget what provenance and the root engine cached (location maps, per-line ops, file texts)."""
-    from irdiff.diagnose import roots
+    """Forget every parse irdiff memoizes per text (location maps, per-line ops, file texts, PTX/SASS instruction
+    lists, MLIR op lines, syntax trees): each timed run parses everything again."""
+    from irdiff.diagnose import counts, mechfacts, roots, source, texts
 
+    texts.clear()
+    counts.clear_memos()
+    mechfacts.clear_memos()
+    source._parse.cache_clear()
     provenance._map.cache_clear()
     provenance._stage_ops.cache_clear()
-    provenance._read.cache_clear()
     roots._instructions.cache_clear()
 
 
@@ -59,12 +63,13 @@ def main() -> int:
         bundle = get_bundle(args.bundle, tmp)
         va, vb = bundle.compiled_variant(args.a), bundle.compiled_variant(args.b)
         diagnose(bundle, args.a, args.b)  # warm: imports, first file reads
-        total, src, prov = [], [], []
+        total, cpu, src, prov = [], [], [], []
         for _ in range(args.repeat):
             cold_caches()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             d = diagnose(bundle, args.a, args.b)
             total.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
             cold_caches()
             t0 = time.perf_counter()
             sd = diff_sources(va, vb)
@@ -82,9 +87,11 @@ def main() -> int:
         print(f"median of {args.repeat} runs, provenance caches cleared before each")
         print(f"{'what':44s} {'ms':>8s}")
         print(f"{'diagnose() total (facts, rules, roots)':44s} {med(total) * 1e3:8.0f}")
+        print(f"{'  the same, CPU time of this process':44s} {med(cpu) * 1e3:8.0f}")
         print(f"{'  of which: source diff (syntax trees)':44s} {med(src) * 1e3:8.0f}")
         print(f"{'  of which: provenance (attrs + stage trace)':44s} {med(prov) * 1e3:8.0f}")
         print(f"findings: {len(d.findings)}, first: {d.findings[0].id}, unexplained: {len(d.unexplained)}")
+        # Wall time is the target; on a shared machine it is inflated by other processes (see the load average).
         ok = med(total) <= TARGET_S
         print(f"target: diagnose warm <= {TARGET_S * 1e3:.0f} ms: {'PASS' if ok else 'FAIL'}")
         return 0 if ok else 1

@@ -32,6 +32,7 @@ from irdiff.diagnose.roots import ROOT_IDS, apply_roots
 from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, RULE_IDS, Context, run_rules
 from irdiff.diagnose.settings import link_to_settings, same_source, settings_diff, settings_findings
 from irdiff.diagnose.source import diff_sources
+from irdiff.diagnose.texts import stage_text
 
 if TYPE_CHECKING:
     from irdiff.align import StageDiff
@@ -71,7 +72,7 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult, stage_di
     if spec != [(s.name, s.type, s.divisibility, s.constexpr) for s in vb.specialization]:
         return False
     for stage in (s.name for s in stages.text_stages() if s.compared):
-        ta, tb = va.text(stage), vb.text(stage)
+        ta, tb = stage_text(va, stage), stage_text(vb, stage)
         if bool(ta) != bool(tb):
             return False
         if not ta:
@@ -421,7 +422,10 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
             notes.append(f"the settings differ ({changed}) but the compiled code is identical after normalization")
         return Diagnosis(a, b, [], True, facts, verdict=None, notes=notes)
     pairing = pair_params(
-        va.specialization, va.text("ttir") or va.text("ttgir"), vb.specialization, vb.text("ttir") or vb.text("ttgir")
+        va.specialization,
+        stage_text(va, "ttir") or stage_text(va, "ttgir"),
+        vb.specialization,
+        stage_text(vb, "ttir") or stage_text(vb, "ttgir"),
     )
     fa.peer_names, fb.peer_names = pairing.aliases("a"), pairing.aliases("b")
     ctx = Context(
@@ -429,8 +433,8 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
         b=b,
         fa=fa,
         fb=fb,
-        ttgir={a: va.text("ttgir"), b: vb.text("ttgir")},
-        python={a: va.text("python"), b: vb.text("python")},
+        ttgir={a: stage_text(va, "ttgir"), b: stage_text(vb, "ttgir")},
+        python={a: stage_text(va, "python"), b: stage_text(vb, "python")},
         pairing=pairing,
     )
     findings = run_rules(ctx)
@@ -453,7 +457,7 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
         f"`{f.name}` has no LLVM debug log (TRITON_ENABLE_LLVM_DEBUG): coalescing and pipeliner decisions are not "
         "available, so the contiguity, vector-width and pipelining findings may be missing"
         for f in (fa, fb)
-        if not f.llvm_debug_present and (va.text("ttgir") or vb.text("ttgir"))
+        if not f.llvm_debug_present and (stage_text(va, "ttgir") or stage_text(vb, "ttgir"))
     ]
     if sd.note:
         notes.append(f"source diff: {sd.note}")

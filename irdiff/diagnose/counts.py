@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from irdiff.normalize import dialect_of
 
@@ -104,6 +105,7 @@ KEY_COUNTS: dict[str, list[str]] = {
 
 _MLIR_OP = re.compile(r'^(?:%[\w#:.,\s%-]+=\s*)?"?([a-z_][a-z0-9_]*\.[a-z_][a-z0-9_.]*)"?')
 _LLIR_INSTR = re.compile(r"^\s+(?:%[\w.]+\s*=\s*)?(?:tail\s+|musttail\s+|notail\s+)?([a-z][a-z0-9_]*)\b(.*)$")
+_LLIR_INT_TYPE = re.compile(r"\s*(?:nuw\s+|nsw\s+|exact\s+)*(<\d+ x )?(i\d+)")
 _LLIR_INT_OPS = {"sdiv", "udiv", "srem", "urem", "mul", "add", "sub", "shl", "lshr", "ashr"}
 _LLIR_ASM = re.compile(r'asm\s+(?:sideeffect\s+)?(?:alignstack\s+)?(?:inteldialect\s+)?"\s*(?:@\$\d+\s+)?([a-z][\w.]*)')
 _PTX_PRED = re.compile(r"^@!?%\w+\s+")
@@ -127,9 +129,16 @@ def _strip_ptx_comment(line: str) -> str:
 
 
 def ptx_instructions(text: str) -> list[tuple[int, str, str]]:
-    """PTX instructions as ``(1-based line, opcode, full text)``; directives, labels, braces and comments skipped."""
+    """PTX instructions as ``(1-based line, opcode, full text)``; directives, labels, braces and comments skipped.
+    Parsed once per text (a small memo: the counts, the fact extractors and provenance all read the same PTX)."""
+    return list(_ptx_instructions(text))
+
+
+@lru_cache(maxsize=8)
+def _ptx_instructions(text: str) -> tuple[tuple[int, str, str], ...]:
     out: list[tuple[int, str, str]] = []
     in_debug = False
+    pred = _PTX_PRED.sub
     for no, raw in enumerate(text.splitlines(), 1):
         s = _strip_ptx_comment(raw).strip()
         if not s:
@@ -138,34 +147,64 @@ def ptx_instructions(text: str) -> list[tuple[int, str, str]]:
             in_debug = True
         if in_debug or s[0] in ".{}$(" or s.endswith(":") or s.startswith(")"):
             continue
-        s = _PTX_PRED.sub("", s)
+        if s[0] == "@":
+            s = pred("", s)
         op = s.split(None, 1)[0].rstrip(";")
-        if not re.match(r"^[a-z]", op):
+        if not ("a" <= op[:1] <= "z"):
             continue
         out.append((no, op, s))
-    return out
+    return tuple(out)
 
 
 def sass_instructions(text: str) -> list[tuple[int, str, str]]:
     """SASS instructions as ``(1-based line, opcode, full text)`` from Triton's ``ctrl<TAB>INSTR`` listing (or plain
-    ``cuobjdump -sass`` lines ``/*0070*/ INSTR ;``)."""
+    ``cuobjdump -sass`` lines ``/*0070*/ INSTR ;``). Parsed once per text (a small memo)."""
+    return list(_sass_instructions(text))
+
+
+_SASS_ADDR = re.compile(r"/\*[0-9a-fx]+\*/")
+_SASS_OP = re.compile(r"^[A-Z][A-Z0-9_.x]*$")
+
+
+@lru_cache(maxsize=8)
+def _sass_instructions(text: str) -> tuple[tuple[int, str, str], ...]:
     out: list[tuple[int, str, str]] = []
     for no, raw in enumerate(text.splitlines(), 1):
         s = raw.split("\t", 1)[1] if "\t" in raw else raw
-        s = re.sub(r"/\*[0-9a-fx]+\*/", "", s).strip()
-        s = s.split("/*", 1)[0].strip()
+        if "/*" in s:
+            s = _SASS_ADDR.sub("", s)
+            s = s.split("/*", 1)[0]
+        s = s.strip()
         if not s or s.startswith(("Function", ".", "//")) or s.endswith(":") or _SASS_NEVER.match(s):
             continue
         s = _SASS_PRED.sub("", s)
         op = s.split(None, 1)[0].rstrip(";")
-        if not re.match(r"^[A-Z][A-Z0-9_.x]*$", op):
+        if not _SASS_OP.match(op):
             continue
         out.append((no, op, s))
-    return out
+    return tuple(out)
+
+
+def clear_memos() -> None:
+    """Forget the parsed instruction lists (benchmarks time a cold parse with it)."""
+    _ptx_instructions.cache_clear()
+    _sass_instructions.cache_clear()
 
 
 def ptx_key(op: str, full: str) -> list[str]:
-    """The count keys one PTX instruction adds (see the module docstring)."""
+    """The count keys one PTX instruction adds (see the module docstring). Only a ``cp.async`` copy reads ``full``
+    (its size operand); every other opcode's keys are computed once per opcode."""
+    if op.startswith("cp.async"):
+        return _ptx_key(op, full)
+    return list(_ptx_key_of_op(op))
+
+
+@lru_cache(maxsize=4096)
+def _ptx_key_of_op(op: str) -> tuple[str, ...]:
+    return tuple(_ptx_key(op, ""))
+
+
+def _ptx_key(op: str, full: str) -> list[str]:
     parts = op.split(".")
     head = parts[0]
     keys: list[str] = []
@@ -298,7 +337,16 @@ def _hint_keys(parts: list[str]) -> list[str]:
 
 
 def sass_key(op: str) -> list[str]:
-    """The count keys one SASS instruction adds (see the module docstring)."""
+    """The count keys one SASS instruction adds (see the module docstring); computed once per opcode."""
+    return list(_sass_key(op))
+
+
+@lru_cache(maxsize=4096)
+def _sass_key(op: str) -> tuple[str, ...]:
+    return tuple(_sass_key_list(op))
+
+
+def _sass_key_list(op: str) -> list[str]:
     parts = op.split(".")
     head = parts[0]
     keys: list[str] = []
@@ -367,7 +415,7 @@ def count_ops(stage: str, text: str) -> dict[str, int]:
             op, rest = m.group(1), m.group(2)
             c[op] += 1
             if op in _LLIR_INT_OPS:
-                tm = re.match(r"\s*(?:nuw\s+|nsw\s+|exact\s+)*(<\d+ x )?(i\d+)", rest)
+                tm = _LLIR_INT_TYPE.match(rest)
                 if tm:
                     c[f"{op} {tm.group(2)}"] += 1
             if op == "call":

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from irdiff import stages
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.counts import count_ops, ptx_instructions, ptx_key, sass_instructions, sass_key
+from irdiff.diagnose.texts import stage_text
 from irdiff.normalize import dialect_of
 from irdiff.normalize.text import strip_locs
 from irdiff.target import TargetError, parse_target
@@ -604,38 +605,57 @@ def _llir_global_accesses(llir: str) -> list[tuple[str, int, str, tuple[int, int
     from irdiff.diagnose.counts import ptx_key
 
     dil: dict[str, tuple[int, int]] = {}
-    for raw in llir.splitlines():
-        m = re.match(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!DILocation\((.*)\)", raw)
-        if m:
-            ln = re.search(r"\bline:\s*(\d+)", m.group(2))
-            col = re.search(r"\bcolumn:\s*(\d+)", m.group(2))
-            dil[m.group(1)] = (int(ln.group(1)) if ln else 0, int(col.group(1)) if col else 0)
+    lines = llir.splitlines()
+    for raw in lines:
+        if raw.startswith("!") and "DILocation" in raw:
+            m = _DILOC.match(raw)
+            if m:
+                ln = _DI_LINE.search(m.group(2))
+                col = _DI_COL.search(m.group(2))
+                dil[m.group(1)] = (int(ln.group(1)) if ln else 0, int(col.group(1)) if col else 0)
     out: list[tuple[str, int, str, tuple[int, int] | None, Ref]] = []
-    for no, raw in enumerate(llir.splitlines(), 1):
-        dbg = re.search(r"!dbg\s+(![\w.]+)", raw)
+    for no, raw in enumerate(lines, 1):
+        if "addrspace(1)" not in raw and not ("asm" in raw and ".global" in raw):
+            continue  # neither a global load/store nor inline PTX touching global memory
+        dbg = _DBG.search(raw)
         pos = dil.get(dbg.group(1)) if dbg else None
         if "asm" in raw and ".global" in raw:
-            asm = re.search(r'asm\s+(?:sideeffect\s+)?"([^"]*)"', raw)
+            asm = _ASM_TEXT.search(raw)
             if not asm:
                 continue
-            for m in re.finditer(r"\b((?:ld|st)\.global[\w.:]*)", asm.group(1)):
+            for m in _ASM_GLOBAL.finditer(asm.group(1)):
                 keys = ptx_key(m.group(1), m.group(1))
                 if keys:
                     kind = "load" if keys[0].startswith("ld.") else "store"
                     out.append((kind, _global_bits(keys[0]), keys[0], pos, Ref("llir", no, raw.strip())))
             continue
-        m = re.match(r"^\s*(?:%[\w.]+\s*=\s*)?load\s+(?:volatile\s+)?([^,]+),\s*ptr addrspace\(1\)", raw)
+        m = _LLVM_LOAD.match(raw)
         if m:
             bits = _llvm_type_bits(m.group(1))
             if bits:
                 out.append(("load", bits, f"load {m.group(1).strip()}", pos, Ref("llir", no, raw.strip())))
             continue
-        m = re.match(r"^\s*store\s+(?:volatile\s+)?(<[^>]*>|\w+)\s+[^,]+,\s*ptr addrspace\(1\)", raw)
+        m = _LLVM_STORE.match(raw)
         if m:
             bits = _llvm_type_bits(m.group(1))
             if bits:
                 out.append(("store", bits, f"store {m.group(1).strip()}", pos, Ref("llir", no, raw.strip())))
     return out
+
+
+# LLIR debug locations, line references, inline PTX and global loads/stores, read by _llir_global_accesses:
+#   !42 = !DILocation(line: 38, column: 24, scope: !7)
+#   %9 = tail call { i32, i32 } asm sideeffect "mov.u32 $0, 0x0;\n\t@$3 ld.global.v2.b32 ...", "=r,=r,l,b"(...), !dbg !42
+#   %5 = load <4 x float>, ptr addrspace(1) %4, align 16, !dbg !40
+#   store <4 x float> %8, ptr addrspace(1) %7, align 16, !dbg !41
+_DILOC = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!DILocation\((.*)\)")
+_DI_LINE = re.compile(r"\bline:\s*(\d+)")
+_DI_COL = re.compile(r"\bcolumn:\s*(\d+)")
+_DBG = re.compile(r"!dbg\s+(![\w.]+)")
+_ASM_TEXT = re.compile(r'asm\s+(?:sideeffect\s+)?"([^"]*)"')
+_ASM_GLOBAL = re.compile(r"\b((?:ld|st)\.global[\w.:]*)")
+_LLVM_LOAD = re.compile(r"^\s*(?:%[\w.]+\s*=\s*)?load\s+(?:volatile\s+)?([^,]+),\s*ptr addrspace\(1\)")
+_LLVM_STORE = re.compile(r"^\s*store\s+(?:volatile\s+)?(<[^>]*>|\w+)\s+[^,]+,\s*ptr addrspace\(1\)")
 
 
 def _ptx_global_accesses(ptx: str) -> list[tuple[str, int, str, tuple[int, int] | None, Ref]]:
@@ -1100,7 +1120,7 @@ def stage_counts(v: VariantResult) -> tuple[dict[str, dict[str, int]], dict[str,
     counts: dict[str, dict[str, int]] = {}
     first: dict[str, dict[str, Ref]] = {}
     for st in (s.name for s in stages.text_stages() if s.counted):
-        t = v.text(st)
+        t = stage_text(v, st)
         if t:
             counts[st] = count_ops(st, t)
             first[st] = _first_lines(st, t)
@@ -1118,8 +1138,8 @@ def lowering_facts(
     defs = {r: op for op in ttgir_ops for r in op.results}
     table = _loc_table(ttgir)
     raw_ttgir = ttgir.splitlines()
-    llir_acc = _llir_global_accesses(v.text("llir"))
-    ptx_acc = _ptx_global_accesses(v.text("ptx"))
+    llir_acc = _llir_global_accesses(stage_text(v, "llir"))
+    ptx_acc = _ptx_global_accesses(stage_text(v, "ptx"))
     lowered: list[LoweredAccess] = []
     roles: dict[str, set[str]] = {}
     used_acc: set[int] = set()
@@ -1209,7 +1229,7 @@ def resource_facts(v: VariantResult, ttgir: str, arch: int) -> tuple[dict[str, A
         "ptxas_version": r.ptxas_version,
     }
     rrefs: dict[str, Ref] = {}
-    for no, raw in enumerate(v.text("ptxas").splitlines(), 1):
+    for no, raw in enumerate(stage_text(v, "ptxas").splitlines(), 1):
         if "registers" in raw and "Used" in raw:
             rrefs["registers"] = Ref("ptxas", no, raw.strip())
         if "spill stores" in raw:
@@ -1240,9 +1260,9 @@ def option_facts(v: VariantResult) -> dict[str, Any]:
 def extract_facts(v: VariantResult) -> VariantFacts:
     """Read every fact of one variant from its saved texts (missing stages give empty facts, never errors)."""
 
-    ttir = v.text("ttir")
-    ttgir = v.text("ttgir")
-    log = v.text("llvm_debug")
+    ttir = stage_text(v, "ttir")
+    ttgir = stage_text(v, "ttgir")
+    log = stage_text(v, "llvm_debug")
     arch = arch_of(v.target, v.metadata)
 
     ttir_ops, loops_ttir = _walk_mlir(ttir, "ttir")
@@ -1252,10 +1272,10 @@ def extract_facts(v: VariantResult) -> VariantFacts:
     mem = ttgir_memory_facts(ttgir_ops)
     blocked, mma = ttgir_layout_facts(ttgir)
     source_path = str(v.metadata.get("source_path", ""))
-    i64_ops, i64_first, i64_py, divrem = ttir_int_width_facts(ttir, ttir_ops, source_path, v.text("python"))
+    i64_ops, i64_first, i64_py, divrem = ttir_int_width_facts(ttir, ttir_ops, source_path, stage_text(v, "python"))
     counts, first = stage_counts(v)
     lowered, arg_roles = lowering_facts(v, ttgir, ttgir_ops, accesses)
-    calls_sub, calls_branch = sass_calls(v.text("sass"))
+    calls_sub, calls_branch = sass_calls(stage_text(v, "sass"))
     resources, rrefs, occ = resource_facts(v, ttgir, arch)
 
     return VariantFacts(

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.counts import ptx_instructions
 from irdiff.diagnose.facts import Ref, python_ref, strip_loc
+from irdiff.diagnose.texts import stage_text
 
 __all__ = [
     "AsyncWaitFact",
@@ -280,7 +282,13 @@ class _Line:
 
 
 def _lines(text: str) -> list[_Line]:
-    """MLIR ops with their innermost enclosing ``scf.for`` (by line) and whether that loop is innermost."""
+    """MLIR ops with their innermost enclosing ``scf.for`` (by line) and whether that loop is innermost. Parsed once
+    per text (each mechanism extractor reads the same TTIR/TTGIR; the lines are never modified after parsing)."""
+    return list(_parse_lines(text))
+
+
+@lru_cache(maxsize=8)
+def _parse_lines(text: str) -> tuple[_Line, ...]:
     out: list[_Line] = []
     stack: list[int | None] = []
     has_inner: dict[int, bool] = {}
@@ -308,7 +316,7 @@ def _lines(text: str) -> list[_Line]:
                 stack.append(None)
     for ln in out:
         ln.inner = ln.loop is not None and not has_inner.get(ln.loop, False)
-    return out
+    return tuple(out)
 
 
 def _operands(ln: _Line) -> list[str]:
@@ -319,13 +327,28 @@ def _operands(ln: _Line) -> list[str]:
     return re.findall(r"%[\w.#-]+", body)
 
 
+_LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
+
+
 def _loc_table(text: str) -> dict[str, str]:
+    return dict(_parse_loc_table(text))
+
+
+@lru_cache(maxsize=8)
+def _parse_loc_table(text: str) -> tuple[tuple[str, str], ...]:
     table: dict[str, str] = {}
     for line in text.splitlines():
-        m = re.match(r"^(#loc\d*) = loc\((.*)\)\s*$", line)
-        if m:
-            table[m.group(1)] = m.group(2)
-    return table
+        if line.startswith("#loc"):
+            m = _LOC_DEF.match(line)
+            if m:
+                table[m.group(1)] = m.group(2)
+    return tuple(table.items())
+
+
+def clear_memos() -> None:
+    """Forget the parsed op lines and location tables (benchmarks time a cold parse with it)."""
+    _parse_lines.cache_clear()
+    _parse_loc_table.cache_clear()
 
 
 def _pos(raw: str, table: dict[str, str]) -> tuple[int, int] | None:
@@ -684,9 +707,9 @@ def _async_waits(ttgir: str) -> list[AsyncWaitFact]:
 
 def extract_mech_facts(v: VariantResult) -> MechFacts:
     """Mechanism facts of one saved variant (missing stages give empty facts, never errors)."""
-    ttir, ttgir, ptx = v.text("ttir"), v.text("ttgir"), v.text("ptx")
+    ttir, ttgir, ptx = stage_text(v, "ttir"), stage_text(v, "ttgir"), stage_text(v, "ptx")
     src = str(v.metadata.get("source_path", ""))
-    python = v.text("python")
+    python = stage_text(v, "python")
     f = MechFacts()
     f.dots = _dots(ttir, ttgir, src, python)
     f.atomics = _atomics(ttir, ttgir, src, python)
@@ -712,7 +735,7 @@ def extract_mech_facts(v: VariantResult) -> MechFacts:
                 f.f64_python = python_ref(ln.raw, table, src, python)
     f.f64_args = [a.name for a in v.specialization if a.type in ("fp64", "f64")]
     f.warp_specialized = "ttg.warp_specialize" in ttgir
-    f.compiler_messages = compiler_messages(v.text("compile"))
+    f.compiler_messages = compiler_messages(stage_text(v, "compile"))
     return f
 
 

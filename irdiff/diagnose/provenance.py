@@ -26,6 +26,7 @@ from functools import lru_cache
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.counts import ptx_instructions, sass_instructions
 from irdiff.diagnose.model import Evidence
+from irdiff.diagnose.texts import stage_text
 from irdiff.normalize.locations import source_map
 
 __all__ = [
@@ -96,27 +97,6 @@ def _mlir_key(raw: str) -> str:
 @lru_cache(maxsize=64)
 def _map(directory: str, stage: str, text_len: int, source_path: str, text: str) -> dict[int, int]:
     return source_map(stage, text, source_path)
-
-
-@lru_cache(maxsize=128)
-def _read(path: str, size: int, mtime: float) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
-def stage_text(v: VariantResult, stage: str) -> str:
-    """``v.text(stage)``, read once per file version (keyed by path, size and modification time)."""
-    p = v.path(stage)
-    if p is None:
-        return ""
-    try:
-        st = p.stat()
-    except OSError:
-        return ""
-    return _read(str(p), st.st_size, st.st_mtime)
 
 
 def line_map(v: VariantResult, stage: str) -> dict[int, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # A double-quoted string with backslash escapes (to the end of the line when unterminated):
 #   #loc = loc("/work/wt/arch/tests/suites/diag_copy.py":40:1)
@@ -73,13 +74,26 @@ def split_top_level(s: str, sep: str = ",") -> list[str]:
     return out
 
 
+@lru_cache(maxsize=16)
+def _paren_scan(opens: str, closes: str) -> re.Pattern[str]:
+    """A pattern finding the next quote, opener or closer."""
+    return re.compile('["' + re.escape(opens + closes) + "]")
+
+
 def matching_paren(s: str, open_idx: int, opens: str = "(", closes: str = ")") -> int:
     """Index of the closer matching the opener at ``s[open_idx]`` (``(`` by default; ``opens="(["`` counts brackets
-    too), skipping ``"..."`` strings with backslash escapes; -1 when it is not closed."""
+    too), skipping ``"..."`` strings with backslash escapes; -1 when it is not closed. Jumps between quotes and
+    brackets with one compiled scan per bracket set (the location maps call it for every ``loc(``)."""
+    pat = _paren_scan(opens, closes)
     depth = 0
     i = open_idx
     n = len(s)
+    search = pat.search
     while i < n:
+        m = search(s, i)
+        if m is None:
+            return -1
+        i = m.start()
         c = s[i]
         if c == '"':
             i += 1
@@ -87,7 +101,7 @@ def matching_paren(s: str, open_idx: int, opens: str = "(", closes: str = ")") -
                 i += 2 if s[i] == "\\" else 1
         elif c in opens:
             depth += 1
-        elif c in closes:
+        else:
             depth -= 1
             if depth == 0:
                 return i
@@ -118,6 +132,11 @@ def replace_kernel(line: str, k: Kernel | None) -> str:
 #   tt.func public @copy_annotated(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc)), ...
 _LOC_OPEN = "loc("
 _LOC_WORD = "_$.#"
+# The next quote or ``loc(`` (with ``quoted``), or the next ``loc(``: the scanner jumps between them.
+#   %x = tt.load %p {tt.note = "a loc( in a string"} : tensor<128x!tt.ptr<f32>> loc(#loc12)
+_SCAN_Q = re.compile(r'"|loc\(')
+#   %offs = tt.get_program_id x : i32 loc(#loc14)
+_SCAN = re.compile(r"loc\(")
 
 
 def strip_locs(line: str, *, eat_blanks: bool = True, quoted: bool = True) -> str:
@@ -131,29 +150,44 @@ def strip_locs(line: str, *, eat_blanks: bool = True, quoted: bool = True) -> st
     """
     if _LOC_OPEN not in line:
         return line
+    k = line.find(_LOC_OPEN)
+    if (
+        line[-1] == ")"
+        and '"' not in line
+        and line.find(_LOC_OPEN, k + 4) < 0
+        and (k == 0 or not (line[k - 1].isalnum() or line[k - 1] in _LOC_WORD))
+        and "(" not in line[k + 4 : -1]
+        and ")" not in line[k + 4 : -1]
+    ):
+        # the common case, one trailing ``loc(#loc12)``: no scan needed
+        return line[:k].rstrip(" \t") if eat_blanks else line[:k]
+    search = (_SCAN_Q if quoted else _SCAN).search
     out: list[str] = []
-    i = 0
     n = len(line)
-    while i < n:
-        c = line[i]
-        if c == '"' and quoted:
-            j = i + 1
-            while j < n and line[j] != '"':
-                j += 2 if line[j] == "\\" else 1
-            out.append(line[i : j + 1])
+    pos = i = 0
+    while True:
+        m = search(line, i)
+        if m is None:
+            break
+        j = m.start()
+        if line[j] == '"':
+            k = j + 1
+            while k < n and line[k] != '"':
+                k += 2 if line[k] == "\\" else 1
+            i = k + 1
+            continue
+        if j > 0 and (line[j - 1].isalnum() or line[j - 1] in _LOC_WORD):
             i = j + 1
             continue
-        if line.startswith(_LOC_OPEN, i) and (i == 0 or not (line[i - 1].isalnum() or line[i - 1] in _LOC_WORD)):
-            close = matching_paren(line, i + 3)
-            if close < 0:
-                close = n - 1
-            while eat_blanks and out and out[-1].endswith((" ", "\t")):
-                out[-1] = out[-1].rstrip(" \t")
-                if out[-1]:
-                    break
-                out.pop()
-            i = close + 1
-            continue
-        out.append(c)
-        i += 1
+        out.append(line[pos:j])
+        close = matching_paren(line, j + 3)
+        if close < 0:
+            close = n - 1
+        while eat_blanks and out and out[-1].endswith((" ", "\t")):
+            out[-1] = out[-1].rstrip(" \t")
+            if out[-1]:
+                break
+            out.pop()
+        pos = i = close + 1
+    out.append(line[pos:])
     return "".join(out)
