@@ -1,7 +1,10 @@
 """The Markdown summary (``--md``): GitHub-flavored Markdown checked with markdown-it-py's ``gfm-like`` parser.
 
-Seed 000 (``matmul`` sm86, ``annotated`` against ``unannotated``) is compared with a golden file
-(``pytest --update-goldens`` rewrites it).
+Seed 000 (``matmul`` sm86, ``annotated`` against ``unannotated``) is compared with two goldens (``pytest
+tests/test_markdown.py --update-goldens`` rewrites them): the recorded bundle's whole report, exactly (the same under
+every Triton), and the live compile's report normalized (``tests/goldens.py``: SSA names, line numbers and counts as
+``#``) against the golden recorded for the installed Triton — a release with none fails with the update command. The
+numbers the normalized golden hides are asserted against the bundle's own facts in ``test_numbers_are_the_bundles``.
 """
 
 from __future__ import annotations
@@ -11,15 +14,18 @@ import re
 from pathlib import Path
 
 import pytest
+from goldens import check_golden, normalize, version_golden
 from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from terminal_data import recorded_bundle
 
 from irdiff.pipeline import build_comparison
 from irdiff.render.markdown import LIMIT, MARKER, _code, _text, render_markdown
 from irdiff.render.report import is_irdiff_report
 
-GOLDEN = Path(__file__).parent / "golden" / "report" / "matmul_sm86.md"
+GOLDEN_DIR = Path(__file__).parent / "golden" / "report"
+GOLDEN = GOLDEN_DIR / "matmul_sm86.md"
 XSS_SUITE = str(Path(__file__).parent / "suites" / "xss.py")
 XSS_A = "<img src=x onerror=alert(4)>"
 XSS_B = "<svg onload=alert(5)>&amp;"
@@ -39,13 +45,56 @@ def md0(seed0) -> str:  # type: ignore[no-untyped-def]
     return render_markdown(seed0)
 
 
-def test_golden(md0: str, update_goldens: bool) -> None:
-    if update_goldens or not GOLDEN.exists():
-        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-        GOLDEN.write_text(md0, encoding="utf-8")
-        if not update_goldens:
-            pytest.skip(f"wrote missing golden {GOLDEN.name}")
-    assert md0 == GOLDEN.read_text(encoding="utf-8")
+def test_golden(tmp_path_factory: pytest.TempPathFactory, update_goldens: bool) -> None:
+    """The recorded bundle's report (python/TTIR/TTGIR and ptxas log, diagnosed by the current rules), exactly."""
+    b = recorded_bundle(tmp_path_factory.mktemp("md-golden"))
+    md = render_markdown(build_comparison(b, "annotated", "unannotated"))
+    check_golden(GOLDEN, md, update_goldens, "tests/test_markdown.py")
+
+
+def test_live_golden_normalized(md0: str, seed0, update_goldens: bool) -> None:  # type: ignore[no-untyped-def]
+    """The live compile's report with numbers as ``#``, against the golden of the installed Triton release."""
+    path = version_golden(GOLDEN_DIR, "matmul_sm86.live", seed0.bundle.triton_version, ".md")
+    check_golden(path, normalize(md0), update_goldens, "tests/test_markdown.py")
+
+
+def _counts(text: str, key: str) -> tuple[int, int]:
+    """``(a, b)`` of "`key` A vs B" in a finding's explanation."""
+    m = re.search(rf"`{re.escape(key)}` (\d+) vs (\d+)", text)
+    assert m, f"no count of {key}"
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_numbers_are_the_bundles(md0: str, seed0) -> None:  # type: ignore[no-untyped-def]
+    """The exact numbers the normalized golden hides, read from the bundle: ptxas registers, Triton's shared memory,
+    PTX instruction counts (from the PTX text) and the SASS instruction count."""
+    va, vb = (seed0.bundle.variants[v] for v in ("annotated", "unannotated"))
+    ra, rb = va.resources, vb.resources
+    assert ra.registers and rb.registers and ra.shared_bytes and rb.shared_bytes
+    assert f"Registers per thread: {ra.registers} in `annotated` vs {rb.registers} in `unannotated`" in md0
+    assert f"ptxas info    : Used {ra.registers} registers" in va.text("ptxas")
+    assert f"shared = {ra.shared_bytes} B (metadata)" in md0 and f"shared = {rb.shared_bytes} B (metadata)" in md0
+
+    def ptx(v, op: str) -> int:  # type: ignore[no-untyped-def]
+        """Instructions of ``v``'s PTX with this opcode prefix, predicated (``@%p2 ld...``) or not."""
+        return len(re.findall(rf"^\s*(?:@!?%p\d+\s+)?{op}", v.text("ptx"), re.M))
+
+    expected = {
+        "cp.async 16B": r"cp\.async\.c[ag]\.shared\.global\b.*,\s*0x10\s*[,;]",
+        "cp.async.commit_group": r"cp\.async\.commit_group\b",
+        "ld.global.b16": r"ld\.global\.b16\b",
+        "st.global.v4.b32": r"st\.global\.v4\.b32\b",
+    }
+    for key, op in expected.items():
+        assert _counts(md0, key) == (ptx(va, op), ptx(vb, op)), key
+    assert _counts(md0, "cp.async 16B")[0] == 0 < _counts(md0, "cp.async 16B")[1]
+    assert _counts(md0, "ld.global.b16")[0] > 0 == _counts(md0, "ld.global.b16")[1]
+    # SASS: every `ctrl<TAB>INSTR` line but the never-executed `@!PT` padding.
+    m = re.search(r"SASS has (\d+) instructions in `annotated` and (\d+) in `unannotated`", md0)
+    assert m
+    for v, shown in ((va, int(m.group(1))), (vb, int(m.group(2)))):
+        ins = re.findall(r"^[-\w]{2}:[-\w]:[-\w]:[-\w]:\w+\t(\S+)", v.text("sass"), re.M)
+        assert shown == len(ins) - ins.count("@!PT") > 0, (v.name, shown, len(ins))
 
 
 def test_renders_as_github_markdown(md0: str, seed0) -> None:  # type: ignore[no-untyped-def]

@@ -2,8 +2,9 @@
 
 Goldens (``tests/golden/terminal/``) are whole rendered reports at a fixed width, plain and coloured (``cat`` the
 ``.ansi`` files to see the colours); rewrite them with ``pytest tests/test_terminal.py --update-goldens`` and review
-the diff. They are recorded with Triton 3.9 and skipped under another version; every other test here asserts
-version-independent facts on ANSI-stripped text.
+the diff. They render the recorded matmul bundle (``tests/terminal_data``), so they are the same under every Triton
+and CI runs them under both of its versions; every other test here asserts version-independent facts on
+ANSI-stripped text of a live compile.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from goldens import check_golden
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from terminal_data import recorded_bundle
 
 from irdiff.bundle import Bundle, BundleError
 from irdiff.cli import cli
@@ -39,7 +42,6 @@ from irdiff.render.terminal import (
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden" / "terminal"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-GOLDEN_TRITON = "3.9.0"
 
 
 def strip(text: str) -> str:
@@ -452,26 +454,20 @@ GOLDENS: dict[str, dict[str, object]] = {
 }
 
 
+@pytest.fixture(scope="module")
+def recorded_pair(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
+    """The recorded matmul sm86 bundle (Triton 3.9.0's python/TTIR/TTGIR): the goldens' input under any Triton."""
+    return recorded_bundle(tmp_path_factory.mktemp("terminal-goldens"))
+
+
 @pytest.mark.parametrize("name", sorted(GOLDENS))
-def test_golden_report(name: str, pair: Bundle, update_goldens: bool) -> None:
-    if pair.triton_version != GOLDEN_TRITON:
-        pytest.skip(f"goldens are recorded with Triton {GOLDEN_TRITON}, this is {pair.triton_version}")
+def test_golden_report(name: str, recorded_pair: Bundle, update_goldens: bool) -> None:
     spec = dict(GOLDENS[name])
     full = bool(spec.pop("full"))
-    c = build_comparison(pair, "annotated", "unannotated", stages=str(spec.pop("stages")))
+    c = build_comparison(recorded_pair, "annotated", "unannotated", stages=str(spec.pop("stages")))
     c = dataclasses.replace(c, diagnosis=FIXED_DIAGNOSIS if full else None)
     got = render(c, TerminalOptions(show_spec=full, **spec))  # type: ignore[arg-type]
-    path = GOLDEN / name
-    if update_goldens:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(got)
-        return
-    assert path.exists(), f"missing {path}; run `.venv/bin/python -m pytest tests/test_terminal.py --update-goldens`"
-    expected = path.read_text()
-    assert got == expected, (
-        f"{path.relative_to(ROOT)} changed; if intended run "
-        f"`.venv/bin/python -m pytest tests/test_terminal.py --update-goldens` and review the diff"
-    )
+    check_golden(GOLDEN / name, got, update_goldens, "tests/test_terminal.py")
 
 
 # --------------------------------------------------------------------------------------------------------------
