@@ -1192,6 +1192,124 @@ def bisect_cmd(suite: str, variant: str | None, good: str, bad: str, fact_text: 
     _show_comparison(bundle, a, b, None, 3, False, False, None, color, paging)
 
 
+@cli.command("sweep")
+@click.argument("plan", type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Print the job counts (compile jobs, cached, diagnosis jobs) and stop.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default="cores",
+    help="Local worker processes (--executor local).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Run jobs in local processes or as Ray tasks.",
+)
+@click.option("--ray-address", default=None, help="Ray cluster: auto (started with `ray start`) or ray://HOST:PORT.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output directory (default: ./<plan name>.sweep): results.parquet, overview.html, digest.md.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="A previous sweep's results.parquet: print what changed.",
+)
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    metavar="RULE",
+    help="Exit 1 when RULE trips: severity>=major, registers>+10%, spills>+0, shared>+N, counts>+N, "
+    "findings>+N, failed>0 (repeatable).",
+)
+@click.option("--no-cache", is_flag=True, help="Compile every variant afresh (results still enter the cache).")
+@click.option("--no-reports", is_flag=True, help="Do not write the per-pair HTML reports.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+@user_errors
+def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: str | None, out_dir: str | None,
+              baseline: str | None, fail_on: tuple[str, ...], no_cache: bool, no_reports: bool,
+              quiet: bool) -> int:  # fmt: skip
+    """Run a sweep PLAN (TOML): suites × pairs × targets × Triton releases × configs × shapes.
+
+    Writes results.parquet (one row per pair and setting), overview.html and digest.md; with --baseline and
+    --fail-on it is a CI gate (exit 1 when a rule trips). See README "Sweeps".
+
+    \b
+    irdiff sweep plan.toml --dry-run
+    irdiff sweep plan.toml -j 8 --out sweep-new
+    irdiff sweep plan.toml --executor ray --ray-address auto
+    irdiff sweep plan.toml --baseline old/results.parquet --fail-on 'severity>=major' --fail-on 'registers>+10%'
+    """
+    from pathlib import Path
+
+    from irdiff.render.progress import progress_enabled
+    from irdiff.sweep import dry_run as count_jobs
+    from irdiff.sweep import load_plan, run_sweep
+    from irdiff.sweep.executors import make_executor
+    from irdiff.sweep.gate import compare, evaluate, parse_rule
+    from irdiff.sweep.progress import sweep_progress
+    from irdiff.sweep.report import write_digest
+    from irdiff.sweep.table import read_table
+    from irdiff.textsafe import one_line
+
+    rules = [parse_rule(r) for r in fail_on]
+    old = read_table(baseline) if baseline else None
+    if old is None and any(r.relative or r.metric in ("findings", "counts") for r in rules):
+        raise ValueError("--fail-on with +N compares with a baseline: give --baseline OLD.parquet")
+    p = load_plan(plan)
+    if no_reports:
+        p.reports = False
+    expansion, counts = count_jobs(p, use_cache=not no_cache)
+    if dry_run:
+        click.echo(f"plan {one_line(p.name)}: " + "; ".join(counts.lines()))
+        return 0
+    out = Path(out_dir) if out_dir else Path(f"{p.name}.sweep")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} exists and is not a directory")
+    ex = make_executor(executor, jobs, ray_address)
+    try:
+        with sweep_progress(progress_enabled(quiet)) as progress:
+            result = run_sweep(p, out, ex, progress=progress, use_cache=not no_cache, expansion=expansion)
+    finally:
+        ex.close()
+    c = result.counts
+    n = sum(c.values())
+    click.echo(
+        f"sweep {one_line(p.name)}: {n} jobs on {result.executor} ({result.workers} workers) in "
+        f"{result.seconds:.1f} s ({n / max(result.seconds, 1e-9):.2f} jobs/s): {c.get('done', 0)} done, "
+        f"{c.get('cached', 0)} cached, {c.get('failed', 0)} failed"
+    )
+    for label, err in result.failures:
+        click.echo(f"  failed: {one_line(label)}: {one_line(err)}", err=True)
+    click.echo(f"table: {out / 'results.parquet'}  overview: {out / 'overview.html'}  digest: {out / 'digest.md'}")
+    if old is None and not rules:
+        return 0
+    changes = compare(old, result.rows) if old is not None else []
+    if old is not None:
+        click.echo(f"changes since {baseline}: {len(changes) or 'none'}")
+        for ch in changes:
+            click.echo(f"  {ch.kind:<8} {one_line(ch.row)}: {one_line(ch.detail)}")
+        write_digest(result.rows, out / "digest.md", p.name, [f"{ch.kind}: {ch.row}: {ch.detail}" for ch in changes])
+    trips = evaluate(rules, result.rows, old)
+    for t in trips:
+        click.echo(f"gate: --fail-on {t.rule!r} tripped on {len(t.rows)} row(s):")
+        for r in t.rows[:50]:
+            click.echo(f"  {one_line(r)}")
+    if rules:
+        click.echo("gate: " + ("FAILED" if trips else f"passed ({', '.join(r.text for r in rules)})"))
+    return 1 if trips else 0
+
+
 class Interrupted(BaseException):
     """SIGINT or SIGTERM arrived: irdiff stops its workers, writes nothing half-done, and exits 130 (143)."""
 

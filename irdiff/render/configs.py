@@ -20,7 +20,15 @@ if TYPE_CHECKING:
     from irdiff.bundle import Bundle, VariantResult
     from irdiff.diagnose import Diagnosis
 
-__all__ = ["ConfigRow", "config_legend", "config_rows", "most_different", "render_config_table", "split_config_name"]
+__all__ = [
+    "ConfigRow",
+    "config_legend",
+    "config_text",
+    "config_rows",
+    "most_different",
+    "render_config_table",
+    "split_config_name",
+]
 
 _WEIGHT = {"critical": 3, "major": 2, "minor": 1, "info": 0}
 
@@ -60,7 +68,7 @@ def split_config_name(name: str) -> tuple[str, int | None]:
     return name, None
 
 
-def _config_text(v: VariantResult) -> str:
+def config_text(v: VariantResult) -> str:
     """``128×128×32×8 w4 s4``: the config's constexpr values (in the order :func:`config_legend` names them), then
     num_warps and num_stages."""
     opts = v.options or {}
@@ -105,7 +113,7 @@ def config_rows(bundle: Bundle, a: str, b: str) -> list[ConfigRow]:
     for i in idx:
         na, nb = f"{a}@{i}", f"{b}@{i}"
         va, vb = bundle.variants[na], bundle.variants[nb]
-        row = ConfigRow(i, na, nb, _config_text(va if not va.error else vb))
+        row = ConfigRow(i, na, nb, config_text(va if not va.error else vb))
         bad = va.error or vb.error
         if bad:
             row.error = bad.strip().splitlines()[0] if bad.strip() else "failed to compile"

@@ -1,0 +1,179 @@
+"""``irdiff sweep PLAN``: every kernel × config × target × Triton release, on one machine or a Ray cluster.
+
+A plan (TOML, :mod:`irdiff.sweep.plan`) expands into compile jobs (one variant under one setting) and diagnosis
+jobs (one pair under one setting). :func:`run_sweep` runs the compile jobs that irdiff's compile cache does not
+already hold, then every diagnosis job, on an executor (:mod:`irdiff.sweep.executors`: local processes or Ray
+tasks running the same job functions, :mod:`irdiff.sweep.jobs`), and writes under the output directory:
+
+* ``results.parquet`` — one row per pair and setting (:mod:`irdiff.sweep.table`, schema ``irdiff.sweep/1``);
+* ``overview.html`` — the table, sortable, each row linking to ``pairs/<pair>/report.html`` (:mod:`.report`);
+* ``digest.md`` — a Markdown digest for a pull-request comment;
+* ``pairs/<pair>/bundle`` — each pair's bundle (``irdiff diff`` reads it).
+
+:mod:`irdiff.sweep.gate` compares the table with a baseline (``--baseline``, ``--fail-on``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from irdiff.sweep.executors import Executor
+from irdiff.sweep.plan import CompileJob, DiagnosisJob, Expansion, Plan, PlanError, expand, load_plan
+
+__all__ = ["DryRun", "PlanError", "SweepResult", "dry_run", "expand", "load_plan", "run_sweep"]
+
+
+@dataclass
+class DryRun:
+    """Job counts of a plan: compile jobs (``cached`` of them already in irdiff's cache) and diagnosis jobs."""
+
+    compile_jobs: int
+    cached: int
+    diagnosis_jobs: int
+    suites: int
+
+    @property
+    def total(self) -> int:
+        return self.compile_jobs + self.diagnosis_jobs
+
+    def lines(self) -> list[str]:
+        return [
+            f"suites: {self.suites}",
+            f"compile jobs: {self.compile_jobs} ({self.cached} cached, {self.compile_jobs - self.cached} to compile)",
+            f"diagnosis jobs (rows): {self.diagnosis_jobs}",
+            f"jobs: {self.total}",
+        ]
+
+
+def dry_run(plan: Plan, use_cache: bool = True) -> tuple[Expansion, DryRun]:
+    """Expand ``plan`` and count its jobs, checking each compile against irdiff's compile cache.
+
+    :raises PlanError: the plan names an unknown suite, variant, config or Triton release.
+    """
+    from irdiff.compile.envs import EnvError
+    from irdiff.suite import SuiteError
+    from irdiff.sweep.jobs import compile_is_cached
+
+    exp = expand(plan)
+    cached = 0
+    if use_cache:
+        for job in exp.compile_jobs:
+            try:
+                if compile_is_cached(job):
+                    exp.cached.add(job.id)
+                    cached += 1
+            except (SuiteError, EnvError) as e:
+                raise PlanError(f"{job.label()}: {e}") from None
+            except Exception:  # noqa: BLE001 - a kernel whose launch cannot be resolved: it is compiled (and fails)
+                pass
+    return exp, DryRun(len(exp.compile_jobs), cached, len(exp.diagnosis_jobs), len(plan.suites))
+
+
+@dataclass
+class SweepResult:
+    """What a sweep did: the rows (table order), per-job failures, counts, and wall time (s)."""
+
+    rows: list[dict[str, Any]]
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    compile_seconds: float = 0.0
+    diagnose_seconds: float = 0.0
+    executor: str = ""
+    workers: int = 0
+
+
+# progress(event, label): event is "start" (with the total as label), "done", "cached", "failed"
+Progress = Callable[[str, str], None]
+
+
+def run_sweep(
+    plan: Plan,
+    out_dir: str | Path,
+    executor: Executor,
+    progress: Progress | None = None,
+    use_cache: bool = True,
+    expansion: Expansion | None = None,
+) -> SweepResult:
+    """Run ``plan`` on ``executor`` and write the table, overview and digest under ``out_dir``.
+
+    ``use_cache=False`` (``--no-cache``) compiles every variant afresh (the results re-enter the cache). A failing
+    compile or diagnosis is reported per job (its row says ``failed``); it never stops the sweep.
+    """
+    from irdiff.sweep.jobs import JobOutcome, run_compile_job, run_diagnosis_job
+    from irdiff.sweep.report import write_digest, write_overview
+    from irdiff.sweep.table import failed_row, write_table
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    exp = expansion or expand(plan)
+    t0 = time.perf_counter()
+    counts = {"done": 0, "cached": 0, "failed": 0}
+    failures: list[tuple[str, str]] = []
+    failed_compiles: dict[str, str] = {}
+
+    def tell(event: str, label: str) -> None:
+        if progress is not None:
+            progress(event, label)
+
+    tell("start", str(len(exp.compile_jobs) + len(exp.diagnosis_jobs)))
+    compile_jobs: list[CompileJob] = []
+    for job in exp.compile_jobs:
+        if use_cache and job.id in exp.cached:  # deduplicated against the cache: nothing to run
+            counts["cached"] += 1
+            tell("cached", job.label())
+        else:
+            compile_jobs.append(job)
+    for job, res in executor.map_unordered(run_compile_job, compile_jobs, use_cache):
+        outcome = res if isinstance(res, JobOutcome) else JobOutcome(job.id, "failed", f"{type(res).__name__}: {res}")
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        if outcome.status == "failed":
+            failed_compiles[job.id] = outcome.error or "failed"
+            failures.append((job.label(), outcome.error or "failed"))
+        tell(outcome.status, job.label())
+    t1 = time.perf_counter()
+
+    rows: list[dict[str, Any]] = []
+    runnable: list[DiagnosisJob] = []
+    for d in exp.diagnosis_jobs:
+        bad = next(((j, failed_compiles[j.id]) for j in (d.a, d.b) if j.id in failed_compiles), None)
+        if bad is not None:
+            err = f"{bad[0].variant} failed to compile: {bad[1]}"
+            rows.append(failed_row(d, err))
+            counts["failed"] += 1
+            tell("failed", d.label())
+        else:
+            runnable.append(d)
+    for djob, res in executor.map_unordered(run_diagnosis_job, runnable, str(out.resolve()), plan.reports):
+        if isinstance(res, JobOutcome):
+            outcome = res
+        else:
+            outcome = JobOutcome(djob.id, "failed", f"{type(res).__name__}: {res}", row=failed_row(djob, str(res)))
+        rows.append(outcome.row or failed_row(djob, outcome.error or "failed"))
+        status = "done" if outcome.status != "failed" else "failed"
+        counts[status] += 1
+        if status == "failed":
+            failures.append((djob.label(), outcome.error or "failed"))
+        tell(status, djob.label())
+    t2 = time.perf_counter()
+
+    write_table(rows, out / "results.parquet")
+    from irdiff.sweep.table import read_table
+
+    table_rows = read_table(out / "results.parquet")
+    write_overview(table_rows, out / "overview.html", plan.name)
+    write_digest(table_rows, out / "digest.md", plan.name)
+    return SweepResult(
+        rows=table_rows,
+        failures=failures,
+        counts=counts,
+        seconds=t2 - t0,
+        compile_seconds=t1 - t0,
+        diagnose_seconds=t2 - t1,
+        executor=executor.name,
+        workers=executor.workers,
+    )
