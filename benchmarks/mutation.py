@@ -1,0 +1,215 @@
+"""Mutation testing of one core module with mutmut (issue 19): score, survivors, and their diffs.
+
+    PYTHONPATH=. python benchmarks/mutation.py irdiff/align.py            # the module's fast test selection
+    PYTHONPATH=. python benchmarks/mutation.py irdiff/normalize/ptx.py --tests tests/test_normalize.py
+    PYTHONPATH=. python benchmarks/mutation.py --list                      # the modules and their test selections
+
+mutmut 3 reads its configuration only from ``./pyproject.toml`` (``[tool.mutmut]``) and keeps its state in
+``./mutants/``, so one configuration serves the whole repository and every run mutates everything ``only_mutate``
+names. To run ONE module with ONE fast test selection (the machine is small; the full suite compiles kernels) this
+script builds a scratch project per module under ``--workdir`` (a copy of ``irdiff/``, ``tests/`` and
+``pyproject.toml`` whose ``[tool.mutmut]`` names only that module and its tests), runs ``nice -n 10 mutmut run
+--max-children N`` there, and writes ``benchmarks/results/mutation/<module>.md``: the counts, the score, and every
+mutant that was not killed with its diff (``mutmut show``) so that it can be argued equivalent or killed by a new test. Arguments written by hand into the
+report's ``Argument:`` lines are kept by the next run for mutants whose diff did not change.
+
+Score = (killed + timeout) / (all − skipped). A mutant with no covering test counts as NOT killed. mutmut 3 mutates
+function and method bodies only (module-level constants such as compiled regexes are not mutated: the pattern
+tests in ``tests/test_normalize_patterns.py`` cover those).
+
+Too slow for CI (minutes per module on 2 cores): run it when a core module changes. The selections below avoid
+kernel compiles except through the shared compile cache (``IRDIFF_CACHE_DIR``), which stays warm because only the
+mutated module changes and it is not a compile source (compile/, bundle, stages, suite, target) — except for
+``irdiff/bundle.py``, whose selection reads the recorded bundle under ``tests/data/bundles/`` and compiles nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "mutation"
+
+# Fast test selections per core module (pytest arguments). Tests that need a compiled bundle get it from the shared
+# compile cache; hypothesis tests keep their own max_examples.
+_NORMALIZE = ["tests/test_normalize.py", "tests/test_normalize_patterns.py"]
+SELECTIONS: dict[str, list[str]] = {
+    "irdiff/textsafe.py": ["tests/test_textsafe.py", "tests/test_reliability.py::test_clean_leaves_no_control"],
+    "irdiff/run/stats.py": ["tests/test_stats.py"],
+    "irdiff/align.py": ["tests/test_align.py", "-k", "not moved_kernel_with_renamed_local"],
+    "irdiff/normalize/__init__.py": _NORMALIZE,
+    "irdiff/normalize/builder.py": _NORMALIZE,
+    "irdiff/normalize/text.py": _NORMALIZE,
+    "irdiff/normalize/mlir.py": _NORMALIZE,
+    "irdiff/normalize/llir.py": _NORMALIZE,
+    "irdiff/normalize/ptx.py": _NORMALIZE,
+    "irdiff/normalize/sass.py": _NORMALIZE,
+    "irdiff/normalize/locations.py": [*_NORMALIZE, "tests/test_source_diff.py"],
+    "irdiff/render/html.py": ["tests/test_escaping.py"],
+    "irdiff/bundle.py": ["tests/test_bundle_cli.py"],
+    "irdiff/diagnose/params.py": ["tests/test_params.py", "tests/test_rule_units.py"],
+    "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_units.py"],
+    "irdiff/diagnose/rules/resources.py": ["tests/test_rule_units.py"],
+}
+
+
+def _slug(module: str) -> str:
+    return module.removesuffix(".py").replace("/", ".")
+
+
+def _pyproject(module: str, tests: list[str]) -> str:
+    """The repository's pyproject.toml with a ``[tool.mutmut]`` that mutates only ``module`` and runs ``tests``."""
+    text = (ROOT / "pyproject.toml").read_text()
+    text = re.sub(r"\n\[tool\.mutmut\]\n(?:(?!\n\[).)*", "\n", text, flags=re.S)
+    conf = {
+        "source_paths": ["irdiff"],
+        "only_mutate": [module],
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
+        "pytest_add_cli_args_test_selection": tests,
+        "use_git_change_detection": False,
+    }
+    lines = ["", "[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in conf.items()]
+    return text + "\n".join(lines) + "\n"
+
+
+def _status_of(workdir: Path, module: str) -> dict[str, str]:
+    """mutant name -> status, read from mutmut's own meta file for the module."""
+    meta = workdir / "mutants" / (module + ".meta")
+    data = json.loads(meta.read_text())
+    from mutmut.stats import status_by_exit_code
+
+    return {k: status_by_exit_code[v] for k, v in data["exit_code_by_key"].items()}
+
+
+def run(module: str, tests: list[str], workdir: Path, children: int, fresh: bool) -> Path:
+    if fresh and workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name in ("irdiff", "tests"):
+        if (workdir / name).exists():
+            shutil.rmtree(workdir / name)
+        shutil.copytree(ROOT / name, workdir / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+    (workdir / "pyproject.toml").write_text(_pyproject(module, tests))
+    env = dict(os.environ)
+    # The tests (and the CLI subprocesses some start) must import the mutated copy, never the worktree.
+    # (The folder must exist before mutmut starts: Python caches a missing path entry as unimportable.)
+    (workdir / "mutants").mkdir(exist_ok=True)
+    env["PYTHONPATH"] = str(workdir / "mutants")
+    env.setdefault("IRDIFF_CACHE_DIR", "/tmp/irdiff-cache-shared")
+    mutmut = str(Path(sys.executable).parent / "mutmut")
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        ["nice", "-n", "10", mutmut, "run", "--max-children", str(children)],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.monotonic() - t0
+    (workdir / "mutmut.log").write_text(proc.stdout + proc.stderr)
+    meta = workdir / "mutants" / (module + ".meta")
+    if proc.returncode != 0 or not meta.exists():
+        sys.stderr.write((proc.stdout + proc.stderr)[-3000:])
+        raise SystemExit(f"mutmut failed on {module} (exit {proc.returncode}); log: {workdir / 'mutmut.log'}")
+    status = _status_of(workdir, module)
+    return _report(module, tests, workdir, status, seconds)
+
+
+def _report(module: str, tests: list[str], workdir: Path, status: dict[str, str], seconds: float) -> Path:
+    counts: dict[str, int] = {}
+    for s in status.values():
+        counts[s] = counts.get(s, 0) + 1
+    total = len(status) - counts.get("skipped", 0)
+    killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
+    score = 100.0 * killed / total if total else 100.0
+    out = [
+        f"# Mutation score: `{module}`",
+        "",
+        f"- command: `PYTHONPATH=. python benchmarks/mutation.py {module}` (mutmut {_mutmut_version()}, "
+        f"Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M %Z')}, {seconds:.0f} s wall, niced, "
+        "shared 2-core machine)",
+        f"- tests: `pytest {' '.join(tests)}`",
+        f"- mutants: {len(status)}; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+        f"- **score: {killed}/{total} = {score:.1f} %** (target ≥ 85 %)",
+        "",
+        "## Mutants not killed",
+        "",
+    ]
+    alive = sorted(k for k, s in status.items() if s not in ("killed", "timeout", "caught by type check", "skipped"))
+    if not alive:
+        out.append("None.")
+    path = RESULTS / f"{_slug(module)}.md"
+    argued = _arguments(path)
+    for name, diff in _diffs(workdir, module, alive).items():
+        argument = argued.get((name, diff), "_(not yet argued)_")
+        out += [f"### `{name}` — {status[name]}", "", f"Argument: {argument}", "", "```diff", diff, "```", ""]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(out) + "\n")
+    print(f"{module}: {killed}/{total} = {score:.1f} % ({len(alive)} not killed) -> {path.relative_to(ROOT)}")
+    return path
+
+
+def _arguments(path: Path) -> dict[tuple[str, str], str]:
+    """(mutant name, diff) -> the argument written for it in an earlier report, so that a re-run keeps the
+    arguments of mutants that did not change (edit the ``Argument:`` lines of the report by hand)."""
+    if not path.exists():
+        return {}
+    pattern = re.compile(r"^### `([^`]+)` — [^\n]*\n\nArgument: ([^\n]*)\n\n```diff\n(.*?)\n```$", re.M | re.S)
+    return {(m[1], m[3]): m[2] for m in pattern.finditer(path.read_text())}
+
+
+def _diffs(workdir: Path, module: str, names: list[str]) -> dict[str, str]:
+    """mutant name -> its unified diff (what ``mutmut show NAME`` prints), computed in this process: one
+    ``mutmut show`` per mutant costs a second each. mutmut reads its configuration from the working directory."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    here = Path.cwd()
+    os.chdir(workdir)
+    try:
+        return {n: get_diff_for_mutant(n, path=Path(module)).strip() for n in names}
+    finally:
+        os.chdir(here)
+
+
+def _mutmut_version() -> str:
+    from importlib.metadata import version
+
+    return version("mutmut")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("module", nargs="?", help="a core module, e.g. irdiff/align.py")
+    p.add_argument("--tests", nargs="+", help="pytest arguments (default: the module's selection in SELECTIONS)")
+    p.add_argument("--workdir", type=Path, help="scratch project (default /tmp/irdiff-mutmut-$USER/<module>)")
+    p.add_argument("--children", type=int, default=1, help="parallel mutant workers (default 1: shared machine)")
+    p.add_argument("--keep", action="store_true", help="reuse the scratch project's earlier results")
+    p.add_argument("--list", action="store_true", help="print the modules and their test selections")
+    a = p.parse_args(argv)
+    if a.list or not a.module:
+        for mod, sel in SELECTIONS.items():
+            print(f"{mod}: {' '.join(sel)}")
+        return 0
+    module = a.module
+    if not (ROOT / module).is_file():
+        print(f"error: no such module: {module}", file=sys.stderr)
+        return 2
+    tests = a.tests or SELECTIONS.get(module)
+    if not tests:
+        print(f"error: no test selection for {module}: pass --tests", file=sys.stderr)
+        return 2
+    workdir = a.workdir or Path(f"/tmp/irdiff-mutmut-{os.environ.get('USER', 'user')}") / _slug(module)
+    run(module, tests, workdir, a.children, fresh=not a.keep)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

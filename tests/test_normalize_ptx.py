@@ -1,0 +1,110 @@
+"""The PTX normalizer (irdiff/normalize/ptx.py), line by line: a real Triton 3.6 kernel (tests/data/normalize) and a
+small PTX module with a ``.func`` helper, a branch and a DWARF section (tests/data/normalize/helper_and_kernel.ptx,
+laid out as LLVM's NVPTX back end prints it). Exact lines, symbols and regions, so that a normalizer that keeps a debug
+line, renumbers across classes or closes a block one line late fails here. Cheap: no compile."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from irdiff.normalize import Region, normalize
+
+DATA = Path(__file__).parent / "data" / "normalize"
+SMALL = (DATA / "helper_and_kernel.ptx").read_text()
+
+
+def test_small_module_lines_symbols_and_regions() -> None:
+    n = normalize("ptx", SMALL, "my_kernel")
+    assert n.lines[:4] == [
+        ".version 8.7",
+        ".target sm_90a",
+        ".address_size 64",
+        ".func  (.param .b32 func_retval0) helper(",
+    ]
+    # Comments, .file/.loc, $L__func_begin/$L__tmp labels, blank lines and the DWARF section are gone; the
+    # kernel's name is KERNEL; registers are renumbered per class by first appearance, labels as $L__BBn.
+    assert n.lines[8:11] == [
+        "\tld.param.b32 \t%r0, [helper_param_0];",
+        "\tadd.s32 \t%r1, %r0, 1;",
+        "\tst.param.b32 \t[func_retval0], %r1;",
+    ]
+    assert n.lines[13:] == [
+        ".visible .entry KERNEL(",
+        "\t.param .u64 KERNEL_param_0",
+        ")",
+        "{",
+        "\t.reg .pred \t%p<2>;",
+        "\t.reg .b32 \t%r<5>;",
+        "\t.reg .b64 \t%rd<3>;",
+        "\tld.param.u64 \t%rd0, [KERNEL_param_0];",
+        "\tmov.u32 \t%r2, %tid.x;",
+        "\tsetp.lt.s32 \t%p0, %r2, 64;",
+        "\t@%p0 bra \t$L__BB0;",
+        "\tbra.uni \t$L__BB1;",
+        "$L__BB0:",
+        "\t{",
+        "\tst.global.b32 \t[%rd0], %r2;",
+        "\t}",
+        "$L__BB1:",
+        "\tret;",
+        "}",
+    ]
+    assert n.raw_line[13:] == [20, 21, 22, 23, 24, 25, 26, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 43]
+    assert n.shapes[22] == "\tsetp.lt.s32 \t%p_, %r_, 64;" and n.symbols[22] == ("%p0", "%r2")
+    assert n.shapes[23] == "\t@%p_ bra \t$L__BB_;" and n.symbols[23] == ("%p0", "$L__BB0")
+    assert n.symbol_spans[23] == ((2, 5), (11, 18))
+    assert n.shapes[25] == "$L__BB_:" and n.symbols[25] == ("$L__BB0",)
+    assert n.regions == [
+        Region(3, 12, ".func helper", ".func helper", anchor=True, function=True),
+        Region(13, 31, ".entry KERNEL", ".entry KERNEL", anchor=True, function=True),
+        Region(25, 28, "block", "$L__BB1_2: (line 36)", anchor=False),
+        Region(29, 30, "block", "$L__BB1_1: (line 40)", anchor=False),
+    ]
+    assert not n.fallback
+
+
+def test_unterminated_function_still_gets_its_regions() -> None:
+    """Text cut inside the kernel (a truncated file): the open block and the function run to the last line."""
+    cut = "\n".join(SMALL.splitlines()[:38])  # up to the store inside $L__BB1_2
+    n = normalize("ptx", cut, "my_kernel")
+    assert n.lines[-1] == "\tst.global.b32 \t[%rd0], %r2;"
+    end = len(n.lines) - 1
+    assert n.regions[1:] == [  # in pre-order: the function before its block
+        Region(13, end, ".entry KERNEL", ".entry KERNEL", anchor=True, function=True),
+        Region(25, end, "block", "$L__BB1_2: (line 36)", anchor=False),
+    ]
+    cut = "\n".join(SMALL.splitlines()[:35])  # before the first block label
+    n = normalize("ptx", cut, "my_kernel")
+    assert n.regions[1:] == [Region(13, len(n.lines) - 1, ".entry KERNEL", ".entry KERNEL", anchor=True, function=True)]
+
+
+def test_real_triton36_kernel() -> None:
+    raw = gzip.decompress((DATA / "triton36-sm86-moved_a.ptx.gz").read_bytes()).decode()
+    raw_lines = raw.splitlines()
+    debug_from = next(i for i, line in enumerate(raw_lines, 1) if line.strip().startswith(".section\t.debug"))
+    n = normalize("ptx", raw, "moved_kernel")
+    assert len(n.lines) == 377 and max(n.raw_line) < debug_from
+    assert not any(line.lstrip().startswith((".loc", ".file", "$L__tmp", "$L__func", "//")) for line in n.lines)
+    assert not any("//" in line or "moved_kernel" in line or not line.strip() for line in n.lines)
+    assert n.lines[4] == ".visible .entry KERNEL(" and n.raw_line[4] == 12
+    assert n.lines[19] == "\tld.param.b32 \t%r0, [KERNEL_param_5];" and n.raw_line[19] == 32
+    assert n.lines[22] == "\tld.param.b64 \t%rd0, [KERNEL_param_2];"
+    assert n.lines[37] == "\tmul.lo.s32 \t%r15, %r0, %r11;" and n.shapes[37] == "\tmul.lo.s32 \t%r_, %r_, %r_;"
+    assert n.regions == [
+        Region(4, 376, ".entry KERNEL", ".entry KERNEL", anchor=True, function=True),
+        Region(116, 187, "block", "$L__BB0_2: (line 175)", anchor=False),
+        Region(188, 278, "block", "$L__BB0_3: (line 249)", anchor=False),
+        Region(279, 296, "block", "$L__BB0_1: (line 392)", anchor=False),
+        Region(297, 375, "block", "$L__BB0_5: (line 411)", anchor=False),
+    ]
+    # Every register of the text is renumbered, per class, from 0 in order of first appearance.
+    seen: dict[str, list[str]] = {}
+    for syms in n.symbols:
+        for s in syms:
+            cls = s.rstrip("0123456789")
+            if s not in seen.setdefault(cls, []):
+                seen[cls].append(s)
+    for cls, names in seen.items():
+        assert names == [f"{cls}{i}" for i in range(len(names))], cls
+    assert set(seen) == {"%r", "%rd", "%p", "$L__BB"}

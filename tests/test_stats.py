@@ -1,0 +1,151 @@
+"""Timing statistics (irdiff/run/stats.py) against answers computed independently here: quartiles by hand, the
+bootstrap interval re-derived with NumPy's generator, both sides of the minimum effect, and the verdict's sentence in
+each direction. No torch, no GPU: cheap enough for CI and for mutation testing (benchmarks/mutation.py)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from irdiff.run.stats import FASTER, NO_DIFFERENCE, SLOWER, Summary, Verdict, bootstrap_ratio, summarize, verdict
+
+
+def _noisy(center: float, n: int, seed: int, spread: float = 0.001) -> list[float]:
+    r = random.Random(seed)
+    return [center * math.exp(r.gauss(0.0, spread)) for _ in range(n)]
+
+
+def test_summary_quartiles_interpolate_between_samples() -> None:
+    s = summarize([4.0, 1.0, 3.0, 2.0])
+    # Linear interpolation: q1 at position 0.75 (1 + 0.75), median 2.5, q3 at position 2.25 (3 + 0.25).
+    assert (s.q1_ms, s.median_ms, s.q3_ms) == (1.75, 2.5, 3.25)
+    assert s.iqr_ms == 1.5 and (s.min_ms, s.max_ms, s.n) == (1.0, 4.0, 4)
+    assert s.to_json() == {
+        "median_ms": 2.5,
+        "iqr_ms": 1.5,
+        "n": 4,
+        "q1_ms": 1.75,
+        "q3_ms": 3.25,
+        "min_ms": 1.0,
+        "max_ms": 4.0,
+    }
+    one = summarize([7.0])
+    assert (one.median_ms, one.iqr_ms, one.n) == (7.0, 0.0, 1)
+    with pytest.raises(ValueError, match="no timing samples to summarize"):
+        summarize([])
+    assert isinstance(s, Summary)
+
+
+def _reference_interval(
+    a: list[float], b: list[float], n_boot: int, confidence: float, seed: int
+) -> tuple[float, float]:
+    """The documented method written out again: resample each sample (canonical order: the smaller (size, values)
+    first), ratio of medians, central ``confidence`` part by the lower/higher order statistic."""
+    x, y = np.sort(np.asarray(a)), np.sort(np.asarray(b))
+    swap = (y.size, tuple(y)) < (x.size, tuple(x))
+    if swap:
+        x, y = y, x
+    rng = np.random.default_rng(seed)
+    mx = np.median(x[rng.integers(0, x.size, size=(n_boot, x.size))], axis=1)
+    my = np.median(y[rng.integers(0, y.size, size=(n_boot, y.size))], axis=1)
+    ratios = np.sort(mx / my)
+    k_low = math.floor((1 - confidence) / 2 * (n_boot - 1))
+    k_high = math.ceil((1 - (1 - confidence) / 2) * (n_boot - 1))
+    low, high = float(ratios[k_low]), float(ratios[k_high])
+    return (1.0 / high, 1.0 / low) if swap else (low, high)
+
+
+@pytest.mark.parametrize("order", ["a_first", "b_first"])
+def test_bootstrap_interval_matches_the_method_written_out(order: str) -> None:
+    a, b = _noisy(1.0, 31, 1, 0.05), _noisy(1.2, 23, 2, 0.05)
+    if order == "b_first":
+        a, b = b, a
+    ratio, low, high = bootstrap_ratio(a, b, n_boot=400, confidence=0.9, seed=3)
+    assert ratio == pytest.approx(float(np.median(a) / np.median(b)), rel=1e-12)
+    assert (low, high) == pytest.approx(_reference_interval(a, b, 400, 0.9, 3), rel=1e-12)
+    # The defaults are 2000 resamples, 95 %, seed 0.
+    assert bootstrap_ratio(a, b) == bootstrap_ratio(a, b, n_boot=2000, confidence=0.95, seed=0)
+    assert bootstrap_ratio(a, b)[1:] == pytest.approx(_reference_interval(a, b, 2000, 0.95, 0), rel=1e-12)
+    # A wider confidence gives a wider interval; another seed another (close) interval.
+    _, lo50, hi50 = bootstrap_ratio(a, b, confidence=0.5)
+    _, lo95, hi95 = bootstrap_ratio(a, b)
+    assert lo95 < lo50 < ratio < hi50 < hi95 or lo95 < lo50 <= hi50 < hi95
+    assert bootstrap_ratio(a, b, seed=1) != bootstrap_ratio(a, b, seed=0)
+
+
+def test_bootstrap_of_identical_samples_is_symmetric_around_one() -> None:
+    a = _noisy(1.0, 20, 7, 0.05)
+    ratio, low, high = bootstrap_ratio(a, list(a), n_boot=300)
+    assert ratio == 1.0
+    assert low < 1.0 < high and low * high == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        ([], [1.0], "two non-empty samples"),
+        ([1.0], [], "two non-empty samples"),
+        ([1.0], [0.0], "second sample must be positive"),
+        ([1.0], [-1.0, -2.0, 3.0], "second sample must be positive"),
+        ([0.0], [1.0], "first sample must be positive"),
+        ([-1.0, -2.0, 3.0], [1.0], "first sample must be positive"),
+    ],
+)
+def test_bootstrap_refuses_empty_or_non_positive_samples(a: list[float], b: list[float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        bootstrap_ratio(a, b)
+
+
+def test_minimum_effect_applies_on_both_sides() -> None:
+    """A real 0.5 % difference is significant by the interval but below the default 1 % minimum effect, whichever
+    side is slower; with no minimum effect it is called, in the right direction."""
+    fast, slow = _noisy(1.0, 2000, 5), _noisy(1.005, 2000, 6)
+    for a, b, word in ((fast, slow, FASTER), (slow, fast, SLOWER)):
+        v = verdict("a", a, "b", b)
+        assert v.verdict == NO_DIFFERENCE and v.min_effect == 0.01
+        assert (v.ci[1] < 1.0) if word == FASTER else (v.ci[0] > 1.0)
+        assert verdict("a", a, "b", b, min_effect=0.0).verdict == word
+    # A 3 % difference passes the 1 % minimum effect but not a 5 % one, on both sides.
+    fast, slow = _noisy(1.0, 500, 7), _noisy(1.03, 500, 8)
+    assert verdict("a", fast, "b", slow).verdict == FASTER and verdict("a", slow, "b", fast).verdict == SLOWER
+    assert verdict("a", fast, "b", slow, min_effect=0.05).verdict == NO_DIFFERENCE
+    assert verdict("a", slow, "b", fast, min_effect=0.05).verdict == NO_DIFFERENCE
+
+
+def test_verdict_records_its_method_and_inputs() -> None:
+    a, b = _noisy(1.0, 50, 9, 0.02), _noisy(2.0, 50, 10, 0.02)
+    v = verdict("annotated", a, "unannotated", b)
+    assert (v.a, v.b, v.confidence, v.min_effect, v.shape) == ("annotated", "unannotated", 0.95, 0.01, None)
+    assert v.method == (
+        "ratio of median launch times; 95% percentile-bootstrap interval (2000 resamples of each sample); "
+        "significant when the interval lies outside [1/1.01, 1.01]"
+    )
+    assert (v.ratio, *v.ci) == bootstrap_ratio(a, b)
+    w = verdict("x", a, "y", b, min_effect=0.05, n_boot=500, confidence=0.9, seed=4)
+    assert (w.ratio, *w.ci) == bootstrap_ratio(a, b, n_boot=500, confidence=0.9, seed=4)
+    assert w.method == (
+        "ratio of median launch times; 90% percentile-bootstrap interval (500 resamples of each sample); "
+        "significant when the interval lies outside [1/1.05, 1.05]"
+    )
+    d = w.to_json()
+    assert d["ci"] == [w.ci[0], w.ci[1]] and d["sentence"] == w.sentence() and d["verdict"] == FASTER
+    assert d["a"] == "x" and d["min_effect"] == 0.05 and d["shape"] is None
+
+
+def test_sentence_in_each_direction_and_magnitude() -> None:
+    def v(ratio: float, ci: tuple[float, float], word: str, confidence: float = 0.95) -> str:
+        return Verdict("A", "B", ratio, ci, word, confidence, 0.01, "m").sentence()
+
+    assert v(0.5, (0.45, 0.55), FASTER) == "A is 2.00x faster than B (time ratio 0.500, 95% CI 0.450–0.550)"
+    assert v(19.8, (19.5, 20.1), SLOWER) == "A is 19.8x slower than B (time ratio 19.8, 95% CI 19.5–20.1)"
+    assert v(1.5, (1.25, 9.9996), SLOWER, 0.9) == "A is 1.50x slower than B (time ratio 1.500, 90% CI 1.250–10.000)"
+    assert v(0.05, (0.04, 0.06), FASTER) == "A is 20.0x faster than B (time ratio 0.050, 95% CI 0.040–0.060)"
+    assert v(1.0, (0.99, 1.01), NO_DIFFERENCE) == (
+        "A vs B: no significant difference (time ratio 1.000, 95% CI 0.990–1.010)"
+    )
+    # Exactly 10: the wide formats take over.
+    assert v(10.0, (10.0, 10.0), SLOWER) == "A is 10.0x slower than B (time ratio 10.0, 95% CI 10.0–10.0)"
+    assert v(-10.0, (-10.0, 9.0), NO_DIFFERENCE).endswith("(time ratio -10.0, 95% CI -10.0–9.000)")
