@@ -102,17 +102,18 @@ def test_bootstrap_refuses_empty_or_non_positive_samples(a: list[float], b: list
 def test_minimum_effect_applies_on_both_sides() -> None:
     """A real 0.5 % difference is significant by the interval but below the default 1 % minimum effect, whichever
     side is slower; with no minimum effect it is called, in the right direction."""
-    fast, slow = _noisy(1.0, 2000, 5), _noisy(1.005, 2000, 6)
+    fast, slow = _noisy(1.0, 300, 5), _noisy(1.005, 300, 6)
     for a, b, word in ((fast, slow, FASTER), (slow, fast, SLOWER)):
-        v = verdict("a", a, "b", b)
+        v = verdict("a", a, "b", b, n_boot=300)
         assert v.verdict == NO_DIFFERENCE and v.min_effect == 0.01
         assert (v.ci[1] < 1.0) if word == FASTER else (v.ci[0] > 1.0)
-        assert verdict("a", a, "b", b, min_effect=0.0).verdict == word
+        assert verdict("a", a, "b", b, min_effect=0.0, n_boot=300).verdict == word
     # A 3 % difference passes the 1 % minimum effect but not a 5 % one, on both sides.
-    fast, slow = _noisy(1.0, 500, 7), _noisy(1.03, 500, 8)
-    assert verdict("a", fast, "b", slow).verdict == FASTER and verdict("a", slow, "b", fast).verdict == SLOWER
-    assert verdict("a", fast, "b", slow, min_effect=0.05).verdict == NO_DIFFERENCE
-    assert verdict("a", slow, "b", fast, min_effect=0.05).verdict == NO_DIFFERENCE
+    fast, slow = _noisy(1.0, 100, 7), _noisy(1.03, 100, 8)
+    assert verdict("a", fast, "b", slow, n_boot=300).verdict == FASTER
+    assert verdict("a", slow, "b", fast, n_boot=300).verdict == SLOWER
+    assert verdict("a", fast, "b", slow, min_effect=0.05, n_boot=300).verdict == NO_DIFFERENCE
+    assert verdict("a", slow, "b", fast, min_effect=0.05, n_boot=300).verdict == NO_DIFFERENCE
 
 
 def test_verdict_records_its_method_and_inputs() -> None:

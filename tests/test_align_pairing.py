@@ -1,0 +1,56 @@
+"""Which changed lines the aligner pairs into one replaced line (irdiff/align.py ``_pair_similar``/``_alike``), on
+small PTX functions: a load that became vectorized is one changed line (its shapes are 75 % alike, above the 0.5
+pairing threshold; a threshold of 0.8 splits it into a deletion and an insertion); unrelated instructions and gaps of
+unequal length are not paired. Each case runs in both orders and checks the mirrored rows. Cheap: no compile."""
+
+from __future__ import annotations
+
+import pytest
+
+from irdiff.align import diff_texts
+
+HEAD = (
+    ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tld.param.u64 \t%rd1, [k_param_0];\n\tmov.u32 \t%r1, %tid.x;\n"
+)
+TAIL = "\tadd.s32 \t%r9, %r1, 1;\n\tret;\n}\n"
+
+SCALAR = "\tld.global.b16 \t{ %rs1 }, [ %rd1 + 0 ];\n"
+VECTOR = "\tld.global.v4.b32 \t{ %r2, %r3, %r4, %r5 }, [ %rd1 + 0 ];\n"
+
+
+def _changed(x: str, y: str) -> list[tuple[str, str | None, str | None]]:
+    d = diff_texts("ptx", HEAD + x + TAIL, HEAD + y + TAIL, kernel_a="k", kernel_b="k")
+    return [(r.tag, r.a_text, r.b_text) for r in d.lines if r.tag != "equal"]
+
+
+def _mirror(rows: list[tuple[str, str | None, str | None]]) -> list[tuple[str, str | None, str | None]]:
+    flip = {"insert": "delete", "delete": "insert", "replace": "replace"}
+    return [(flip[t], b, a) for t, a, b in rows]
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "tags"),
+    [
+        (SCALAR, VECTOR, ["replace"]),  # 75 % alike: paired
+        ("\tmov.u32 \t%r2, %ctaid.x;\n", "\tmov.u32 \t%r2, %ctaid.y;\n", ["replace"]),
+        ("\tbar.sync \t0;\n", "\tcvt.rn.f16.f32 \t%rs1, %f1;\n", ["delete", "insert"]),  # unrelated: not paired
+        ("\tbar.sync \t0;\n" + SCALAR, VECTOR, ["delete", "delete", "insert"]),  # 2 lines against 1: not paired
+    ],
+)
+@pytest.mark.parametrize("order", ["ab", "ba"])
+def test_changed_lines_pair_only_when_alike(x: str, y: str, tags: list[str], order: str) -> None:
+    rows = _changed(x, y) if order == "ab" else _mirror(_changed(y, x))
+    assert [t for t, _, _ in rows] == tags
+    if tags == ["replace"]:
+        ((_, a, b),) = rows
+        assert a is not None and b is not None and a.strip() != b.strip()
+
+
+def test_vectorized_load_reads_as_one_changed_line() -> None:
+    assert _changed(SCALAR, VECTOR) == [
+        (
+            "replace",
+            "\tld.global.b16 \t{ %rs0 }, [ %rd0 + 0 ];",
+            "\tld.global.v4.b32 \t{ %r1, %r2, %r3, %r4 }, [ %rd0 + 0 ];",
+        )
+    ]
