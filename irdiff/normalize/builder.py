@@ -117,10 +117,11 @@ _LLVM_SUFFIX = re.compile(r"^(.*?\D)\.?\d+$")
 
 
 def tokenize_symbols(
-    line: str, pattern: re.Pattern[str], make: Callable[[re.Match[str]], Sym | None]
+    line: str, pattern: re.Pattern[str], make: Callable[[re.Match[str]], Sym | str | None]
 ) -> list[str | Sym]:
     """Split ``line`` into literal text and the symbols found by ``pattern`` outside strings; ``make(match)``
-    returns a :class:`Sym`, or None to keep the match as literal text."""
+    returns a :class:`Sym`, a string (literal text shown and compared instead of the match), or None to keep the
+    match as literal text."""
     parts: list[str | Sym] = []
     for is_str, seg in split_strings(line):
         if is_str:

@@ -1,8 +1,9 @@
-"""LLIR (``make_llir``): debug metadata dropped, values/labels/attribute groups/metadata renumbered by first
-appearance, ``define`` signatures split one argument per line."""
+"""LLIR (``make_llir``): debug metadata dropped, values/labels/metadata renumbered by first appearance, attribute
+groups named by their content, ``define`` signatures split one argument per line."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 
@@ -74,6 +75,39 @@ def _ll_make(m: re.Match[str]) -> Sym:
     return _ll_sym(m.group(0))
 
 
+# An attribute group definition (LLVM prints them after the last function, numbered by first use):
+#   attributes #8 = { nounwind }
+_LL_ATTR_DEF = re.compile(r"^attributes #(\d+) = \{(.*)\}\s*$")
+
+
+def attribute_group_names(raw_lines: list[str]) -> dict[str, str]:
+    """Content-derived names of the module's attribute groups: group number (``"8"``) → ``#attrs.1a2b3c`` (six hex
+    digits of the BLAKE2b digest of the group's attribute list, blanks collapsed).
+
+    LLVM numbers attribute groups by first use in the module (``AttributeGroups`` in ``llvm/lib/IR/AsmWriter.cpp``),
+    so one extra call with ``{ nounwind }`` renumbers every group after it: ``#4`` in one variant is ``#8`` in the
+    other. A content name is the same in both variants, so equal groups compare equal and a changed group reads
+    as a change. Two distinct contents with one digest prefix get ``.2``, ``.3`` suffixes (in raw line order).
+    """
+    names: dict[str, str] = {}
+    taken: dict[str, str] = {}  # name -> content
+    for line in raw_lines:
+        if not line.startswith("attributes #"):
+            continue
+        m = _LL_ATTR_DEF.match(line)
+        if m is None:
+            continue
+        content = " ".join(m.group(2).split())
+        name = "#attrs." + hashlib.blake2b(content.encode(), digest_size=3).hexdigest()
+        base, k = name, 1
+        while name in taken and taken[name] != content:
+            k += 1
+            name = f"{base}.{k}"
+        taken[name] = content
+        names[m.group(1)] = name
+    return names
+
+
 @lru_cache(maxsize=65536)
 def _ll_sym(text: str) -> Sym:
     m = _LL_VALUE.match(text)
@@ -90,6 +124,23 @@ def _ll_sym(text: str) -> Sym:
 
 def normalize_llir(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
     kpat = kernel_pattern(kernel_name)
+    groups = attribute_group_names(raw_lines)
+
+    def make(m: re.Match[str]) -> Sym | str:
+        if m.group(2) is not None:
+            named = groups.get(m.group(2))
+            if named is not None:
+                return named  # compared exactly: the same content has the same name in both variants
+        return _ll_sym(m.group(0))
+
+    # consecutive ``attributes #N = {...}`` lines, emitted sorted by content (LLVM's order is first use)
+    attr_block: list[tuple[str, list[str | Sym], int]] = []
+
+    def flush_attrs() -> None:
+        for _key, parts, rawno in sorted(attr_block, key=lambda t: t[0]):
+            out.add(parts, rawno)
+        attr_block.clear()
+
     func_start: int | None = None
     func_kind = ""
     block_start: int | None = None
@@ -110,6 +161,12 @@ def normalize_llir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
         if not line.strip():
             continue
         line = replace_kernel(line, kpat)
+        am = _LL_ATTR_DEF.match(line) if line.startswith("attributes #") else None
+        if am is not None and am.group(1) in groups:
+            attr_block.append((" ".join(am.group(2).split()), tokenize_symbols(line, _LL_VALUE, make), rawno))
+            continue
+        if attr_block:
+            flush_attrs()
         lm = _LL_LABEL.match(line)
         if lm:  # a block label (also outside a define, for cut texts)
             end_block(len(out.parts) - 1)
@@ -127,18 +184,19 @@ def normalize_llir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             first = out.add([head + "("], rawno)
             args = [a.strip() for a in split_top_level(args_text) if a.strip()]
             for arg in args:
-                out.add(tokenize_symbols(f"    {arg}", _LL_VALUE, _ll_make), rawno)
-            out.add(tokenize_symbols(tail, _LL_VALUE, _ll_make), rawno)
+                out.add(tokenize_symbols(f"    {arg}", _LL_VALUE, make), rawno)
+            out.add(tokenize_symbols(tail, _LL_VALUE, make), rawno)
             func_start = first
             nm = _LL_GLOBAL.search(head)
             func_kind = f"define {nm.group(0) if nm else ''}".strip()
             block_start = None
             continue
-        idx = out.add(tokenize_symbols(line, _LL_VALUE, _ll_make), rawno)
+        idx = out.add(tokenize_symbols(line, _LL_VALUE, make), rawno)
         if line.startswith("}") and func_start is not None:
             end_block(idx - 1)
             out.regions.append(Region(func_start, idx, func_kind, func_kind, anchor=True, function=True))
             func_start = None
+    flush_attrs()
     if func_start is not None:
         end_block(len(out.parts) - 1)
         out.regions.append(Region(func_start, len(out.parts) - 1, func_kind, func_kind, anchor=True, function=True))

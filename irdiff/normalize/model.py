@@ -32,7 +32,8 @@ class NormalizedStage:
     :ivar stage: ``ttir``, ``ttgir``, ``llir``, ``ptx``, ``sass``, ``python`` (anything else is treated as text).
     :ivar lines: readable normalized lines (what a diff shows).
     :ivar shapes: the "shape" form of each line used for alignment: renamed symbols erased to their class.
-    :ivar raw_line: 1-based line number in :attr:`raw` for each normalized line.
+    :ivar raw_line: 1-based line number in :attr:`raw` for each normalized line; non-decreasing, except in LLIR's
+        block of ``attributes`` definitions, which is sorted by content (LLVM orders it by first use).
     :ivar columns: side column per line (SASS control codes such as ``--:-:0:Y:4``), else None.
     :ivar raw: the raw text.
     :ivar symbols: per line, the symbols erased from the shape, in order (readable names, e.g. ``%a_ptrs.3``).

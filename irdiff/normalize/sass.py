@@ -1,9 +1,10 @@
 """SASS (``get_sass`` in ``triton/tools/disasm.py``, or cuobjdump's raw form): addresses and encodings dropped,
-control codes moved to a side column, labels and branch targets renumbered."""
+control codes moved to a side column, labels, branch targets and physical registers renumbered."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from irdiff.normalize.builder import Builder, Sym
 from irdiff.normalize.model import Region
@@ -119,6 +120,38 @@ _SASS_RAW_BRA = re.compile(
 )
 
 
+# A physical register operand: general (R12), uniform (UR4), predicate (P0), uniform predicate (UP1), convergence
+# barrier (B0); not RZ/URZ/PT/UPT, special registers (SR_TID.X, SR_CgaCtaId), scoreboards (SB0), opcodes
+# (S2R, R2UR, P2R) or modifiers (.B32):
+#   --:-:-:Y:4	@!P0 IMAD.WIDE.U32 R2, R4, 0x2, R2.64;
+#   --:-:-:-:1	BSSY B0, LBB2;
+_SASS_REG = re.compile(r"(?<![\w.$])(UR|UP|R|P|B)(\d+)(?![\w$])")
+
+
+@lru_cache(maxsize=4096)
+def _sass_reg_sym(kind: str, number: str) -> Sym:
+    return Sym(f"reg.{kind}", number, f"{kind}_", kind + "{n}")
+
+
+def _with_registers(parts: list[str | Sym]) -> list[str | Sym]:
+    """``parts`` with every physical register in its literal text turned into a symbol (renamed by first
+    appearance, erased to ``R_``/``UR_``/``P_``/``UP_``/``B_`` in the shape): register allocation is noise between
+    two compiles, as PTX virtual register numbers are. The raw view (``--raw``) keeps the physical names."""
+    out: list[str | Sym] = []
+    for p in parts:
+        if not isinstance(p, str):
+            out.append(p)
+            continue
+        pieces = _SASS_REG.split(p)  # text, kind, number, text, kind, number, ..., text
+        if pieces[0]:
+            out.append(pieces[0])
+        for k in range(1, len(pieces), 3):
+            out.append(_sass_reg_sym(pieces[k], pieces[k + 1]))
+            if pieces[k + 2]:
+                out.append(pieces[k + 2])
+    return out
+
+
 def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
     kpat = kernel_pattern(kernel_name)
     func: tuple[int, str] | None = None
@@ -169,7 +202,7 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
         tm = _SASS_TRITON.match(line)
         if tm:
             instr = replace_kernel(tm.group(2).strip(), kpat)
-            out.add(_sass_instr_parts(instr), rawno, tm.group(1))
+            out.add(_with_registers(_sass_instr_parts(instr)), rawno, tm.group(1))
             continue
         rm = _SASS_RAW.match(line)
         if rm:
@@ -185,7 +218,7 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             if instr and not instr.endswith(";"):
                 instr += ";"
             instr = _SPACE_SEMI.sub(";", instr)
-            idx = out.add(_sass_instr_parts(replace_kernel(instr, kpat), bra_labels), rawno, "")
+            idx = out.add(_with_registers(_sass_instr_parts(replace_kernel(instr, kpat), bra_labels)), rawno, "")
             pending = (idx, str(rawno))
             continue
         if s.startswith("code for") or s.startswith("Fatbin") or s.startswith("====") or s.startswith("arch ="):

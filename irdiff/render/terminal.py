@@ -881,7 +881,7 @@ def _stage(d: StageDiff, c: Comparison, opts: TerminalOptions) -> list[str]:
     shown_a = [ln.a for h in d.hunks for ln in h.lines if ln.a is not None]
     shown_b = [ln.b for h in d.hunks for ln in h.lines if ln.b is not None]
     sa, sb = _Side(d.stage, d.a, color, shown_a), _Side(d.stage, d.b, color, shown_b)
-    num_w = max(3, len(str(max(d.a.raw_line[-1] if d.a.raw_line else 0, d.b.raw_line[-1] if d.b.raw_line else 0))))
+    num_w = max(3, len(str(max(max(d.a.raw_line, default=0), max(d.b.raw_line, default=0)))))
     for h in d.hunks:
         out.append(_paint(_hunk_header(h, sa, sb), color))
         if opts.side_by_side:
