@@ -71,8 +71,8 @@ attributes #2 = { convergent nounwind }
     # the same module, groups numbered in another order (LLVM numbers them by first use)
     b = a.replace("#1", "#X").replace("#2", "#1").replace("#X", "#2")
     b = b.replace(
-        'attributes #2 = { nounwind readnone }\nattributes #1 = { convergent nounwind }\n',
-        'attributes #1 = { convergent nounwind }\nattributes #2 = { nounwind readnone }\n',
+        "attributes #2 = { nounwind readnone }\nattributes #1 = { convergent nounwind }\n",
+        "attributes #1 = { convergent nounwind }\nattributes #2 = { nounwind readnone }\n",
     )
     assert a != b
     na, nb = normalize("llir", a), normalize("llir", b)
@@ -149,7 +149,9 @@ def test_sass_register_allocation_is_not_a_difference(noise90: Bundle, variant: 
     assert na.lines == nb.lines and na.shapes == nb.shapes
     assert diff_stage(na, nb).identical
     # the raw view keeps the physical registers of each
-    assert not diff_stage(normalize("sass", text, v.kernel, raw=True), normalize("sass", other, v.kernel, raw=True)).identical
+    assert not diff_stage(
+        normalize("sass", text, v.kernel, raw=True), normalize("sass", other, v.kernel, raw=True)
+    ).identical
     # renamed by first appearance: R0, R1, ... in order; zero registers and special registers untouched
     first = []
     for line in na.lines:
