@@ -51,7 +51,7 @@ SELECTIONS: dict[str, list[str]] = {
         "not moved_kernel_with_renamed_local",
     ],
     "irdiff/normalize/__init__.py": _NORMALIZE,
-    "irdiff/normalize/builder.py": _NORMALIZE,
+    "irdiff/normalize/builder.py": ["tests/test_normalize_builder.py", "tests/test_normalize_ptx.py"],
     "irdiff/normalize/text.py": _NORMALIZE,
     "irdiff/normalize/mlir.py": _NORMALIZE,
     "irdiff/normalize/llir.py": _NORMALIZE,
@@ -94,7 +94,14 @@ def _status_of(workdir: Path, module: str) -> dict[str, str]:
     return {k: status_by_exit_code[v] for k, v in data["exit_code_by_key"].items()}
 
 
-def run(module: str, tests: list[str], workdir: Path, children: int, fresh: bool) -> Path:
+def run(module: str, tests: list[str], workdir: Path, children: int, fresh: bool, survivors: bool = False) -> Path:
+    names: list[str] = []
+    if survivors:
+        # Re-test only what the last run did not kill (after adding tests to the same selection's files).
+        names = sorted(k for k, s in _status_of(workdir, module).items() if s not in ("killed", "timeout", "skipped"))
+        if not names:
+            return _report(module, tests, workdir, _status_of(workdir, module), 0.0)
+        fresh = False
     if fresh and workdir.exists():
         shutil.rmtree(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -112,7 +119,7 @@ def run(module: str, tests: list[str], workdir: Path, children: int, fresh: bool
     mutmut = str(Path(sys.executable).parent / "mutmut")
     t0 = time.monotonic()
     proc = subprocess.run(
-        ["nice", "-n", "10", mutmut, "run", "--max-children", str(children)],
+        ["nice", "-n", "10", mutmut, "run", "--max-children", str(children), *names],
         cwd=workdir,
         env=env,
         capture_output=True,
@@ -226,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workdir", type=Path, help="scratch project (default /tmp/irdiff-mutmut-$USER/<module>)")
     p.add_argument("--children", type=int, default=1, help="parallel mutant workers (default 1: shared machine)")
     p.add_argument("--keep", action="store_true", help="reuse the scratch project's earlier results")
+    p.add_argument(
+        "--survivors",
+        action="store_true",
+        help="re-run only the mutants the last run of this module did not kill (same selection; new tests in its files)",
+    )
     p.add_argument("--list", action="store_true", help="print the modules and their test selections")
     a = p.parse_args(argv)
     if a.list or not a.module:
@@ -241,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no test selection for {module}: pass --tests", file=sys.stderr)
         return 2
     workdir = a.workdir or Path(f"/tmp/irdiff-mutmut-{os.environ.get('USER', 'user')}") / _slug(module)
-    run(module, tests, workdir, a.children, fresh=not a.keep)
+    run(module, tests, workdir, a.children, fresh=not a.keep, survivors=a.survivors)
     return 0
 
 

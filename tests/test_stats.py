@@ -34,7 +34,7 @@ def test_summary_quartiles_interpolate_between_samples() -> None:
     }
     one = summarize([7.0])
     assert (one.median_ms, one.iqr_ms, one.n) == (7.0, 0.0, 1)
-    with pytest.raises(ValueError, match="no timing samples to summarize"):
+    with pytest.raises(ValueError, match="^no timing samples to summarize$"):
         summarize([])
     assert isinstance(s, Summary)
 
@@ -86,12 +86,12 @@ def test_bootstrap_of_identical_samples_is_symmetric_around_one() -> None:
 @pytest.mark.parametrize(
     ("a", "b", "message"),
     [
-        ([], [1.0], "two non-empty samples"),
-        ([1.0], [], "two non-empty samples"),
-        ([1.0], [0.0], "second sample must be positive"),
-        ([1.0], [-1.0, -2.0, 3.0], "second sample must be positive"),
-        ([0.0], [1.0], "first sample must be positive"),
-        ([-1.0, -2.0, 3.0], [1.0], "first sample must be positive"),
+        ([], [1.0], "^bootstrap needs two non-empty samples$"),
+        ([1.0], [], "^bootstrap needs two non-empty samples$"),
+        ([1.0], [0.0], "^median of the second sample must be positive$"),
+        ([1.0], [-1.0, -2.0, 3.0], "^median of the second sample must be positive$"),
+        ([0.0], [1.0], "^median of the first sample must be positive$"),
+        ([-1.0, -2.0, 3.0], [1.0], "^median of the first sample must be positive$"),
     ],
 )
 def test_bootstrap_refuses_empty_or_non_positive_samples(a: list[float], b: list[float], message: str) -> None:
