@@ -2,9 +2,15 @@
 
 Targets, on a CUDA GPU (the H200 results are in ``benchmarks/results/agreement-h200/``):
 - every variant of ``matmul`` (512…8192) and ``persistent-matmul`` (4096, 8192), timed by the runner beside its
-  partner (:func:`irdiff.run.timing.measure`, sustained alternating blocks), is within 3 % of
-  ``do_bench(return_mode="median")`` run alone with a comparable sustained window (``rep`` = the runner's measured
-  time per variant, after a 1 s warm-up like the runner's settling);
+  partner (:func:`irdiff.run.timing.measure`, sustained alternating blocks, cold L2), is within 3 % of
+  ``do_bench(return_mode="median")`` run alone in a comparable sustained setting: do_bench first runs for 1 s
+  untimed (``rep=1000``: its own load, L2 flush + launch, so the clock settles under the load it then times), then
+  times a window of ``rep`` = max(1 s, the runner's measured time of that variant), with its default 25 ms
+  warm-up. do_bench is timed twice (``--dobench-repeat``) and both readings must be within 3 %.
+  Why not ``warmup=1000, rep=100`` (the earlier setting): do_bench's warm-up runs the kernel back to back *without*
+  L2 flush, a heavier load than its timed phase; on the H200 it drives the board into its 700 W cap with a clock
+  dip (down to 855 MHz), and a 100 ms window then lands in the power controller's recovery: 0.2505–0.3034 ms for a
+  kernel whose steady time is 0.245 ms (``results/agreement-h200-causes/``).
 - the same kernel (``tiled``) timed beside two different partners (``persistent`` and ``persistent-noflatten``):
   within 2 %;
 - run-to-run: the pair timed twice: each variant within 2 %.
@@ -32,7 +38,7 @@ def main() -> int:
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default=None, help="comma-separated SUITE:SIZE cases (e.g. matmul:2048), no partner test")
     ap.add_argument("--settle-min-ms", type=float, default=None, help="TimingOptions.settle_min_ms")
-    ap.add_argument("--dobench-repeat", type=int, default=1, help="time each variant with do_bench this many times")
+    ap.add_argument("--dobench-repeat", type=int, default=2, help="time each variant with do_bench this many times")
     a = ap.parse_args()
 
     import torch
@@ -64,14 +70,20 @@ def main() -> int:
             out[n] = make_launch(suite, n, inputs, shape, target)
         return out
 
-    def bench_alone(fn: Any, window_ms: float) -> tuple[float, dict[str, float] | None]:
+    def bench_alone(fn: Any, window_ms: float, repeat: int) -> list[tuple[float, dict[str, float] | None]]:
+        """do_bench in a sustained setting comparable to the runner's: 1 s of its own load untimed, then
+        ``repeat`` readings of a ``max(1 s, window_ms)`` window; each with the NVML clock of its window."""
         import time
 
-        with ClockSampler() as cs:
-            t0 = time.perf_counter()
-            ms = float(triton.testing.do_bench(fn, warmup=1000, rep=int(window_ms), return_mode="median"))
-            t1 = time.perf_counter()
-        return ms, cs.window(t0, t1) if cs.available else None
+        triton.testing.do_bench(fn, rep=1000, return_mode="median")  # settle under do_bench's own load
+        out = []
+        for _ in range(max(1, repeat)):
+            with ClockSampler() as cs:
+                t0 = time.perf_counter()
+                ms = float(triton.testing.do_bench(fn, rep=int(max(1000.0, window_ms)), return_mode="median"))
+                t1 = time.perf_counter()
+            out.append((ms, cs.window(t0, t1) if cs.available else None))
+        return out
 
     def clock(m: Any, n: str) -> str:
         c = m.clocks.get(n)
@@ -84,7 +96,10 @@ def main() -> int:
     if a.only:
         want = {(x.split(":")[0], int(x.split(":")[1])) for x in a.only.split(",")}
         cases = [c for c in cases if (c[0], c[2]) in want]
-    lines.append("1. runner (beside its partner) vs do_bench (alone, same sustained window): target within 3 %")
+    lines.append(
+        "1. runner (beside its partner) vs do_bench (alone, after 1 s of its own load, window max(1 s, runner's)): "
+        "target within 3 % (every do_bench reading)"
+    )
     lines.append(f"{'suite':<18} {'shape':<16} {'variant':<22} {'runner ms':>10} {'do_bench':>10} {'diff':>7}  clocks")
     for suite_name, names, size in cases:
         suite = load_suite(suite_name)
@@ -94,16 +109,19 @@ def main() -> int:
         for n in names:
             med = summarize(m.samples[n]).median_ms
             window = sum(sum(b) for b in m.blocks[n])
-            benches = [bench_alone(ls[n], max(window, 100.0)) for _ in range(max(1, a.dobench_repeat))]
+            benches = bench_alone(ls[n], window, a.dobench_repeat)
             bench, bc = benches[0]
             dev = med / bench - 1.0
-            again = [f"{b:.4f}" for b, _ in benches[1:]]
-            good = abs(dev) <= 0.03
+            devs = [med / b - 1.0 for b, _ in benches]
+            again = [f"{b:.4f} ({med / b - 1.0:+.2%})" for b, _ in benches[1:]]
+            good = all(abs(d) <= 0.03 for d in devs)
             ok &= good
             bclk = f"{bc['sm_mhz']:.0f} MHz {bc['power_w']:.0f} W" if bc else "—"
             rows.append({"test": "do_bench", "suite": suite_name, "shape": shape, "variant": n, "runner_ms": med,
                          "do_bench_ms": bench, "dev": dev, "ok": good, "clock": m.clocks.get(n), "do_bench_clock": bc,
-                         "do_bench_again_ms": [b for b, _ in benches[1:]]})  # fmt: skip
+                         "do_bench_again_ms": [b for b, _ in benches[1:]], "devs": devs,
+                         "do_bench_setting": "1 s do_bench(rep=1000) untimed, then do_bench(rep=max(1000, window))",
+                         "window_ms": window})  # fmt: skip
             lines.append(f"{suite_name:<18} {shape_label(shape):<16} {n:<22} {med:10.4f} {bench:10.4f} {dev * 100:6.2f}%"
                          f"  runner {clock(m, n)} | do_bench {bclk}{'' if good else '  MISSED'}"
                          + (f" | do_bench again {', '.join(again)} ms" if again else ""))  # fmt: skip

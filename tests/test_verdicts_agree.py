@@ -165,3 +165,92 @@ def test_terminal_says_the_timing_once_and_which_shapes(matmul_sm86: Any) -> Non
     text = render(build_comparison(b, "annotated", "unannotated"), TerminalOptions(color=False, width=120))
     assert text.count("is measured 25.4× slower than `unannotated`") == 2  # the finding's title and its explanation
     assert "compiled at M=1024,N=1024,K=1024; timed at M=4096,N=4096,K=4096" in text
+
+
+def _said(c: Any, fmt: str) -> str:
+    """What a reader of ``fmt`` sees, whitespace collapsed (HTML: tags stripped, entities decoded)."""
+    import html as html_mod
+
+    from irdiff.render.html import render_html
+    from irdiff.render.json_report import report_json
+    from irdiff.render.markdown import render_markdown
+    from irdiff.render.terminal import TerminalOptions, render
+
+    if fmt == "terminal":
+        text = render(c, TerminalOptions(color=False, width=120))
+    elif fmt == "markdown":
+        text = render_markdown(c)
+    elif fmt == "json":
+        text = json.dumps([f["id"] for f in report_json(c)["diagnosis"]["findings"]])
+    else:
+        body = re.sub(r"<script.*?</script>|<style.*?</style>", "", render_html(c), flags=re.S)
+        text = html_mod.unescape(re.sub(r"<[^>]+>", " ", body))
+    return " ".join(text.split())
+
+
+FORMATS = ["terminal", "markdown", "html"]
+
+
+def _timed_comparison(bundle: Any, a: str, b: str, ratio: float, findings: list[dict[str, Any]] | None = None) -> Any:
+    import dataclasses
+
+    from irdiff.pipeline import build_comparison
+
+    shape = {"M": 4096, "N": 4096, "K": 4096}
+    vd = {"a": "annotated", "b": "unannotated", "ratio": ratio, "verdict": "slower", "ci": [ratio * 0.99, ratio * 1.01],
+          "min_effect": 0.01, "shape": shape, "sentence": f"annotated is {ratio}x slower"}  # fmt: skip
+    rec = {"rows": [{"shape": shape, "variants": {}}], "verdicts": [vd], "findings": findings or []}
+    b2 = dataclasses.replace(bundle, runs={"timing": rec}, shape={"M": 1024, "N": 1024, "K": 1024})
+    return build_comparison(b2, a, b)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("order", [("annotated", "unannotated"), ("unannotated", "annotated")])
+def test_every_format_says_the_timing_once_and_names_its_shape(matmul_sm86: Any, fmt: str, order: tuple[str, str]) -> None:  # fmt: skip
+    """The timing finding's sentence (the verdict) is said once, in its finding, with the shape it quotes; the
+    stage-0 table says the IR was compiled at 1024 and timed at 4096 (issue 14)."""
+    c = _timed_comparison(matmul_sm86, *order, ratio=7.3)
+    text = _said(c, fmt)
+    sentence = "`annotated` is measured 7.3× slower than `unannotated` at M=4096,N=4096,K=4096"
+    plain = sentence.replace("`", "")
+    # the title and the explanation start with it; the explanation goes on with "; the static chain …"
+    said = text.count(sentence) + (text.count(plain) if fmt == "html" else 0)
+    assert said == 2, (fmt, said)
+    assert (text.count(sentence + ";") + (text.count(plain + ";") if fmt == "html" else 0)) == 1
+    assert "compiled at M=1024,N=1024,K=1024; timed at M=4096,N=4096,K=4096" in text
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "json"])
+def test_wrong_result_is_the_first_thing_said_in_every_format(matmul_sm86: Any, fmt: str) -> None:
+    """A wrong result comes before the chain, the timing sentence and every other finding in each format."""
+    msg = "unannotated: c_ptr differs from reference: relative Frobenius error 0.707 (tolerance 0.005) at M=N=K=4096"
+    c = _timed_comparison(matmul_sm86, "annotated", "unannotated", 1.03,
+                          [{"kind": "correctness", "variant": "unannotated", "message": msg}])  # fmt: skip
+    text = _said(c, fmt)
+    wrong = text.find(
+        "unannotated` computes a wrong result" if fmt != "html" else "unannotated computes a wrong result"
+    )
+    if fmt == "json":
+        assert json.loads(text)[0] == "time.wrong-result"
+        return
+    assert wrong >= 0
+    others = [text.find(x) for x in ("is measured", "time ratio", "spec.constexpr-one-lost", "stride_ak")]
+    assert all(o < 0 or wrong < o for o in others), (fmt, wrong, others)
+
+
+def test_shapes_note_without_timing(matmul_sm86: Any) -> None:
+    import dataclasses
+
+    from irdiff.pipeline import build_comparison
+    from irdiff.render.views import shapes_note
+
+    c = build_comparison(dataclasses.replace(matmul_sm86, runs={}, shape={"M": 512, "N": 512, "K": 64}),
+                         "annotated", "unannotated")  # fmt: skip
+    assert shapes_note(c) == "compiled at M=512,N=512,K=64; not timed"
+    assert "compiled at M=512,N=512,K=64; not timed" in _said(c, "markdown")
+    same = _timed_comparison(matmul_sm86, "annotated", "unannotated", 2.0)
+    same = build_comparison(dataclasses.replace(same.bundle, shape={"M": 4096, "N": 4096, "K": 4096}),
+                            "annotated", "unannotated")  # fmt: skip
+    assert shapes_note(same) == "compiled and timed at M=4096,N=4096,K=4096"
+    assert shapes_note(build_comparison(dataclasses.replace(matmul_sm86, runs={}, shape={}), "annotated",
+                                        "unannotated")) is None  # fmt: skip

@@ -40,8 +40,8 @@ from pygments.token import _TokenType
 from irdiff import __version__, stages
 from irdiff.normalize.locations import source_map
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
-from irdiff.render.order import ROLE_LABELS, present_findings
-from irdiff.render.views import Header, TimingTable, header, timing_table
+from irdiff.render.order import ROLE_LABELS, present_findings, standalone_verdict
+from irdiff.render.views import Header, TimingTable, header, shapes_note, timing_table
 
 __all__ = ["render_html", "REPORT_GENERATOR", "Highlighter"]
 
@@ -605,7 +605,8 @@ def build_view(c: Comparison) -> dict[str, Any]:
         "raw_mode": c.raw,
         "identical": c.identical,
         "diagnosis": diag,
-        "verdict": _prose(diag.verdict) if diag is not None and diag.verdict else None,
+        "verdict": _prose(verdict) if (verdict := standalone_verdict(diag)) else None,
+        "shapes": shapes_note(c),
         "findings": findings,
         "finding_groups": groups,
         "spec": spec_rows(c),

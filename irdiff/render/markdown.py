@@ -20,8 +20,8 @@ from typing import Any
 
 from irdiff import stages
 from irdiff.render import Comparison, resource_rows, spec_rows, stage_summaries
-from irdiff.render.order import ROLE_LABELS, present_findings
-from irdiff.render.views import header, timing_table
+from irdiff.render.order import ROLE_LABELS, present_findings, standalone_verdict
+from irdiff.render.views import header, shapes_note, timing_table
 
 __all__ = ["LIMIT", "MARKER", "render_markdown"]
 
@@ -231,8 +231,9 @@ def render_markdown(c: Comparison, limit: int = LIMIT) -> str:
             else "No finding explains the differences."
         )
     else:
-        if diag.verdict:
-            out += [f"> {_prose(diag.verdict)}", ""]
+        verdict = standalone_verdict(diag)
+        if verdict:  # else the time.measured finding says it, in its place: printed once
+            out += [f"> {_prose(verdict)}", ""]
         role = ""
         for i, p in enumerate(present_findings(diag), 1):
             f = p.finding
@@ -258,6 +259,9 @@ def render_markdown(c: Comparison, limit: int = LIMIT) -> str:
     # Stage 0.
     out.append("### Stage 0: specialization")
     out.append("")
+    note = shapes_note(c)
+    if note:
+        out += [f"*{_text(note)}*", ""]
     rows = []
     for r in spec_rows(c):
         rows.append(

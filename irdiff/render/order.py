@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from irdiff.diagnose import Diagnosis, Finding
 
-__all__ = ["Role", "Presented", "present_findings", "ordered_diagnosis", "ROLE_LABELS"]
+__all__ = ["Role", "Presented", "present_findings", "ordered_diagnosis", "standalone_verdict", "ROLE_LABELS"]
 
 Role = Literal["result", "root", "effect", "unexplained"]
 
@@ -92,3 +92,18 @@ def present_findings(d: Diagnosis | None) -> list[Presented]:
 def ordered_diagnosis(d: Diagnosis) -> Diagnosis:
     """A copy of ``d`` whose ``findings`` are in reading order (for JSON and other list-shaped output)."""
     return dataclasses.replace(d, findings=[p.finding for p in present_findings(d)])
+
+
+def standalone_verdict(d: Diagnosis | None) -> str | None:
+    """The diagnosis' verdict sentence when no finding says it already, else None.
+
+    The verdict is the ``time.measured`` finding's explanation when the runner timed the pair
+    (:func:`irdiff.diagnose.diagnose`): every format then prints it once, inside that finding, in the reading order
+    above, so a wrong result (``time.wrong-result``) is still the first thing said. Without that finding (no
+    timing), the verdict, if any, is printed on its own.
+    """
+    if d is None or not d.verdict:
+        return None
+    if any(f.id == "time.measured" and f.explanation == d.verdict for f in d.findings):
+        return None
+    return d.verdict

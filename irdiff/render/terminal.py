@@ -51,7 +51,8 @@ from pygments.token import Comment, Error, Keyword, Name, Number, String, _Token
 
 from irdiff.lexers import lexer_for_stage
 from irdiff.render import Comparison, SpecRow, resource_rows, spec_rows, stage_summaries
-from irdiff.render.order import ROLE_LABELS, present_findings
+from irdiff.render.order import ROLE_LABELS, present_findings, standalone_verdict
+from irdiff.render.views import shapes_note
 from irdiff.textsafe import clean_chars
 
 if TYPE_CHECKING:
@@ -688,9 +689,8 @@ def _findings(c: Comparison, opts: TerminalOptions) -> list[str]:
     for note in getattr(d, "notes", None) or []:
         for i, ln in enumerate(textwrap.wrap(_clean(str(note)), max(40, width - 8))):
             lines.append(_line([_s("  note: " if i == 0 else "        ", S_DIM), _s(ln, S_DIM)], color))
-    verdict = getattr(d, "verdict", None)
-    shown = any(f.id == "time.measured" and f.explanation == verdict for f in getattr(d, "findings", None) or [])
-    if verdict and not shown:  # the timing finding already says it: printed once
+    verdict = standalone_verdict(d)
+    if verdict:  # else the timing finding says it: printed once
         lines += ["  " + ln for ln in textwrap.wrap(_clean(str(verdict)), max(40, width - 2))]
     lines.append("")
     return lines
@@ -724,13 +724,9 @@ def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
             color,
         )
     ]
-    timing = (c.bundle.runs or {}).get("timing") if isinstance(c.bundle.runs, dict) else None
-    timed = [r.get("shape") or {} for r in (timing or {}).get("rows") or [] if isinstance(r, dict)]
-    if timed:  # which shape the IR comes from, and which shapes the runner timed
-        compiled = ",".join(f"{k}={v}" for k, v in (c.bundle.shape or {}).items()) or "the suite's default shape"
-        runs = "; ".join(",".join(f"{k}={v}" for k, v in t.items()) or "default shape" for t in timed[:8])
-        more = f" (+{len(timed) - 8} more)" if len(timed) > 8 else ""
-        out.append(_line([_s(_clean(f"  compiled at {compiled}; timed at {runs}{more}"), S_DIM)], color))
+    note = shapes_note(c)
+    if note:  # which shape the IR comes from, and which shapes the runner timed
+        out.append(_line([_s(_clean(f"  {note}"), S_DIM)], color))
     out.append(
         _line(
             [

@@ -15,7 +15,16 @@ from typing import Any
 
 from irdiff.render import Comparison
 
-__all__ = ["Header", "TimingSeries", "TimingTable", "header", "shape_label", "timing_record", "timing_table"]
+__all__ = [
+    "Header",
+    "TimingSeries",
+    "TimingTable",
+    "header",
+    "shape_label",
+    "shapes_note",
+    "timing_record",
+    "timing_table",
+]
 
 
 @dataclass
@@ -134,6 +143,30 @@ def timing_record(c: Comparison) -> dict[str, Any] | None:
     if isinstance(rec, Mapping) and rec.get("rows"):
         return dict(rec)
     return None
+
+
+def _shape_text(shape: Mapping[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in shape.items())
+
+
+def shapes_note(c: Comparison, most: int = 8) -> str | None:
+    """Which shape the IR was compiled at and which shapes the runner timed, for the stage-0 table of every format.
+
+    ``"compiled at M=1024,N=1024,K=1024; timed at M=4096,N=4096,K=4096"``; ``"compiled and timed at …"`` when they
+    are the same; ``"compiled at …; not timed"`` without a timing record. None when the bundle has no shape
+    (a capture) and nothing was timed. At most ``most`` timed shapes are listed (``(+N more)``).
+    """
+    compiled = _shape_text(c.bundle.shape or {})
+    rec = timing_record(c)
+    timed = [_shape_text(r.get("shape") or {}) or "the default shape" for r in (rec or {}).get("rows") or []
+             if isinstance(r, Mapping)]  # fmt: skip
+    if not timed:
+        return f"compiled at {compiled}; not timed" if compiled else None
+    where = compiled or "the suite's default shape"
+    if timed == [where]:
+        return f"compiled and timed at {where}"
+    more = f" (+{len(timed) - most} more)" if len(timed) > most else ""
+    return f"compiled at {where}; timed at {'; '.join(timed[:most])}{more}"
 
 
 def _num(x: Any) -> float | None:

@@ -15,8 +15,14 @@ Method (written into the bundle as ``runs["timing"]["method"]``):
    the previous block's load for longer than one block (with 100 ms blocks and no settling, the same GEMM still
    ran at 1965 MHz after a low-power partner and at 1470 MHz after a hot one, 13 % apart;
    ``benchmarks/results/runner-h200-blocks100``).
-3. Before every timed launch the L2 cache is flushed by zeroing a buffer twice the device's L2 size, between, not
-   inside, the pair of events, so each launch reads its inputs from DRAM as in a real program.
+3. Before every timed launch the L2 cache is flushed (cold L2: each launch reads its inputs from DRAM, as
+   ``triton.testing.do_bench`` measures) by zeroing a buffer, between, not inside, the pair of events. The buffer
+   is do_bench's own, 256 MiB (``get_empty_cache_for_benchmark`` in ``triton/backends/nvidia/driver.py``), or
+   twice the L2 if that is larger: the flush is part of the sustained load, and under the board's power cap its
+   length sets the duty cycle, hence the clock the kernel runs at. With the same flush, the runner's sustained
+   numbers and do_bench's, in a comparable sustained window, are like with like (``benchmarks/bench_agreement.py``;
+   why the two disagreed before: ``benchmarks/results/agreement-h200-causes/README.md``). The longer flush also
+   keeps the GPU ahead of the CPU for tiny kernels. ``--graph`` times with a warm L2 instead.
 4. A block is enqueued whole and then synchronized. Where enqueuing it takes the CPU longer than the GPU takes to
    run it (tiny kernels), a spin kernel (``torch.cuda._sleep``) runs first, long enough for the CPU to get ahead.
 5. During every block the SM clock and the board power are sampled through NVML (``nvidia-ml-py``, optional:
@@ -42,7 +48,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["ClockSampler", "Measurement", "TimingOptions", "block_order", "device_info", "measure", "schedule"]
+__all__ = [
+    "DO_BENCH_FLUSH_BYTES",
+    "ClockSampler",
+    "Measurement",
+    "TimingOptions",
+    "block_order",
+    "device_info",
+    "flush_size",
+    "measure",
+    "schedule",
+]
 
 
 @dataclass
@@ -121,6 +137,19 @@ def device_info() -> dict[str, Any]:
     }
 
 
+# do_bench's L2-flush buffer (triton/backends/nvidia/driver.py, get_empty_cache_for_benchmark), bytes.
+DO_BENCH_FLUSH_BYTES = 256 * 1024 * 1024
+
+
+def flush_size(l2_bytes: int) -> int:
+    """Bytes zeroed to flush the L2 before a timed launch: do_bench's 256 MiB, or twice ``l2_bytes`` if larger.
+
+    >>> flush_size(60 * 2**20) // 2**20, flush_size(200 * 2**20) // 2**20
+    (256, 400)
+    """
+    return max(DO_BENCH_FLUSH_BYTES, 2 * int(l2_bytes))
+
+
 class _Cuda:
     """Events, L2 flush and the spin kernel on the current CUDA stream."""
 
@@ -129,7 +158,7 @@ class _Cuda:
 
         self.torch = torch
         l2 = device_info()["l2_bytes"] or 64 * 2**20
-        self.flush_bytes = 2 * l2 if flush else 0
+        self.flush_bytes = flush_size(l2) if flush else 0
         self.buf = torch.empty(self.flush_bytes, dtype=torch.int8, device="cuda") if flush else None
         self.cycles_per_ms = self._calibrate_spin() if spin and hasattr(torch.cuda, "_sleep") else 0.0
 
@@ -403,7 +432,8 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
         )
     else:
         how = "CUDA events around each launch" + (
-            f"; L2 flushed before each timed launch by zeroing {cuda.flush_bytes / 2**20:.0f} MiB (2x the L2)"
+            f"; L2 flushed before each timed launch by zeroing {cuda.flush_bytes / 2**20:.0f} MiB (as do_bench; "
+            "at least 2x the L2)"
             if flush
             else "; L2 not flushed"
         )
