@@ -641,13 +641,21 @@ def _config_from_names(variant: str | None, against: str | None, config: str | N
     return names[0], names[1], str(picked.pop()) if picked else config
 
 
-def _all_configs_table(bundle: Any, a: str, b: str, config: str | None, width: int | None) -> tuple[str, str]:
+def _all_configs_table(bundle: Any, a: str, b: str, config: str | None, width: int | None,
+                       jobs: int = 0) -> tuple[str, str]:  # fmt: skip
     """Print the ``--all-configs`` table (irdiff/render/configs.py) and return the bundle names of the pair to show:
-    ``--config N`` if given, else the config whose variants differ most."""
-    from irdiff.render.configs import config_legend, config_rows, most_different, render_config_table
+    ``--config N`` if given, else the config whose variants differ most. The configs are diagnosed on the sweep's
+    local executor (``-j`` processes, default: cores; :mod:`irdiff.sweep.executors`) when there are 4 or more."""
+    from irdiff.render.configs import config_indices, config_legend, config_rows, most_different, render_config_table
     from irdiff.render.terminal import terminal_width
+    from irdiff.sweep.executors import LocalExecutor
 
-    rows = config_rows(bundle, a, b)
+    executor = LocalExecutor(jobs) if jobs != 1 and len(config_indices(bundle, a, b)) >= 4 else None
+    try:
+        rows = config_rows(bundle, a, b, executor=executor if executor and executor.workers > 1 else None)
+    finally:
+        if executor is not None:
+            executor.close()
     if not rows:
         raise ValueError(f"--all-configs: suite {bundle.suite!r} compiled no configs for {a} and {b}")
     chosen = None
@@ -749,7 +757,7 @@ def compare_cmd(
     a, b = req.sides[0].name, req.sides[-1].name
     if all_configs:
         # Every config compiled (variants a@0, a@1, …): the per-config table, then the chosen config's comparison.
-        a, b = _all_configs_table(bundle, a, b, config, width)
+        a, b = _all_configs_table(bundle, a, b, config, width, jobs)
         no_run = True  # the runner times one config; run it with --config N
     bundle.pair = [a, b]
     bundle.save()

@@ -54,6 +54,26 @@ def test_rows_hold_the_bundles_facts(bundle) -> None:  # type: ignore[no-untyped
     assert best.score == max(r.score for r in rows)
 
 
+def test_rows_from_the_sweep_executor_match_the_sequential_rows(bundle) -> None:  # type: ignore[no-untyped-def]
+    """``--all-configs`` diagnoses the configs on the sweep's local executor (worker processes load the bundle from
+    disk): the same rows, diagnoses included, as one after the other here."""
+    from irdiff.sweep.executors import LocalExecutor
+
+    ex = LocalExecutor(2)
+    try:
+        parallel = config_rows(bundle, "annotated", "unit", executor=ex)
+    finally:
+        ex.close()
+    sequential = config_rows(bundle, "annotated", "unit")
+    assert [r.index for r in parallel] == [0, 1, 2]
+    for p, q in zip(parallel, sequential):
+        assert (p.root, p.findings, p.score, p.counts_differ, p.registers, p.shared) == (
+            q.root, q.findings, q.score, q.counts_differ, q.registers, q.shared,
+        )  # fmt: skip
+        assert p.diagnosis is not None and q.diagnosis is not None
+        assert [f.id for f in p.diagnosis.findings] == [f.id for f in q.diagnosis.findings]
+
+
 def test_all_configs_prints_the_table_then_the_chosen_config() -> None:
     code, out, err = run()
     assert code == 0, err

@@ -12,7 +12,7 @@ minor 1, info 0, summed), then the most differing counts, then the lowest index.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from irdiff.render.order import present_findings
 
@@ -101,36 +101,63 @@ def _count_differences(va: VariantResult, vb: VariantResult) -> int:
     return n
 
 
-def config_rows(bundle: Bundle, a: str, b: str) -> list[ConfigRow]:
-    """One row per config index present for both ``a`` and ``b`` (``a@0``, ``b@0``, …), in index order."""
-    from irdiff.diagnose import diagnose
-
-    idx = sorted(
+def config_indices(bundle: Bundle, a: str, b: str) -> list[int]:
+    """The config indices compiled for both ``a`` and ``b`` (``a@0``, ``b@0``, …), in order."""
+    return sorted(
         {i for n in bundle.variants for base, i in [split_config_name(n)] if base == a and i is not None}
         & {i for n in bundle.variants for base, i in [split_config_name(n)] if base == b and i is not None}
     )
-    rows = []
-    for i in idx:
-        na, nb = f"{a}@{i}", f"{b}@{i}"
-        va, vb = bundle.variants[na], bundle.variants[nb]
-        row = ConfigRow(i, na, nb, config_text(va if not va.error else vb))
-        bad = va.error or vb.error
-        if bad:
-            row.error = bad.strip().splitlines()[0] if bad.strip() else "failed to compile"
-            rows.append(row)
-            continue
-        row.counts_differ = _count_differences(va, vb)
-        row.registers = (va.resources.registers, vb.resources.registers)
-        row.shared = (va.resources.shared_bytes, vb.resources.shared_bytes)
-        d = diagnose(bundle, na, nb)
-        row.diagnosis = d
-        presented = present_findings(d)
-        row.findings = len(presented)
-        row.score = sum(_WEIGHT.get(str(p.finding.severity), 0) for p in presented)
-        if presented:
-            row.root = (presented[0].finding.id, presented[0].finding.title)
-        rows.append(row)
-    return rows
+
+
+def config_row(bundle: Bundle, a: str, b: str, i: int) -> ConfigRow:
+    """The row of config ``i``: counts that differ, registers, shared memory, and the diagnosis of ``a@i`` vs
+    ``b@i`` (:func:`irdiff.diagnose.diagnose`)."""
+    from irdiff.diagnose import diagnose
+
+    na, nb = f"{a}@{i}", f"{b}@{i}"
+    va, vb = bundle.variants[na], bundle.variants[nb]
+    row = ConfigRow(i, na, nb, config_text(va if not va.error else vb))
+    bad = va.error or vb.error
+    if bad:
+        row.error = bad.strip().splitlines()[0] if bad.strip() else "failed to compile"
+        return row
+    row.counts_differ = _count_differences(va, vb)
+    row.registers = (va.resources.registers, vb.resources.registers)
+    row.shared = (va.resources.shared_bytes, vb.resources.shared_bytes)
+    d = diagnose(bundle, na, nb)
+    row.diagnosis = d
+    presented = present_findings(d)
+    row.findings = len(presented)
+    row.score = sum(_WEIGHT.get(str(p.finding.severity), 0) for p in presented)
+    if presented:
+        row.root = (presented[0].finding.id, presented[0].finding.title)
+    return row
+
+
+def config_row_at(i: int, bundle_dir: str, a: str, b: str) -> ConfigRow:
+    """:func:`config_row` for a bundle on disk: what an executor's worker process runs (it loads the bundle)."""
+    from irdiff.bundle import load_bundle
+
+    return config_row(load_bundle(bundle_dir), a, b, i)
+
+
+def config_rows(bundle: Bundle, a: str, b: str, executor: Any = None) -> list[ConfigRow]:
+    """One row per config index present for both ``a`` and ``b`` (``a@0``, ``b@0``, …), in index order.
+
+    :param executor: diagnose the configs in parallel on a sweep executor (``map_unordered(fn, items, *args)``,
+        :mod:`irdiff.sweep.executors`; the bundle must be saved: workers load it from ``bundle.directory``);
+        None diagnoses them here, one after the other.
+    :raises Exception: whatever a worker's diagnosis raised (as when run here).
+    """
+    idx = config_indices(bundle, a, b)
+    if executor is None or len(idx) < 2 or not bundle.directory:
+        return [config_row(bundle, a, b, i) for i in idx]
+    got: dict[int, ConfigRow] = {}
+    for i, res in executor.map_unordered(config_row_at, idx, str(bundle.directory), a, b):
+        if isinstance(res, BaseException):
+            raise res
+        got[i] = res
+    return [got[i] for i in idx]
 
 
 def most_different(rows: list[ConfigRow]) -> ConfigRow | None:
