@@ -52,7 +52,11 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/normalize/__init__.py": _NORMALIZE,
     "irdiff/normalize/builder.py": ["tests/test_normalize_builder.py", "tests/test_normalize_ptx.py"],
-    "irdiff/normalize/text.py": _NORMALIZE,
+    "irdiff/normalize/text.py": [
+        "tests/test_normalize_text.py",
+        "tests/test_planted_bugs.py",
+        "tests/test_normalize_ptx.py",
+    ],
     "irdiff/normalize/mlir.py": _NORMALIZE,
     "irdiff/normalize/llir.py": _NORMALIZE,
     "irdiff/normalize/ptx.py": ["tests/test_normalize_ptx.py"],
