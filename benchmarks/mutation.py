@@ -26,6 +26,7 @@ mutated module changes and it is not a compile source (compile/, bundle, stages,
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -98,8 +99,16 @@ def _status_of(workdir: Path, module: str) -> dict[str, str]:
     return {k: status_by_exit_code[v] for k, v in data["exit_code_by_key"].items()}
 
 
-def run(module: str, tests: list[str], workdir: Path, children: int, fresh: bool, survivors: bool = False) -> Path:
-    names: list[str] = []
+def run(
+    module: str,
+    tests: list[str],
+    workdir: Path,
+    children: int,
+    fresh: bool,
+    survivors: bool = False,
+    only: list[str] | None = None,
+) -> Path:
+    names: list[str] = list(only or [])
     if survivors:
         # Re-test only what the last run did not kill (after adding tests to the same selection's files).
         names = sorted(k for k, s in _status_of(workdir, module).items() if s not in ("killed", "timeout", "skipped"))
@@ -136,10 +145,14 @@ def run(module: str, tests: list[str], workdir: Path, children: int, fresh: bool
         sys.stderr.write((proc.stdout + proc.stderr)[-3000:])
         raise SystemExit(f"mutmut failed on {module} (exit {proc.returncode}); log: {workdir / 'mutmut.log'}")
     status = _status_of(workdir, module)
-    return _report(module, tests, workdir, status, seconds)
+    if only:
+        status = {k: v for k, v in status.items() if any(fnmatch.fnmatch(k, g) for g in only)}
+    return _report(module, tests, workdir, status, seconds, only)
 
 
-def _report(module: str, tests: list[str], workdir: Path, status: dict[str, str], seconds: float) -> Path:
+def _report(
+    module: str, tests: list[str], workdir: Path, status: dict[str, str], seconds: float, only: list[str] | None = None
+) -> Path:
     counts: dict[str, int] = {}
     for s in status.values():
         counts[s] = counts.get(s, 0) + 1
@@ -153,6 +166,7 @@ def _report(module: str, tests: list[str], workdir: Path, status: dict[str, str]
         f"Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M %Z')}, {seconds:.0f} s wall, niced, "
         "shared 2-core machine)",
         f"- tests: `pytest {' '.join(tests)}`",
+        *([f"- **partial run**: only the mutants matching `{' '.join(only)}` (`--only`)"] if only else []),
         f"- mutants: {len(status)}; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
         f"- **score: {killed}/{total} = {score:.1f} %** (target ≥ 85 %)",
         "",
@@ -242,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="re-run only the mutants the last run of this module did not kill (same selection; new tests in its files)",
     )
+    p.add_argument(
+        "--only", nargs="+", help="mutant name globs (e.g. 'irdiff.align.x__alike*'): a partial run of these only"
+    )
     p.add_argument("--list", action="store_true", help="print the modules and their test selections")
     a = p.parse_args(argv)
     if a.list or not a.module:
@@ -257,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no test selection for {module}: pass --tests", file=sys.stderr)
         return 2
     workdir = a.workdir or Path(f"/tmp/irdiff-mutmut-{os.environ.get('USER', 'user')}") / _slug(module)
-    run(module, tests, workdir, a.children, fresh=not a.keep, survivors=a.survivors)
+    run(module, tests, workdir, a.children, fresh=not a.keep, survivors=a.survivors, only=a.only)
     return 0
 
 

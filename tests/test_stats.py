@@ -150,3 +150,30 @@ def test_sentence_in_each_direction_and_magnitude() -> None:
     # Exactly 10: the wide formats take over.
     assert v(10.0, (10.0, 10.0), SLOWER) == "A is 10.0x slower than B (time ratio 10.0, 95% CI 10.0–10.0)"
     assert v(-10.0, (-10.0, 9.0), NO_DIFFERENCE).endswith("(time ratio -10.0, 95% CI -10.0–9.000)")
+
+
+def test_an_interval_exactly_at_the_minimum_effect_is_not_significant() -> None:
+    """Constant samples give a one-point interval: exactly 1/(1 + min_effect) or 1 + min_effect is not beyond it."""
+    assert verdict("a", [0.8] * 5, "b", [1.0] * 5, min_effect=0.25, n_boot=50).verdict == NO_DIFFERENCE
+    assert verdict("a", [1.25] * 5, "b", [1.0] * 5, min_effect=0.25, n_boot=50).verdict == NO_DIFFERENCE
+    assert verdict("a", [0.79] * 5, "b", [1.0] * 5, min_effect=0.25, n_boot=50).verdict == FASTER
+    assert verdict("a", [1.26] * 5, "b", [1.0] * 5, min_effect=0.25, n_boot=50).verdict == SLOWER
+    same = verdict("a", [1.0] * 5, "b", [1.0] * 5, min_effect=0.0, n_boot=50)
+    assert (same.ratio, same.ci, same.verdict) == (1.0, (1.0, 1.0), NO_DIFFERENCE)
+
+
+@pytest.mark.parametrize(("na", "nb", "center_b"), [(42, 38, 1.1), (40, 40, 1.3)])
+def test_float32_samples_are_computed_in_float64(na: int, nb: int, center_b: float) -> None:
+    """Samples handed over as a float32 array (a tensor's ``.numpy()``) give the same interval as Python floats
+    (even sizes: a float32 median of two middle values would round differently)."""
+    a32 = np.asarray(_noisy(1.0, na, 11, 0.05), dtype=np.float32)
+    b32 = np.asarray(_noisy(center_b, nb, 12, 0.05), dtype=np.float32)
+    fa, fb = [float(x) for x in a32], [float(x) for x in b32]
+    for x, y in ((a32, b32), (b32, a32)):
+        want = bootstrap_ratio([float(v) for v in x], [float(v) for v in y], n_boot=200)
+        assert bootstrap_ratio(x, y, n_boot=200) == want
+    assert (
+        bootstrap_ratio(a32, fb, n_boot=200)
+        == bootstrap_ratio(fa, b32, n_boot=200)
+        == bootstrap_ratio(fa, fb, n_boot=200)
+    )
