@@ -1,6 +1,7 @@
 """Does the runner's time of a kernel depend on its partner? Agreement with ``triton.testing.do_bench`` (issue 14).
 
-Targets, on a CUDA GPU (the H200 results are in ``benchmarks/results/agreement-h200/``):
+Targets, on a CUDA GPU (H200 results with the earlier do_bench setting: ``benchmarks/results/agreement-h200/``;
+the cause of its misses and the settled do_bench on them: ``benchmarks/results/agreement-h200-causes/``):
 - every variant of ``matmul`` (512…8192) and ``persistent-matmul`` (4096, 8192), timed by the runner beside its
   partner (:func:`irdiff.run.timing.measure`, sustained alternating blocks, cold L2), is within 3 % of
   ``do_bench(return_mode="median")`` run alone in a comparable sustained setting: do_bench first runs for 1 s

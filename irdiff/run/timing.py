@@ -15,14 +15,17 @@ Method (written into the bundle as ``runs["timing"]["method"]``):
    the previous block's load for longer than one block (with 100 ms blocks and no settling, the same GEMM still
    ran at 1965 MHz after a low-power partner and at 1470 MHz after a hot one, 13 % apart;
    ``benchmarks/results/runner-h200-blocks100``).
-3. Before every timed launch the L2 cache is flushed (cold L2: each launch reads its inputs from DRAM, as
-   ``triton.testing.do_bench`` measures) by zeroing a buffer, between, not inside, the pair of events. The buffer
-   is do_bench's own, 256 MiB (``get_empty_cache_for_benchmark`` in ``triton/backends/nvidia/driver.py``), or
-   twice the L2 if that is larger: the flush is part of the sustained load, and under the board's power cap its
-   length sets the duty cycle, hence the clock the kernel runs at. With the same flush, the runner's sustained
-   numbers and do_bench's, in a comparable sustained window, are like with like (``benchmarks/bench_agreement.py``;
-   why the two disagreed before: ``benchmarks/results/agreement-h200-causes/README.md``). The longer flush also
-   keeps the GPU ahead of the CPU for tiny kernels. ``--graph`` times with a warm L2 instead.
+3. Before every timed launch the L2 cache is flushed by zeroing a buffer twice the device's L2 size, between, not
+   inside, the pair of events, so each launch reads its inputs from DRAM as in a real program: cold-L2 times, as
+   ``triton.testing.do_bench`` measures them (it zeroes 256 MiB, ``get_empty_cache_for_benchmark`` in
+   ``triton/backends/nvidia/driver.py``; both exceed the L2). With a warm L2 (no flush) small problems would read
+   their inputs from the L2 and a tiny kernel's launches would outrun the CPU (on the H200, matmul 2048 back to
+   back without flush read 0.055 ms per launch against 0.030 flushed: the events then time the CPU's launch
+   latency); ``--graph`` is the warm-L2 option, for tiny kernels. On the H200 the runner's sustained cold-L2 times
+   agree with do_bench run in a comparable sustained setting (1 s of its own load first, a ≥ 1 s window) within
+   0.2–2.4 % where an earlier comparison missed by 3.5–9.6 %; that comparison gave do_bench a 1 s warm-up without
+   flush and a 100 ms window, which fell into the power cap's recovery transient
+   (``benchmarks/results/agreement-h200-causes/README.md``).
 4. A block is enqueued whole and then synchronized. Where enqueuing it takes the CPU longer than the GPU takes to
    run it (tiny kernels), a spin kernel (``torch.cuda._sleep``) runs first, long enough for the CPU to get ahead.
 5. During every block the SM clock and the board power are sampled through NVML (``nvidia-ml-py``, optional:
@@ -48,17 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = [
-    "DO_BENCH_FLUSH_BYTES",
-    "ClockSampler",
-    "Measurement",
-    "TimingOptions",
-    "block_order",
-    "device_info",
-    "flush_size",
-    "measure",
-    "schedule",
-]
+__all__ = ["ClockSampler", "Measurement", "TimingOptions", "block_order", "device_info", "measure", "schedule"]
 
 
 @dataclass
@@ -137,19 +130,6 @@ def device_info() -> dict[str, Any]:
     }
 
 
-# do_bench's L2-flush buffer (triton/backends/nvidia/driver.py, get_empty_cache_for_benchmark), bytes.
-DO_BENCH_FLUSH_BYTES = 256 * 1024 * 1024
-
-
-def flush_size(l2_bytes: int) -> int:
-    """Bytes zeroed to flush the L2 before a timed launch: do_bench's 256 MiB, or twice ``l2_bytes`` if larger.
-
-    >>> flush_size(60 * 2**20) // 2**20, flush_size(200 * 2**20) // 2**20
-    (256, 400)
-    """
-    return max(DO_BENCH_FLUSH_BYTES, 2 * int(l2_bytes))
-
-
 class _Cuda:
     """Events, L2 flush and the spin kernel on the current CUDA stream."""
 
@@ -158,7 +138,7 @@ class _Cuda:
 
         self.torch = torch
         l2 = device_info()["l2_bytes"] or 64 * 2**20
-        self.flush_bytes = flush_size(l2) if flush else 0
+        self.flush_bytes = 2 * l2 if flush else 0
         self.buf = torch.empty(self.flush_bytes, dtype=torch.int8, device="cuda") if flush else None
         self.cycles_per_ms = self._calibrate_spin() if spin and hasattr(torch.cuda, "_sleep") else 0.0
 
@@ -432,8 +412,7 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
         )
     else:
         how = "CUDA events around each launch" + (
-            f"; L2 flushed before each timed launch by zeroing {cuda.flush_bytes / 2**20:.0f} MiB (as do_bench; "
-            "at least 2x the L2)"
+            f"; L2 flushed before each timed launch by zeroing {cuda.flush_bytes / 2**20:.0f} MiB (2x the L2)"
             if flush
             else "; L2 not flushed"
         )
