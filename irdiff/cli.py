@@ -841,15 +841,25 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
     """
     from irdiff.pipeline import load_pair
 
+    if path_b is not None:
+        from irdiff.collections_diff.compare import mixed_inputs_error
+
+        mismatch = mixed_inputs_error(path_a, path_b)
+        if mismatch is not None:
+            raise ValueError(mismatch)
     if path_b is not None and variant is None and against is None:
         from irdiff.collections_diff.compare import is_collection, show_collection_diff
 
         if is_collection(path_a) or is_collection(path_b):
             from irdiff.pipeline import parse_stages
+            from irdiff.render.terminal import color_enabled
 
+            ctx = click.get_current_context(silent=True)
             show_collection_diff(path_a, path_b, kernel=kernel, overview_only=overview, stages=parse_stages(stage),
                                  context=context, raw=raw, side_by_side=side_by_side, width=width, color=color,
-                                 paging=paging, reports=reports, force=force_reports, top=top)  # fmt: skip
+                                 paging=paging, reports=reports, force=force_reports, top=top,
+                                 theme=_theme(color_enabled(color)),
+                                 stage0_full=ctx is not None and ctx.meta.get("irdiff.stage0") == "full")  # fmt: skip
             return
 
     bundle, a, b = load_pair(path_a, path_b, variant, against)

@@ -564,3 +564,39 @@ def test_capture_records_launches_on_gpu(tmp_path: Path) -> None:
     assert grids == [4, 64]  # distinct launches only: n = 4096 and n = 65536 with BLOCK 1024
     x = launches["samples"][0]["args"]["x_ptr"]
     assert x["dtype"] == "fp16" and x["strides"] == [1]
+
+
+def test_mixed_input_kinds_name_the_mismatch(captures: dict, matmul_sm86: Bundle, tmp_path: Path) -> None:
+    """Every pair of input kinds: comparable ones pass the check, the others fail with one line naming both kinds."""
+    from irdiff.collections_diff.compare import input_kind, mixed_inputs_error
+
+    root = captures["root"]
+    inputs = {
+        "a variant dir": Path(matmul_sm86.directory) / "annotated",
+        "a bundle": Path(matmul_sm86.directory),
+        "a capture": root / "before",
+        "a Triton cache dir": captures["cache"],
+        "a TRITON_KERNEL_DUMP dir": captures["dump"],
+    }
+    for kind, path in inputs.items():
+        assert input_kind(path) == kind, path
+    assert input_kind(root / "before" / "scale_rows") == "a variant dir"  # a capture's kernel is a variant dir too
+    collections = ("a capture", "a Triton cache dir", "a TRITON_KERNEL_DUMP dir")
+    for ka, pa in inputs.items():
+        for kb, pb in inputs.items():
+            err = mixed_inputs_error(pa, pb)
+            if "a variant dir" in (ka, kb) and (ka in collections or kb in collections):
+                assert err is not None and err.startswith(f"cannot mix {ka} with {kb}:"), err
+            else:
+                assert err is None, (ka, kb, err)
+    # as a user sees it: one line, exit status 2, no traceback
+    r = CliRunner().invoke(cli, ["diff", str(inputs["a variant dir"]), str(root / "before")])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines() == [r.output.strip()]
+    assert "cannot mix a variant dir with a capture" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(cli, ["diff", str(captures["dump"]), str(root / "before" / "scale_rows")])
+    assert r.exit_code == 2 and "cannot mix a TRITON_KERNEL_DUMP dir with a variant dir" in r.output, r.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = CliRunner().invoke(cli, ["diff", str(empty), str(root / "before")])
+    assert r.exit_code == 2 and f"{empty} is not an irdiff bundle, variant dir or capture" in r.output, r.output

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irdiff.bundle import Bundle, BundleError, load_bundle
-from irdiff.collections_diff.pairing import KernelPair, Pairing, pair_kernels
+from irdiff.collections_diff.pairing import KernelPair, Pairing, pair_kernels, target_note
 from irdiff.render.words import plural
 
 if TYPE_CHECKING:
@@ -32,7 +32,9 @@ __all__ = [
     "PairResult",
     "compare_collections",
     "describe_alternative",
+    "input_kind",
     "is_collection",
+    "mixed_inputs_error",
     "open_collection",
     "overview_rows",
     "render_collection_diff",
@@ -50,6 +52,74 @@ def is_collection(path: str | os.PathLike[str]) -> bool:
 
     p = Path(path)
     return is_capture(p) or is_artifact_dir(p)
+
+
+# What each kind of ``irdiff diff`` input is called in messages (see :func:`input_kind`).
+VARIANT_DIR = "a variant dir"
+BUNDLE = "a bundle"
+CAPTURE = "a capture"
+TRITON_CACHE = "a Triton cache dir"
+TRITON_DUMP = "a TRITON_KERNEL_DUMP dir"
+COLLECTION_KINDS = (CAPTURE, TRITON_CACHE, TRITON_DUMP)
+
+
+def input_kind(path: str | os.PathLike[str]) -> str | None:
+    """What an ``irdiff diff`` input is: :data:`VARIANT_DIR` (``variant.json``), :data:`CAPTURE` (a bundle written
+    by ``irdiff capture``), :data:`BUNDLE` (any other ``manifest.json``), :data:`TRITON_CACHE` (kernel directories
+    with Triton's metadata ``<name>.json``), :data:`TRITON_DUMP` (kernel directories without it), or None (none of
+    these, or missing). Reads only directory listings and the manifest's ``suite``."""
+    from irdiff.capture import is_capture
+    from irdiff.collections_diff.artifacts import find_kernel_dirs
+
+    p = Path(path)
+    if not p.is_dir():
+        return None
+    if (p / "variant.json").is_file():
+        return VARIANT_DIR
+    if (p / "manifest.json").is_file():
+        return CAPTURE if is_capture(p) else BUNDLE
+    kdirs = find_kernel_dirs(p, limit=1)
+    if not kdirs:
+        return None
+    try:
+        cache = any(f.suffix == ".json" and not f.name.startswith("__grp__") for f in kdirs[0].iterdir())
+    except OSError:
+        return None
+    return TRITON_CACHE if cache else TRITON_DUMP
+
+
+def mixed_inputs_error(path_a: str | os.PathLike[str], path_b: str | os.PathLike[str]) -> str | None:
+    """The one-line error for two ``irdiff diff`` inputs that cannot be compared with each other, else None.
+
+    Comparable: two variant dirs, two bundles or a bundle and a variant dir (:func:`irdiff.pipeline.load_pair`); two
+    kernel collections of any kind (capture, Triton cache, TRITON_KERNEL_DUMP dir), or a bundle and a collection
+    (every variant of the bundle is a kernel). A variant dir is one kernel's compile, not a collection: mixed with a
+    collection, the message names both kinds (``cannot mix a variant dir with a capture``). A path that is none of
+    the kinds is named as such.
+    """
+    kinds = []
+    for p in (path_a, path_b):
+        k = input_kind(p)
+        if k is None:
+            what = (
+                "does not exist"
+                if not Path(p).exists()
+                else "is not a directory"
+                if not Path(p).is_dir()
+                else (
+                    "is not an irdiff bundle, variant dir or capture, nor a Triton cache or TRITON_KERNEL_DUMP dir "
+                    "(no manifest.json, variant.json or kernel directories)"
+                )
+            )
+            return f"{p} {what}"
+        kinds.append(k)
+    ka, kb = kinds
+    if VARIANT_DIR in kinds and (ka in COLLECTION_KINDS or kb in COLLECTION_KINDS):
+        return (
+            f"cannot mix {ka} with {kb}: {path_a} is {ka}, {path_b} is {kb} "
+            "(compare a variant dir with another variant dir or a bundle; collections kernel by kernel)"
+        )
+    return None
 
 
 def open_collection(path: str | os.PathLike[str]) -> Bundle:
@@ -460,20 +530,23 @@ def _describe_side(label: str, b: Bundle, sign: str) -> str:
     return f"  {sign} {label}: " + " · ".join(bits)
 
 
-def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120, top: int | None = None) -> str:
+def render_overview(
+    cd: CollectionDiff, *, color: bool = False, width: int = 120, top: int | None = None, theme: str = "dark"
+) -> str:
     """The overview: both sides, the summary by severity, one table row per pair grouped as errors, pairs that
     differ (most severe first: their configuration and root finding) and identical pairs, then the unpaired
-    kernels (plain text, ANSI if ``color``). ``top``: only the ``top`` most severe pairs that differ are listed."""
-    import click
+    kernels (plain text, ANSI if ``color``, in the palette ``theme``: ``dark``, ``light``, ``mono``). ``top``: only
+    the ``top`` most severe pairs that differ are listed."""
+    from irdiff.render.terminal import paint_text
 
-    def st(text: str, **kw: Any) -> str:
-        return click.style(text, **kw) if color else text
+    def st(text: str, role: str) -> str:
+        return paint_text(text, role, color=True, theme=theme) if color else text
 
     all_rows = overview_rows(cd)
     rows = sorted(all_rows, key=_rank)
-    out = [st(f"irdiff diff  {cd.label_a} vs {cd.label_b}", bold=True)]
-    out.append(st(_describe_side(cd.label_a, cd.a, "-"), fg="red"))
-    out.append(st(_describe_side(cd.label_b, cd.b, "+"), fg="green"))
+    out = [st(f"irdiff diff  {cd.label_a} vs {cd.label_b}", "title")]
+    out.append(st(_describe_side(cd.label_a, cd.a, "-"), "minus"))
+    out.append(st(_describe_side(cd.label_b, cd.b, "+"), "plus"))
     out.append("")
     out.append("  " + summary_line(all_rows))
     out.append("")
@@ -519,17 +592,17 @@ def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120
         text = "      ↳ " + " · ".join(bits)
         return text if len(text) <= max(width, 60) else text[: max(width, 60) - 1] + "…"
 
-    out.append(st(fmt(head), dim=True))
+    out.append(st(fmt(head), "dim"))
     for r, c in zip(listed, cells):
         line = fmt(c)
         if r.error:
-            line = st(line, fg="red")
+            line = st(line, "error")
         elif r.changed:
-            line = st(line, fg="yellow")
+            line = st(line, "differs")
         out.append(line)
         more = detail(r)
         if more:
-            out.append(st(more, dim=True))
+            out.append(st(more, "dim"))
     if not all_rows:
         out.append("  (no kernel of A pairs with a kernel of B)")
     if left_off:
@@ -539,13 +612,25 @@ def render_overview(cd: CollectionDiff, *, color: bool = False, width: int = 120
     out.append("")
     for label, names, b in ((cd.label_a, cd.pairing.only_a, cd.a), (cd.label_b, cd.pairing.only_b, cd.b)):
         if names:
-            shown = ", ".join(f"{n} ({b.variants[n].kernel})" if b.variants[n].kernel != n else n for n in names)
+            other = cd.b if b is cd.a else cd.a
+            shown = ", ".join(_only_cell(n, b, other) for n in names)
             out.append(f"  only in {label}: {shown}")
     for label, also, b in ((cd.label_a, cd.pairing.also_a, cd.a), (cd.label_b, cd.pairing.also_b, cd.b)):
         for kept, alts in also.items():
             for n in alts:
                 out.append(f"  also compiled in {label}: {describe_alternative(b, n, kept)}")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _only_cell(name: str, b: Bundle, other: Bundle) -> str:
+    """An unpaired kernel for the "only in" line: its name, its kernel when the variant name differs, and the
+    target when that is why it has no partner (``k (sm80; `k` there only for sm90)``)."""
+    v = b.variants[name]
+    notes = [v.kernel] if v.kernel != name else []
+    why = target_note(v, other)
+    if why:
+        notes.append(why)
+    return f"{name} ({'; '.join(notes)})" if notes else name
 
 
 def _fit_kernel(text: str, width: int) -> str:
@@ -616,10 +701,10 @@ def render_collection_diff(
     cd: CollectionDiff, opts: Any, *, overview_only: bool = False, top: int | None = None
 ) -> str:
     """Overview, then the terminal report of every pair that differs, most severe first (``opts``:
-    ``TerminalOptions``; ``top``: only the ``top`` most severe)."""
-    from irdiff.render.terminal import render
+    ``TerminalOptions``, its ``theme`` for the overview too; ``top``: only the ``top`` most severe)."""
+    from irdiff.render.terminal import paint_text, render
 
-    parts = [render_overview(cd, color=opts.color, width=opts.width, top=top)]
+    parts = [render_overview(cd, color=opts.color, width=opts.width, top=top, theme=opts.theme)]
     if overview_only:
         return "".join(parts)
     order = {
@@ -640,7 +725,7 @@ def render_collection_diff(
         shown += 1
         title = f"{r.pair.a}" if r.pair.a == r.pair.b else f"{r.pair.a} → {r.pair.b}"
         rule = f"━━ {title} ({r.pair.how}) " + "━" * max(4, opts.width - len(title) - len(r.pair.how) - 8)
-        parts.append("\n" + (_bold(rule) if opts.color else rule) + "\n")
+        parts.append("\n" + (paint_text(rule, "title", color=True, theme=opts.theme) if opts.color else rule) + "\n")
         parts.append(render(c, opts))
     return "".join(parts)
 
@@ -649,12 +734,6 @@ def _spec_rows(c: Comparison) -> list[Any]:
     from irdiff.render import spec_rows
 
     return spec_rows(c)
-
-
-def _bold(text: str) -> str:
-    import click
-
-    return click.style(text, bold=True)
 
 
 def show_collection_diff(
@@ -673,9 +752,12 @@ def show_collection_diff(
     reports: str | None = None,
     force: bool = False,
     top: int | None = None,
+    theme: str = "dark",
+    stage0_full: bool = False,
 ) -> CollectionDiff:
     """``irdiff diff`` for two collections: compare, render for the terminal, print (through the pager); with
-    ``reports``, also write the report files of every pair that differs (see :func:`write_pair_reports`)."""
+    ``reports``, also write the report files of every pair that differs (see :func:`write_pair_reports`);
+    ``theme``: the palette (``dark``, ``light``, ``mono``), ``stage0_full``: every stage-0 row (``--stage0 full``)."""
     from irdiff.render.terminal import TerminalOptions, color_enabled, emit, terminal_width
 
     cd = compare_collections(path_a, path_b, stages=stages, raw=raw, context=context, kernel=kernel)
@@ -683,7 +765,12 @@ def show_collection_diff(
         for path in write_pair_reports(cd, reports, force=force):
             print(f"report: {path}", file=sys.stderr)
     opts = TerminalOptions(
-        color=color_enabled(color), width=terminal_width(width), side_by_side=side_by_side, show_spec=stages is None
+        color=color_enabled(color),
+        width=terminal_width(width),
+        side_by_side=side_by_side,
+        show_spec=stages is None,
+        theme=theme,
+        stage0_full=stage0_full,
     )
     emit(render_collection_diff(cd, opts, overview_only=overview_only, top=top), paging=paging)
     return cd

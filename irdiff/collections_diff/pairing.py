@@ -16,7 +16,13 @@ deterministic (best rank first, then capture order):
 3. **source** — different names, similar ``@triton.jit`` source (``difflib`` ratio ≥ ``min_similarity`` on the
    function text with its name and blank lines removed; the TTIR without locations when the source is unknown).
 
-A kernel left over whose name is also the name of a paired kernel of the same side is that kernel's alternative
+**Target first:** when the two collections share a target (``sm90`` kernels on both sides), a kernel is only
+paired with a kernel compiled for the same target, so an sm80 kernel never pairs with an sm90 one when an sm90 twin
+exists; a kernel left without a same-target partner is listed as unpaired (:func:`target_note` says why). Two
+collections with no target in common (an sm80 cache against an sm90 one) are paired across targets.
+
+A kernel left over whose name is also the name of a paired kernel of the same side, compiled for the same target,
+is that kernel's alternative
 (:attr:`Pairing.also_a`/:attr:`Pairing.also_b`: "also compiled"), e.g. the autotuning configs TorchInductor compiled
 and benchmarked but did not pick. The others are unpaired (kernels only one program has). TritonParse's
 ``diff --trace`` pairs the same way (hash, name groups, source similarity ≥ 0.75, then within-group by
@@ -39,6 +45,7 @@ __all__ = [
     "program_launches",
     "signature_key",
     "source_similarity",
+    "target_note",
 ]
 
 OPTION_KEYS = ("num_warps", "num_stages", "num_ctas")
@@ -148,6 +155,33 @@ def inductor_stem(kernel: str) -> str | None:
     return m.group(1) if m else None
 
 
+def _target(v: VariantResult) -> str:
+    """The kernel's target (``sm90``), or ``""`` when the record does not say."""
+    return v.target or ""
+
+
+def _targets(b: Bundle) -> set[str]:
+    return {_target(v) for v in b.variants.values() if not v.error and _target(v)}
+
+
+def _same_target(va: VariantResult, vb: VariantResult) -> bool:
+    ta, tb = _target(va), _target(vb)
+    return not ta or not tb or ta == tb
+
+
+def target_note(v: VariantResult, other: Bundle) -> str | None:
+    """Why an unpaired kernel has no partner, when the target is the reason: ``"sm80; no sm80 kernel in the other
+    collection"`` (the other side compiled kernels of that name only for other targets), else None."""
+    t = _target(v)
+    if not t or not v.kernel:
+        return None
+    same_name = [w for w in other.variants.values() if not w.error and w.kernel == v.kernel]
+    if not same_name or any(_same_target(v, w) for w in same_name):
+        return None
+    others = sorted({_target(w) for w in same_name})
+    return f"{t}; `{v.kernel}` there only for {', '.join(others)}"
+
+
 def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairing:
     """Pair the variants of two kernel collections (see the module docstring for the rounds).
 
@@ -176,7 +210,13 @@ def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairi
         left[:] = [n for n in left if n not in used_a]
         right[:] = [n for n in right if n not in used_b]
 
-    if len(left) == 1 and len(right) == 1:
+    # target first: collections that share a target pair only kernels of the same target
+    strict = bool(_targets(a) & _targets(b))
+
+    def comparable(x: str, y: str) -> bool:
+        return not strict or _same_target(va[x], vb[y])
+
+    if len(left) == 1 and len(right) == 1 and comparable(left[0], right[0]):
         x, y = left[0], right[0]
         how = "name+signature" if signature_key(va[x]) == signature_key(vb[y]) and va[x].kernel == vb[y].kernel else ""
         score = 1.0 if how else source_similarity(va[x], vb[y])
@@ -187,7 +227,7 @@ def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairi
     cands: list[tuple[tuple[float, ...], int, int, str, float]] = []
     for i, x in enumerate(left_now):
         for j, y in enumerate(right_now):
-            if not va[x].kernel or va[x].kernel != vb[y].kernel:
+            if not va[x].kernel or va[x].kernel != vb[y].kernel or not comparable(x, y):
                 continue
             exact = signature_key(va[x]) == signature_key(vb[y])
             spec = 1.0 if exact else _spec_score(va[x], vb[y])
@@ -202,6 +242,8 @@ def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairi
     cands = []
     for i, x in enumerate(left_now):
         for j, y in enumerate(right_now):
+            if not comparable(x, y):
+                continue
             if inductor_stem(va[x].kernel) and inductor_stem(va[x].kernel) == inductor_stem(vb[y].kernel):
                 spec = _spec_score(va[x], vb[y])
                 ran = (program_launches(va[x]) > 0) + (program_launches(vb[y]) > 0)
@@ -212,6 +254,8 @@ def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairi
     cands = []
     for i, x in enumerate(left_now):
         for j, y in enumerate(right_now):
+            if not comparable(x, y):
+                continue
             s = source_similarity(va[x], vb[y])
             if s >= min_similarity:
                 cands.append(((s,), i, j, "source", s))
@@ -228,10 +272,11 @@ def pair_kernels(a: Bundle, b: Bundle, *, min_similarity: float = 0.75) -> Pairi
 
 def _alternatives(vs: dict[str, VariantResult], paired: list[str], leftover: list[str]) -> dict[str, list[str]]:
     """Leftover kernels named like a paired kernel of the same side → {that paired kernel: [leftovers]}; with
-    several paired kernels of that name, the one with the most similar specialization (then source) gets it."""
+    several paired kernels of that name, the one with the most similar specialization (then source) gets it. A
+    kernel compiled for another target is no alternative (it stays unpaired)."""
     out: dict[str, list[str]] = {}
     for n in leftover:
-        same = [p for p in paired if vs[p].kernel and vs[p].kernel == vs[n].kernel]
+        same = [p for p in paired if vs[p].kernel and vs[p].kernel == vs[n].kernel and _target(vs[p]) == _target(vs[n])]
         if not same:
             continue
         best = max(same, key=lambda p: (_spec_score(vs[p], vs[n]), source_similarity(vs[p], vs[n])))

@@ -67,6 +67,7 @@ __all__ = [
     "TerminalOptions",
     "render",
     "render_stage_text",
+    "paint_text",
     "color_enabled",
     "terminal_width",
     "emit",
@@ -266,6 +267,31 @@ def _paint(segs: Iterable[Seg], color: bool) -> str:
     if cur != RESET:
         out.append(RESET)
     return "".join(out)
+
+
+# Roles of :func:`paint_text` (pieces of text outside a diff: headers, tables, status words).
+TEXT_ROLES: dict[str, Style] = {
+    "title": S_TITLE,
+    "minus": S_MINUS_NAME,
+    "plus": S_PLUS_NAME,
+    "differs": S_DIFFERS,
+    "error": Style(fg=196, bold=True),
+    "dim": S_DIM,
+}
+
+
+def paint_text(text: str, role: str, *, color: bool, theme: str = "dark") -> str:
+    """``text`` in the style ``role`` (:data:`TEXT_ROLES`: ``title``, ``minus``, ``plus``, ``differs``, ``error``,
+    ``dim``) of the palette ``theme`` (``dark``, ``light``, ``mono``), for other renderers' tables and headers, so
+    that they follow ``--theme`` like the diff does. Control characters are made visible as everywhere else.
+
+    :raises KeyError: an unknown role or theme.
+    """
+    style = TEXT_ROLES[role]
+    if not color:
+        return _paint([_s(text, style)], False)
+    with _using(theme):
+        return _paint([_s(text, style)], True)
 
 
 def _line(segs: list[Seg], color: bool) -> str:
