@@ -177,3 +177,10 @@ def test_float32_samples_are_computed_in_float64(na: int, nb: int, center_b: flo
         == bootstrap_ratio(fa, b32, n_boot=200)
         == bootstrap_ratio(fa, fb, n_boot=200)
     )
+
+
+def test_summary_of_float32_samples_is_computed_in_float64() -> None:
+    x = np.asarray([2.7, 0.41, 0.17, 8.13, 9.13, 6.07, 7.29], dtype=np.float32)
+    as_floats = summarize([float(v) for v in x])
+    # q1 lies between 0.41 and 2.7: float32 interpolation would give 1.5550000667572021.
+    assert summarize(x) == as_floats and as_floats.q1_ms == pytest.approx(1.5550000220537186, abs=1e-15)
