@@ -184,3 +184,19 @@ def test_summary_of_float32_samples_is_computed_in_float64() -> None:
     as_floats = summarize([float(v) for v in x])
     # q1 lies between 0.41 and 2.7: float32 interpolation would give 1.5550000667572021.
     assert summarize(x) == as_floats and as_floats.q1_ms == pytest.approx(1.5550000220537186, abs=1e-15)
+
+
+def test_identical_samples_interval_is_read_without_reordering() -> None:
+    """Identical samples: the resampled ratios and their inverses together, read directly (no swap and inversion,
+    which would round differently in the last bits)."""
+    a = _noisy(1.0, 24, 4, 0.05)  # a sample where 1 / (1 / r) != r for the interval's ends
+    _, low, high = bootstrap_ratio(a, list(a), n_boot=300, seed=2)
+    x = np.sort(np.asarray(a))
+    rng = np.random.default_rng(2)
+    mx = np.median(x[rng.integers(0, x.size, size=(300, x.size))], axis=1)
+    my = np.median(x[rng.integers(0, x.size, size=(300, x.size))], axis=1)
+    ratios = np.concatenate([mx / my, 1.0 / (mx / my)])
+    assert (low, high) == (
+        float(np.percentile(ratios, 2.5, method="lower")),
+        float(np.percentile(ratios, 97.5, method="higher")),
+    )
