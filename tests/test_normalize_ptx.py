@@ -108,3 +108,29 @@ def test_real_triton36_kernel() -> None:
     for cls, names in seen.items():
         assert names == [f"{cls}{i}" for i in range(len(names))], cls
     assert set(seen) == {"%r", "%rd", "%p", "$L__BB"}
+
+
+def test_text_without_functions_has_no_regions() -> None:
+    n = normalize("ptx", ".version 8.7\n.target sm_90a\n.address_size 64\n", None)
+    assert n.lines == [".version 8.7", ".target sm_90a", ".address_size 64"]
+    assert n.regions == [] and not n.fallback
+
+
+def test_brace_block_before_any_function_is_not_a_function() -> None:
+    text = "{\n\t.reg .b32 %r<2>;\n}\n" + SMALL
+    n = normalize("ptx", text, "my_kernel")
+    assert not n.fallback
+    assert [(r.start, r.end, r.kind) for r in n.regions if r.function] == [
+        (6, 15, ".func helper"),
+        (16, 34, ".entry KERNEL"),
+    ]
+
+
+def test_function_left_open_before_the_debug_sections_ends_at_the_last_line() -> None:
+    lines = SMALL.splitlines()
+    close = max(i for i, line in enumerate(lines) if line == "}")  # the kernel's closing brace, before .section
+    n = normalize("ptx", "\n".join(lines[:close] + lines[close + 1 :]), "my_kernel")
+    end = len(n.lines) - 1
+    assert n.lines[-1] == "\tret;"
+    assert n.regions[1] == Region(13, end, ".entry KERNEL", ".entry KERNEL", anchor=True, function=True)
+    assert n.regions[-1] == Region(29, end, "block", "$L__BB1_1: (line 40)", anchor=False)
