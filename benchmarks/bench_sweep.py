@@ -78,13 +78,25 @@ class LocalRayCluster:
         return f"127.0.0.1:{self.port}"
 
     def __enter__(self) -> LocalRayCluster:
+        """Start both nodes; on failure stop whatever started and raise :class:`RuntimeError` with Ray's message."""
         common = ["--num-cpus", str(self.cpus), "--disable-usage-stats"]
-        subprocess.run(
-            [self.ray, "start", "--head", "--port", str(self.port), "--include-dashboard=false",
-             "--temp-dir", self.temp, *common],
-            check=True, capture_output=True, text=True,
-        )  # fmt: skip
-        subprocess.run([self.ray, "start", "--address", self.address, *common], check=True, capture_output=True)
+        head = [
+            self.ray,
+            "start",
+            "--head",
+            "--port",
+            str(self.port),
+            "--include-dashboard=false",
+            "--temp-dir",
+            self.temp,
+        ]
+        for cmd in ([*head, *common], [self.ray, "start", "--address", self.address, *common]):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                self.__exit__(None, None, None)
+                lines = [x.strip() for x in (r.stderr + r.stdout).splitlines() if x.strip()]
+                why = [x for x in lines if "error" in x.lower() or "failed" in x.lower()] or lines[-1:] or ["?"]
+                raise RuntimeError(f"`ray start` failed (exit {r.returncode}): {why[-1][:300]}")
         return self
 
     def _pids(self) -> list[int]:

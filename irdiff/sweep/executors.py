@@ -6,7 +6,7 @@
   so no Triton state is inherited). Each compile job additionally runs Triton in its own child process, as
   :func:`irdiff.compile.compile_bundle` always does.
 * :class:`RayExecutor` — each job is a Ray task (``num_cpus=1``) on the cluster at ``address`` (``auto``: the one
-  ``ray start`` made on this machine; ``ray://host:10001``: Ray Client); None starts a private local Ray. Workers
+  ``ray start`` made on this machine; ``ray://host:10001``: Ray Client); None starts a new private local Ray. Workers
   get the driver's ``PYTHONPATH``, ``IRDIFF_CACHE_DIR``, ``IRDIFF_TRITON_ENVS`` and ``TRITON_*`` settings through
   the task's runtime environment. The compile cache directory must be one all nodes see (one machine, or a shared
   file system): results are entered there and the driver's diagnosis jobs read them back.
@@ -105,7 +105,7 @@ class RayExecutor:
             try:
                 kwargs: dict[str, Any] = {"include_dashboard": False} if not address else {}
                 ray.init(
-                    address=address or None,
+                    address=address or "local",  # None: a new private local Ray, never a running cluster
                     runtime_env={"env_vars": worker_env()},
                     log_to_driver=False,
                     logging_level=logging.ERROR,
