@@ -46,6 +46,8 @@ def caps(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "static-moved": ("--dynamic", "0", "--kernels", str(moved)),
         "both": ("--dynamic", "1", "--both"),
         "both1024": ("--dynamic", "1", "--r0-block", "1024", "--both"),
+        "ln-static": ("--kernel", "layernorm", "--dynamic", "0"),
+        "ln-dynamic": ("--kernel", "layernorm", "--dynamic", "1"),
     }
     for name, args in runs.items():
         r = _capture(root / name, *args)
@@ -96,6 +98,10 @@ def test_root_is_the_new_runtime_stride_and_eps_is_blamed_for_nothing(caps: Path
     # eps (`in_ptr2` of the dynamic kernel) is blamed for nothing; the weight pointers are not compared with it.
     assert "spec.type-changed" not in by_id
     for f in d.findings:
+        if f.id.startswith("source.") and f.severity == "info":
+            # The source diff pairs the signature by role: eps is the dynamic kernel's own new parameter.
+            assert "in_ptr2" not in f.title or f"parameter `in_ptr2` only in `{dyn}`" in f.title, f.title
+            continue
         assert "in_ptr2" not in f.title, f.title
         if f.id != "spec.param-added":
             assert "in_ptr2" not in f.explanation and "in_ptr2" not in (f.remedy or ""), f.id
@@ -104,6 +110,29 @@ def test_root_is_the_new_runtime_stride_and_eps_is_blamed_for_nothing(caps: Path
     labels = [r.name for r in spec_rows(c)]  # type: ignore[arg-type]
     assert ("in_ptr2 → in_ptr3" if a == "static" else "in_ptr3 → in_ptr2") in labels
     assert "config.changed" not in by_id  # same block sizes
+
+
+@pytest.mark.parametrize("order", [("ln-static", "ln-dynamic"), ("ln-dynamic", "ln-static")])
+def test_fp64_eps_is_named_by_role_and_explains_no_count(caps: Path, order: tuple[str, str]) -> None:
+    """A second kernel of the kind (LayerNorm): the dynamic kernel takes eps as a runtime fp64 scalar `in_ptr1`, so
+    the static kernel's `in_ptr1` (the weight pointer) is the dynamic one's `in_ptr2`. The fp64 finding is true (one
+    f64→f32 conversion) but names eps as the dynamic kernel's own new parameter, is caused by the new parameters,
+    and causes nothing: two instructions cannot explain a SASS count that doubles."""
+    d, _ = _diagnosis(caps, *order)
+    by_id = {f.id: f for f in d.findings}
+    dyn = next(v for v in (d.a, d.b) if v.startswith("ln-dynamic"))
+    static = d.b if dyn == d.a else d.a
+    assert by_id["spec.param-added"].title.startswith(f"`ks0` is new in `{dyn}`")
+    fp = by_id["precision.fp64"]
+    assert fp.severity == "minor" and fp.predicts == dyn and fp.causes == ["spec.param-added"]
+    assert f"`in_ptr1` (a parameter only `{dyn}` has)" in fp.explanation
+    assert not any(e.variant == static for e in fp.evidence)  # no counterpart by name: static's in_ptr1 is a pointer
+    assert all("precision.fp64" not in f.causes for f in d.findings)
+    sass = by_id["sass.instructions"]
+    assert sass.instructions is not None and fp.instructions is not None and 4 * fp.instructions < sass.instructions
+    # The source diff pairs the signature by role too: no "`in_ptr1` is annotated … in static" (the weight pointer).
+    assert not any("`in_ptr1` is annotated" in f.title for f in d.findings)
+    assert any(f"parameter `in_ptr1` only in `{dyn}`" in f.title for f in d.findings if f.id.startswith("source."))
 
 
 def test_block_size_choice_is_its_own_root(caps: Path) -> None:

@@ -4,8 +4,11 @@ right argument, variant and direction, in both orders of the variants."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from irdiff.diagnose.facts import Ref
 from irdiff.diagnose.rules import CAUSES, REGISTERED, RULE_IDS, run_rules
@@ -96,3 +99,88 @@ def test_registry_rejects_unknown_ids_and_facts() -> None:
         rule(Emits("options.changed"), reads=())(rule_options)
     with pytest.raises(ValueError, match="unknown facts"):
         rule(Emits("time.measured"), reads=("no_such_field",))(rule_options)
+
+
+# --- No finding quotes equal values as a difference (issue 16: "async copies 0/0 vs 0/0") ---------------------------
+
+
+def _refs(n: int, what: str) -> list[Ref]:
+    return [Ref("ttgir", 10 + i, f"%{i} = {what}") for i in range(n)]
+
+
+@pytest.mark.parametrize("order", ["ab", "ba"])
+def test_async_copies_silent_when_only_the_synchronous_loads_differ(order: str) -> None:
+    # Neither variant pipelines its loop (no cp.async); one has one more synchronous load in the loop (e.g. a larger
+    # reduction block issues one more load per iteration). That is no async-copy difference.
+    more = make_facts("more", sync_loads_loop=_refs(3, "tt.load %p"))
+    fewer = make_facts("fewer", sync_loads_loop=_refs(2, "tt.load %p"))
+    fa, fb = (more, fewer) if order == "ab" else (fewer, more)
+    found = run_rules(make_context(fa, fb))
+    assert "pipeline.async-copies" not in [f.id for f in found]
+
+
+@pytest.mark.parametrize("order", ["ab", "ba"])
+def test_async_copies_title_quotes_the_counts_that_differ(order: str) -> None:
+    piped = make_facts("piped", async_copies_prologue=_refs(2, "ttg.async_copy_global_to_local"),
+                       async_copies_loop=_refs(2, "ttg.async_copy_global_to_local"))  # fmt: skip
+    plain = make_facts("plain", sync_loads_loop=_refs(2, "tt.load %p"))
+    fa, fb = (piped, plain) if order == "ab" else (plain, piped)
+    by_id = {f.id: f for f in run_rules(make_context(fa, fb))}
+    f = by_id["pipeline.async-copies"]
+    assert ("2/2 in `piped` vs 0/0 in `plain`" if order == "ab" else "0/0 in `plain` vs 2/2 in `piped`") in f.title
+    assert f.predicts == "plain"
+
+
+def test_quoted_comparisons_reads_the_value_pairs_of_a_title() -> None:
+    from irdiff.diagnose.rules.common import quoted_comparisons, states_no_difference
+
+    assert quoted_comparisons("Async copies (prologue/loop): 0/0 in `a` vs 0/0 in `b`") == [("0/0", "0/0")]
+    assert states_no_difference("Registers per thread: 40 in `x:k` vs 40 in `y:k`")
+    assert states_no_difference("SASS instruction count 200 in `a` vs 200 in `b` (1.00×)")
+    assert not states_no_difference("SASS instruction count 200 in `a` vs 408 in `b` (0.49×)")
+    assert not states_no_difference("Configuration differs: `R0_BLOCK` (2048→1024)")
+    assert states_no_difference("Configuration differs: `R0_BLOCK` (2048→2048)")
+    # Variant names are not values; a title without a comparison states nothing of the kind.
+    assert not states_no_difference("Vector width of global accesses (`a` vs `b`): `x` load 64 vs 16 bits")
+    assert not states_no_difference("`ks0` is new in `dynamic`: the row stride")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_no_rule_quotes_equal_values_as_a_difference(data: st.DataObject) -> None:
+    """Every rule, run on two variants whose counts, resources and copy lists are drawn at random (often equal in
+    what a title shows while something else differs), states only differences it quotes: no finding's title sets
+    equal values against each other. The rules are called directly, not through run_rules (which drops such
+    findings as a safety net)."""
+    from irdiff.diagnose.rules import RULES
+    from irdiff.diagnose.rules.common import quoted_comparisons, states_no_difference
+
+    small = st.integers(min_value=0, max_value=3)
+
+    def facts(name: str) -> Any:
+        counts = {
+            "ptx": {k: data.draw(small) * 8 for k in ("instructions", "ld.global.b16", "cp.async", "f64 ops")},
+            "sass": {k: data.draw(small) * 100 for k in ("instructions", "LDG.E.U16", "BAR", "DFMA")},
+            "ttgir": {"tt.load": data.draw(small)},
+        }
+        resources = {
+            "registers": data.draw(st.sampled_from([32, 40])),
+            "spill_store_bytes": data.draw(st.sampled_from([0, 8])),
+            "spill_load_bytes": data.draw(st.sampled_from([0, 8])),
+            "shared": data.draw(st.sampled_from([0, 4096])),
+        }
+        return make_facts(
+            name,
+            counts=counts,
+            resources=resources,
+            options={"num_warps": data.draw(st.sampled_from([4, 8])), "num_stages": 3},
+            async_copies_prologue=_refs(data.draw(small), "ttg.async_copy_global_to_local"),
+            async_copies_loop=_refs(data.draw(small), "ttg.async_copy_global_to_local"),
+            sync_loads_loop=_refs(data.draw(small), "tt.load %p"),
+            tma_copies=_refs(data.draw(st.integers(0, 1)), "ttng.async_tma_copy_global_to_local"),
+        )
+
+    ctx = make_context(facts("a"), facts("b"))
+    for fn, _ in RULES:
+        for f in fn(ctx):
+            assert not states_no_difference(f.title), (f.id, f.title, quoted_comparisons(f.title))

@@ -351,42 +351,76 @@ def finalize_directory(
     lines. Idempotent: each part is done once per variant (``metadata["finalized_parts"]``).
 
     Always (cheap, every kernel): launches, the ptxas ``-v`` report (the one the hooks kept from Triton's own ptxas
-    run; ptxas is re-run only for kernels loaded from Triton's cache), and the cubin's resource usage for all
-    kernels in *one* ``cuobjdump --dump-resource-usage`` call (the cubins packed into one fatbin).
+    run; ptxas is re-run only for kernels loaded from Triton's cache), the cubin's resource usage for all
+    kernels in *one* ``cuobjdump --dump-resource-usage`` call (the cubins packed into one fatbin), and the code
+    fingerprint (:mod:`irdiff.capture.fingerprint`) by which ``irdiff diff`` recognizes an unchanged kernel.
     With ``sass``: SASS, one ``cuobjdump -sass`` call per worker over a fatbin of its share of the kernels
     (disassembly costs about 0.6 s of CPU per kernel in cuobjdump/nvdisasm 12.8–13.1, whatever the batching).
-    With ``explain``: the compiler's reasoning log, from ``jobs`` long-lived worker processes, each recompiling its
-    share of the kernels in one Python (Triton imported once).
+    With ``explain``: the compiler's reasoning log, from long-lived worker processes (at most ``jobs``, one per four
+    kernels), each recompiling its share of the kernels in one Python (Triton imported once).
 
     :param jobs: worker threads/processes (default: the CPU count).
     """
-    from irdiff.bundle import MANIFEST_SCHEMA, confined, read_record, variant_dirname
+    return finalize_many([(directory, variants, explain)], jobs=jobs, sass=sass)
 
-    m = read_record(directory / "manifest.json", MANIFEST_SCHEMA, "manifest")
-    names = variants or list(m.get("variants", []))
-    dirs = {name: confined(directory, variant_dirname(name)) for name in names}  # never a path outside the capture
+
+def finalize_many(
+    directories: list[tuple[Path, list[str] | None, bool]], *, jobs: int = 0, sass: bool = False
+) -> list[str]:
+    """:func:`finalize_directory` for several captures at once (``(directory, variants or None for all, explain)``
+    each), as ``irdiff diff`` of two captures needs it for the kernels that differ: the SASS of each capture and
+    the compiler logs of all of them (one pool of worker processes) are made at the same time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from irdiff.bundle import MANIFEST_SCHEMA, confined, read_record, variant_dirname
+    from irdiff.capture.fingerprint import fingerprint
+
     n_jobs = max(1, jobs or (os.cpu_count() or 1))
-    loaded: dict[str, VariantResult] = {}
     errors: list[str] = []
-    for name in names:
-        if not (dirs[name] / "variant.json").is_file():
-            continue
-        try:
-            loaded[name] = load_variant_dir(dirs[name])
-        except Exception as e:  # noqa: BLE001 - an unreadable variant is reported, the others go on
-            errors.append(f"{name}: {type(e).__name__}: {e}")
-    todo_res = [v for v in loaded.values() if "resources" not in _parts(v)]
-    errors += _resources_batch(directory, todo_res, n_jobs)
+    per_dir: list[tuple[Path, dict[str, VariantResult]]] = []
+    explain_todo: list[VariantResult] = []
+    for directory, variants, explain in directories:
+        m = read_record(directory / "manifest.json", MANIFEST_SCHEMA, "manifest")
+        names = variants or list(m.get("variants", []))
+        dirs = {name: confined(directory, variant_dirname(name)) for name in names}  # never outside the capture
+        loaded: dict[str, VariantResult] = {}
+        for name in names:
+            if not (dirs[name] / "variant.json").is_file():
+                continue
+            try:
+                loaded[name] = load_variant_dir(dirs[name])
+            except Exception as e:  # noqa: BLE001 - an unreadable variant is reported, the others go on
+                errors.append(f"{name}: {type(e).__name__}: {e}")
+        todo_res = [v for v in loaded.values() if "resources" not in _parts(v)]
+        errors += _resources_batch(directory, todo_res, n_jobs)
+        per_dir.append((directory, loaded))
+        if explain:
+            explain_todo += [
+                v for v in loaded.values() if "explain" not in _parts(v) and "ttir" in v.stages and arch_of(v)
+            ]
+    tasks = []
     if sass:
-        todo = [v for v in loaded.values() if "sass" not in _parts(v) and v.path("cubin") is not None]
-        errors += _sass_batch(todo, n_jobs)
-    if explain:
-        todo = [v for v in loaded.values() if "explain" not in _parts(v) and "ttir" in v.stages and arch_of(v)]
-        errors += _explain_batch(directory, todo, n_jobs)
-    for v in loaded.values():
-        v.metadata["finalized"] = True
-        atomic_write(Path(v.directory) / "variant.json", json.dumps(v.to_json(), indent=1, default=str))
-    _update_manifest(directory)
+        for _, loaded in per_dir:
+            todo = [v for v in loaded.values() if "sass" not in _parts(v) and v.path("cubin") is not None]
+            if todo:
+                tasks.append((_sass_batch, todo, n_jobs))
+    if explain_todo:
+        tasks.append((_explain_batch, explain_todo, min(n_jobs, max(1, len(explain_todo) // 4))))
+    if len(tasks) > 1:
+        with ThreadPoolExecutor(max_workers=len(tasks)) as pool:  # each task waits on its own child processes
+            for found in list(pool.map(lambda t: t[0](t[1], t[2]), tasks)):
+                errors += found
+    else:
+        for fn, todo, n in tasks:
+            errors += fn(todo, n)
+    for directory, loaded in per_dir:
+        for v in loaded.values():
+            v.metadata["finalized"] = True
+            code = fingerprint(v)
+            if code is not None:
+                v.metadata["fingerprint"] = code
+            atomic_write(Path(v.directory) / "variant.json", json.dumps(v.to_json(), indent=1, default=str))
+        _update_manifest(directory)
     return errors
 
 
@@ -590,7 +624,7 @@ def _sass_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
     return errors
 
 
-def _explain_batch(directory: Path, vs: list[VariantResult], n_jobs: int) -> list[str]:
+def _explain_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
     """The compiler's reasoning log for ``vs``: ``n_jobs`` worker processes (``--explain-batch``), each compiling
     its share in one Python with the LLVM debug log on (see :func:`explain_variant` for what is recorded)."""
     from concurrent.futures import ThreadPoolExecutor

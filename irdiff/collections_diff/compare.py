@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irdiff.bundle import Bundle, BundleError, load_bundle
+from irdiff.bundle import Bundle, BundleError, load_bundle, variant_dirname
 from irdiff.collections_diff.pairing import KernelPair, Pairing, pair_kernels, target_note
 from irdiff.render.words import plural
 
@@ -196,36 +196,49 @@ def pair_bundle(cd_a: Bundle, cd_b: Bundle, pair: KernelPair, label_a: str, labe
     return bundle, na, nb
 
 
-def _finalize_artifacts(bundle: Bundle, names: list[str], explain: bool, *, differing: list[str] | None = None) -> None:
-    """Complete kernels on demand before they are compared. Triton cache/dump kernels have no resources, SASS or
-    compiler log yet: all of them get all three. Capture kernels got their resources after the program ran; SASS
-    and the compiler log are added here, only for ``differing`` (kernels of pairs whose PTX differs), and written
-    into the capture (done once). A read-only capture is compared as it is."""
+def _complete_pairs(sides: list[tuple[Bundle, list[str]]], explain: bool) -> None:
+    """Complete kernels on demand before they are compared, for both sides at once. Triton cache/dump kernels have no
+    resources, SASS or compiler log yet: all listed kernels get all three. Capture kernels got their resources
+    after the program ran; SASS and the compiler log are added here, only for the kernels listed (those of pairs
+    whose code differs), and written into the capture (done once). A read-only capture is compared as it is.
+
+    Both sides are done together (:func:`irdiff.capture.finalize.finalize_many`): SASS of each side and the
+    compiler logs of all kernels (one worker process, Triton imported once) run at the same time."""
     from irdiff.capture import is_capture
 
-    capture = is_capture(bundle.directory) if bundle.directory else False
-    if capture:
-        names = [n for n in (differing or []) if not _complete(bundle.variants[n], explain)]
-    elif bundle.suite not in ("triton-cache", "triton-dump", "triton-artifacts"):
-        return
-    if not names:
+    jobs: list[tuple[Path, list[str], bool]] = []
+    owners: list[Bundle] = []
+    for bundle, names in sides:
+        capture = is_capture(bundle.directory) if bundle.directory else False
+        if capture:
+            names = [n for n in names if not _complete(bundle.variants[n], explain)]
+        elif bundle.suite not in ("triton-cache", "triton-dump", "triton-artifacts"):
+            continue
+        if not names:
+            continue
+        root = Path(bundle.directory)
+        if capture and not os.access(root, os.W_OK):
+            continue
+        side_explain = explain
+        if explain and bundle.triton_version:
+            # Recompiling another version's TTIR with this Triton would not reproduce the kernel (nor its reasoning).
+            from irdiff.compile.compat import triton_version
+
+            side_explain = bundle.triton_version == triton_version()
+        jobs.append((root, names, side_explain))
+        owners.append(bundle)
+    if not jobs:
         return
     from irdiff.bundle import load_variant_dir
-    from irdiff.capture.finalize import finalize_directory
+    from irdiff.capture.finalize import finalize_many
     from irdiff.capture.hooks import STATE_DIR
 
-    root = Path(bundle.directory)
-    if capture and not os.access(root, os.W_OK):
-        return
-    (root / STATE_DIR).mkdir(exist_ok=True)
-    if explain and bundle.triton_version:
-        # Recompiling another version's TTIR with this Triton would not reproduce the kernel (nor its reasoning).
-        from irdiff.compile.compat import triton_version
-
-        explain = bundle.triton_version == triton_version()
-    finalize_directory(root, explain=explain, sass=True, variants=names)
-    for n in names:
-        bundle.variants[n] = load_variant_dir(root / n)
+    for root, _, _ in jobs:
+        (root / STATE_DIR).mkdir(exist_ok=True)
+    finalize_many(jobs, sass=True)
+    for bundle, (root, names, _) in zip(owners, jobs):
+        for n in names:
+            bundle.variants[n] = load_variant_dir(root / variant_dirname(n))
 
 
 def _complete(v: Any, explain: bool) -> bool:
@@ -235,71 +248,27 @@ def _complete(v: Any, explain: bool) -> bool:
     return "sass" in parts and (not explain or "explain" in parts)
 
 
-_PTX_NOISE = re.compile(r"^\s*(\.loc|\.file|//|\.version|\.target|\.address_size)|^\s*$")
-
-
-def _python_lines(v: Any) -> list[str]:
-    """The kernel's own source lines (``kernel_lines`` and ``callee_lines`` of ``kernel.py``; the whole file when
-    they are not recorded), right-stripped, with its name replaced."""
-    text = v.text("python")
-    lines = text.splitlines()
-    ranges = [v.metadata.get("kernel_lines"), *(v.metadata.get("callee_lines") or [])]
-    picked = [
-        lines[i]
-        for r in ranges
-        if isinstance(r, list) and len(r) == 2
-        for i in range(max(0, int(r[0]) - 1), min(len(lines), int(r[1])))
-    ]
-    out = picked or lines
-    name = v.kernel or ""
-    return [ln.rstrip().replace(name, "KERNEL") if name else ln.rstrip() for ln in out]
-
-
-def _without_debug(stage: str, text: str, name: str) -> list[str]:
-    """A stage's lines without the debug information that moves when the source file changes elsewhere:
-    MLIR ``#loc`` definitions, LLVM metadata lines and the module header; the kernel name replaced."""
-    if stage in ("ttir", "ttgir"):
-        lines = [ln for ln in text.splitlines() if not ln.startswith("#loc")]
-    else:  # llir
-        lines = [ln for ln in text.splitlines() if not ln.startswith(("!", "; ModuleID", "source_filename"))]
-    return [ln.replace(name, "KERNEL") for ln in lines] if name else lines
-
-
 def quick_identical(va: Any, vb: Any) -> bool:
-    """Whether two kernels are certainly the same, without normalizing or aligning anything: the same stage 0,
-    the same options, the same kernel source lines, and TTIR, TTGIR, LLIR and PTX equal once debug information and
-    the kernel names are left out (see :func:`ptx_identical`; equal PTX and ptxas give equal SASS). False means
-    "compare them fully", not "they differ". Costs a few string comparisons per kernel: a capture of hundreds of
-    kernels, most of them unchanged, is compared in seconds."""
-    spec = [(s.name, s.type, s.divisibility, s.constexpr) for s in va.specialization]
-    if spec != [(s.name, s.type, s.divisibility, s.constexpr) for s in vb.specialization]:
-        return False
-    if va.options != vb.options or va.resources.ptxas_version != vb.resources.ptxas_version:
-        return False
-    if _python_lines(va) != _python_lines(vb):
-        return False
-    for stage in ("ttir", "ttgir", "llir"):
-        ta, tb = va.text(stage), vb.text(stage)
-        if bool(ta) != bool(tb) or _without_debug(stage, ta, va.kernel or "") != _without_debug(
-            stage, tb, vb.kernel or ""
-        ):
-            return False
-    return ptx_identical(va, vb)
+    """Whether two kernels are certainly the same, without normalizing or aligning anything: their code
+    fingerprints (:mod:`irdiff.capture.fingerprint`: stage 0, options, the kernel's source lines, TTIR…PTX without
+    debug information, names left out) are equal. A capture stores each kernel's fingerprint, so a capture of
+    hundreds of kernels, most of them unchanged, is compared without reading their stages. False means "compare
+    them fully", not "they differ"."""
+    from irdiff.capture.fingerprint import stored_or_computed
+
+    fa = stored_or_computed(va)
+    return fa is not None and fa == stored_or_computed(vb)
 
 
 def ptx_identical(va: Any, vb: Any) -> bool:
     """Whether two kernels' PTX is the same once line info, comments, the header and the kernel names are left out
     (cheap: no normalization); then their SASS is the same too (same ptxas), and nothing needs disassembling."""
+    from irdiff.capture.fingerprint import stage_lines
+
     ta, tb = va.text("ptx"), vb.text("ptx")
     if not ta or not tb:
         return False
-
-    def body(text: str, name: str) -> list[str]:
-        cut = text.split(".section\t.debug", 1)[0].split(".section .debug", 1)[0]
-        lines = [ln for ln in cut.splitlines() if not _PTX_NOISE.match(ln)]
-        return [ln.replace(name, "KERNEL") for ln in lines] if name else lines
-
-    return body(ta, va.kernel or "") == body(tb, vb.kernel or "")
+    return stage_lines("ptx", ta, va.kernel or "") == stage_lines("ptx", tb, vb.kernel or "")
 
 
 def compare_collections(
@@ -345,16 +314,23 @@ def compare_collections(
             {k: alts for k, alts in pairing.also_a.items() if k in {p.a for p in kept}},
             {k: alts for k, alts in pairing.also_b.items() if k in {p.b for p in kept}},
         )
-    differ = [p for p in pairing.pairs if not ptx_identical(a.variants[p.a], b.variants[p.b])]
-    _finalize_artifacts(a, [p.a for p in pairing.pairs], explain, differing=[p.a for p in differ])
-    _finalize_artifacts(b, [p.b for p in pairing.pairs], explain, differing=[p.b for p in differ])
+    same = {id(p) for p in pairing.pairs if quick_identical(a.variants[p.a], b.variants[p.b])}
+    differ = [p for p in pairing.pairs if id(p) not in same and not ptx_identical(a.variants[p.a], b.variants[p.b])]
+    artifacts = ("triton-cache", "triton-dump", "triton-artifacts")
+    _complete_pairs(
+        [
+            (a, [p.a for p in (pairing.pairs if a.suite in artifacts else differ)]),
+            (b, [p.b for p in (pairing.pairs if b.suite in artifacts else differ)]),
+        ],
+        explain,
+    )
     cd = CollectionDiff(a, b, la, lb, pairing)
     from irdiff.diagnose import Diagnosis
     from irdiff.render import Comparison
 
     for p in pairing.pairs:
         pb, na, nb = pair_bundle(a, b, p, la, lb)
-        if not raw and quick_identical(a.variants[p.a], b.variants[p.b]):
+        if not raw and id(p) in same:
             # Certainly identical: no stage to show, no finding (nothing normalized or aligned).
             diag = Diagnosis(na, nb, [], True, {}, verdict=None)
             cd.results.append(PairResult(p, Comparison(pb, na, nb, [], diag, raw=raw, context=context)))

@@ -93,7 +93,8 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult, stage_di
 def _link(findings: list[Finding]) -> None:
     """Fill ``causes`` from :data:`CAUSES`: the most direct present candidate, plus other present candidates that
     are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining). Candidates
-    that point at the other variant (:data:`DIRECTION`) are skipped. A finding none of whose causes is present stays
+    that point at the other variant (:data:`DIRECTION`) are skipped, and so are candidates too small to explain the
+    finding (both give :attr:`Finding.instructions` and the candidate's is under a quarter of the finding's). A finding none of whose causes is present stays
     unlinked here: :func:`irdiff.diagnose.roots.apply_roots` links it by provenance or lists it as unexplained (the
     rules' ``fallback`` declarations are not used to link: they name neighbours, not evidence)."""
     by_id = {f.id: f for f in findings}
@@ -102,6 +103,9 @@ def _link(findings: list[Finding]) -> None:
         """``c`` is present and, where :data:`DIRECTION` says so, predicts the right variant for ``f``."""
         if c not in by_id or c == f.id:
             return False
+        size_c, size_f = by_id[c].instructions, f.instructions
+        if size_c is not None and size_f is not None and 4 * size_c < size_f:
+            return False  # too small to explain it (e.g. 2 fp64 conversions for 200 more SASS instructions)
         sign = DIRECTION.get((c, f.id))
         pc, pf = by_id[c].predicts, f.predicts
         if sign is None or pc is None or pf is None:
@@ -442,7 +446,7 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
     link_to_settings(findings, settings, same_source(va, vb))
     findings = [*settings, *findings]
     _mark_without_effect(findings)
-    sd = diff_sources(va, vb)
+    sd = diff_sources(va, vb, [(p.a.name if p.a else None, p.b.name if p.b else None) for p in pairing.pairs])
     findings, unexplained = apply_roots(findings, a, b, va, vb, sd=sd)
     tf = _time_finding(bundle, a, b, fa, fb, findings)
     if tf is not None:

@@ -52,6 +52,10 @@ class Finding:
     :ivar remedy: a known way out, not tested by irdiff, or None.
     :ivar stage: earliest stage where the difference is visible (one of :data:`FINDING_STAGES`).
     :ivar predicts: the variant this difference is expected to make slower, or None (neutral/unknown).
+    :ivar instructions: how many instructions this difference adds or removes, where the rule can bound it (a
+        mechanism's own instructions, an instruction-count finding's change), else None. A cause that accounts for
+        less than a quarter of an effect's change is not linked to it (``irdiff.diagnose._link``): it cannot explain
+        it.
     """
 
     id: str
@@ -63,6 +67,7 @@ class Finding:
     remedy: str | None = None
     stage: str = "ttgir"
     predicts: str | None = None
+    instructions: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

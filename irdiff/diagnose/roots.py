@@ -717,6 +717,8 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
     ):
         g = by_id.get(fid)
         if g is not None and g.predicts in (None, more):
+            if fid == "precision.fp64" and g.instructions is not None and abs(ra - rb) > 2 * max(1, g.instructions):
+                continue  # scalar-only fp64 (a few conversions) holds a register pair at most once per value
             notes.append(what)
             fits.append(fid)
     da, db = _dot_facts(va), _dot_facts(vb)

@@ -462,8 +462,11 @@ def _src(node: ast.AST) -> str:
 class _Cmp:
     """Compare one pair of functions; appends to ``out``."""
 
-    def __init__(self, fa: _Fn, fb: _Fn, out: list[SourceChange]):
+    def __init__(
+        self, fa: _Fn, fb: _Fn, out: list[SourceChange], params: list[tuple[str | None, str | None]] | None = None
+    ):
         self.fa, self.fb, self.out = fa, fb, out
+        self.params = params  # the kernels' parameters paired by role (names, None: only on one side); else by position
         self.la, self.lb = _locals(fa.node), _locals(fb.node)
         self.renames: dict[tuple[str, str], tuple[int, int]] = {}
         self.map: dict[str, str] = {}
@@ -561,9 +564,24 @@ class _Cmp:
         pa, pb = [*a.posonlyargs, *a.args], [*b.posonlyargs, *b.args]
         da = [None] * (len(pa) - len(a.defaults)) + list(a.defaults)
         db = [None] * (len(pb) - len(b.defaults)) + list(b.defaults)
-        for i in range(max(len(pa), len(pb))):
-            x = pa[i] if i < len(pa) else None
-            y = pb[i] if i < len(pb) else None
+        # Pairs of (parameter, its default) by position, or by role when the kernels' pairing is known (a parameter
+        # inserted before others shifts their positions; TorchInductor also renames them by position).
+        pos = [
+            (pa[i] if i < len(pa) else None, pb[i] if i < len(pb) else None, i if i < len(pa) else None,
+             i if i < len(pb) else None)
+            for i in range(max(len(pa), len(pb)))
+        ]  # fmt: skip
+        if self.params is not None:
+            ia = {p.arg: i for i, p in enumerate(pa)}
+            ib = {p.arg: i for i, p in enumerate(pb)}
+            known = [(ia.get(x) if x else None, ib.get(y) if y else None) for x, y in self.params]
+            known = [(i, j) for i, j in known if i is not None or j is not None]
+            seen_a = {i for i, _ in known if i is not None}
+            seen_b = {j for _, j in known if j is not None}
+            known += [(i, None) for i in range(len(pa)) if i not in seen_a]
+            known += [(None, j) for j in range(len(pb)) if j not in seen_b]
+            pos = [(pa[i] if i is not None else None, pb[j] if j is not None else None, i, j) for i, j in known]
+        for x, y, i_a, i_b in pos:
             if x is None or y is None:
                 p = x or y
                 assert p is not None
@@ -584,7 +602,8 @@ class _Cmp:
             if ann_a != ann_b:
                 what = f"`{y.arg}` is annotated `{ann_a or '(nothing)'}` in `{{A}}` and `{ann_b or '(nothing)'}` in `{{B}}`"
                 self.add("annotation", what, x, y, name=y.arg, old=ann_a, new=ann_b)
-            xa_, yb_ = da[i], db[i]
+            xa_ = da[i_a] if i_a is not None else None
+            yb_ = db[i_b] if i_b is not None else None
             dfa = _src(xa_) if xa_ is not None else ""
             dfb = _src(yb_) if yb_ is not None else ""
             if dfa != dfb:
@@ -991,11 +1010,18 @@ def _wrap_path(
     return []
 
 
-def diff_functions(fa: _Fn, fb: _Fn, into: SourceDiff | None = None) -> list[SourceChange]:
+def diff_functions(
+    fa: _Fn,
+    fb: _Fn,
+    into: SourceDiff | None = None,
+    params: list[tuple[str | None, str | None]] | None = None,
+) -> list[SourceChange]:
     """Compare two parsed functions (signature, decorators, body); renames are reported once per name. With
-    ``into``, also record the paired lines and the statements' names there."""
+    ``into``, also record the paired lines and the statements' names there. ``params``: the parameters paired by
+    role (``(name in a or None, name in b or None)``, :func:`irdiff.diagnose.params.pair_params`); without it they
+    are paired by position."""
     out: list[SourceChange] = []
-    cmp = _Cmp(fa, fb, out)
+    cmp = _Cmp(fa, fb, out, params)
     cmp.signature()
     cmp.body()
     cmp.renamed()
@@ -1007,10 +1033,13 @@ def diff_functions(fa: _Fn, fb: _Fn, into: SourceDiff | None = None) -> list[Sou
     return out
 
 
-def diff_sources(va: VariantResult, vb: VariantResult) -> SourceDiff:
+def diff_sources(
+    va: VariantResult, vb: VariantResult, params: list[tuple[str | None, str | None]] | None = None
+) -> SourceDiff:
     """Every source change from ``va`` (inspected) to ``vb`` (baseline): the kernels, the ``@triton.jit``
     functions they call (paired by name; the kernel always with the kernel), then launch options and constexpr
-    values (``kind="option"``, no line).
+    values (``kind="option"``, no line). ``params``: the kernels' parameters paired by role (see
+    :func:`diff_functions`); the functions they call keep positional pairing.
 
     Never raises on odd input: a missing or unparseable source gives an empty diff with ``note`` set.
     """
@@ -1023,10 +1052,10 @@ def diff_sources(va: VariantResult, vb: VariantResult) -> SourceDiff:
         for f in fns_a[1:]:
             if f.name in by_b:
                 pairs.append((f, by_b[f.name]))
-        for fa, fb in pairs:
+        for k, (fa, fb) in enumerate(pairs):
             out.functions.append((fa.name, fb.name))
             try:
-                out.changes.extend(diff_functions(fa, fb, out))
+                out.changes.extend(diff_functions(fa, fb, out, params if k == 0 else None))
             except (RecursionError, ValueError):
                 continue
     else:

@@ -34,7 +34,7 @@ from irdiff.diagnose.rules import (
     specialization,
     timing,
 )
-from irdiff.diagnose.rules.common import Context
+from irdiff.diagnose.rules.common import Context, states_no_difference
 from irdiff.diagnose.rules.registry import DECLARED, REGISTRY, Emits, Rule, RuleFn, RuleId, declare, rule
 
 __all__ = [
@@ -100,5 +100,7 @@ def run_rules(ctx: Context) -> list[Finding]:
     """Run every rule; findings in rule order (the chain order before linking)."""
     out: list[Finding] = []
     for fn, _ in RULES:
-        out.extend(fn(ctx))
+        # A finding whose title sets only equal values against each other ("0/0 vs 0/0") states no difference: the
+        # rule fired on something it does not show, and the finding is left out rather than shown as a change.
+        out.extend(f for f in fn(ctx) if not states_no_difference(f.title))
     return out

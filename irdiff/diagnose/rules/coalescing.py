@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from irdiff.diagnose.facts import Access, VariantFacts
 from irdiff.diagnose.model import Evidence, Finding
-from irdiff.diagnose.rules.common import Context, _bytes, _ev
+from irdiff.diagnose.rules.common import Context, _bytes, _ev, same_param
 from irdiff.diagnose.rules.registry import Emits, rule
 
 
@@ -22,14 +22,16 @@ def _pair_accesses(fa: VariantFacts, fb: VariantFacts) -> list[tuple[Access, Acc
                 pairs.append((x, y))
                 used.add(j)
                 break
-    # Accesses left over are paired by pointer origin (the same pointer name, same kind, element type and rank)
+    # Accesses left over are paired by pointer origin (the same pointer, paired by role, same kind, element type and rank)
     # even when the tile shapes differ (a stride-2 [8, 64] load of `x_ptrs` vs a contiguous [8, 128] one).
     paired = {id(x) for x, _ in pairs}
     for x in fa.accesses:
         if id(x) in paired or not x.pointer:
             continue
         for j, y in enumerate(fb.accesses):
-            if j in used or (x.kind, x.elem, len(x.shape), x.pointer) != (y.kind, y.elem, len(y.shape), y.pointer):
+            if j in used or (x.kind, x.elem, len(x.shape)) != (y.kind, y.elem, len(y.shape)):
+                continue
+            if not same_param(fb, x.pointer, y.pointer):
                 continue
             pairs.append((x, y))
             used.add(j)

@@ -28,6 +28,42 @@ class Context:
         return self.fa if which == self.a else self.fb
 
 
+# "X in `a` vs Y in `b`" (values quoted per variant), then bare "X vs Y" and "X→Y" between plain values (numbers,
+# words, sizes such as 4/2 or 64-bit; never backticked variant names).
+_VS_IN = re.compile(r"(?P<x>[^,;:()`]+?)\s+in\s+`[^`]+`\s+vs\s+(?P<y>[^,;:()`]+?)\s+in\s+`[^`]+`")
+_PLAIN = r"[\w./%+-]+"
+_VS = re.compile(rf"(?<![`\w./%+-])(?P<x>{_PLAIN})\s+vs\s+(?P<y>{_PLAIN})(?![`\w])")
+_ARROW = re.compile(rf"(?<![`\w./%+-])(?P<x>{_PLAIN})\s*→\s*(?P<y>{_PLAIN})")
+
+
+def quoted_comparisons(title: str) -> list[tuple[str, str]]:
+    """The value pairs a finding's title sets against each other: ``X in `a` vs Y in `b```, ``X vs Y``, ``X→Y``
+    (``[("0/0", "0/0")]`` for "Async copies (prologue/loop): 0/0 in `a` vs 0/0 in `b`")."""
+    out: list[tuple[str, str]] = []
+    rest = title
+    for m in _VS_IN.finditer(title):
+        x, y = m.group("x").split(), m.group("y").split()
+        out.append((" ".join(x[-len(y) :]), " ".join(y)))  # "count 200 in `a` vs 408 in `b`": 200 vs 408
+        rest = rest.replace(m.group(0), " ")
+    for pat in (_VS, _ARROW):
+        out += [(m.group("x"), m.group("y")) for m in pat.finditer(rest)]
+    return out
+
+
+def states_no_difference(title: str) -> bool:
+    """True when the title quotes values as a difference and every pair of them is equal ("0/0 vs 0/0"): the rule
+    fired on something its title does not show. :func:`irdiff.diagnose.rules.run_rules` drops such findings."""
+    pairs = quoted_comparisons(title)
+    return bool(pairs) and all(x == y for x, y in pairs)
+
+
+def same_param(fb: VariantFacts, name_a: str, name_b: str) -> bool:
+    """Whether ``name_a`` (a name in the other variant, e.g. an access's pointer origin) and ``name_b`` (a name in
+    ``fb``'s variant) are the same parameter: paired by role (``fb.peer_names``, from
+    :func:`irdiff.diagnose.params.pair_params`) when ``name_a`` is a parameter, else equal names (local values)."""
+    return (fb.peer_names[name_a] if name_a in fb.peer_names else name_a) == name_b
+
+
 def _ev(variant: str, ref: Ref | None, text: str | None = None) -> Evidence:
     if ref is None:
         return Evidence(variant, "spec", None, text or "")

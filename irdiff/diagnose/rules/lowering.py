@@ -7,8 +7,15 @@ from typing import Any
 
 from irdiff.diagnose.facts import Access, ArgFact, LoweredAccess, VariantFacts
 from irdiff.diagnose.model import Evidence, Finding
-from irdiff.diagnose.rules.common import Context, _ev, _names
+from irdiff.diagnose.rules.common import Context, _ev, _names, same_param
 from irdiff.diagnose.rules.registry import Emits, rule
+
+
+def _same_origin(fb: VariantFacts, x: LoweredAccess, y: LoweredAccess) -> bool:
+    """The first pointer parameter of both addresses is the same parameter (paired by role, not by name)."""
+    if not x.ptr_args or not y.ptr_args:
+        return x.ptr_args[:1] == y.ptr_args[:1]
+    return same_param(fb, x.ptr_args[0], y.ptr_args[0])
 
 
 def _pair_lowered(fa: VariantFacts, fb: VariantFacts) -> list[tuple[LoweredAccess, LoweredAccess]]:
@@ -22,7 +29,7 @@ def _pair_lowered(fa: VariantFacts, fb: VariantFacts) -> list[tuple[LoweredAcces
                 continue
             if x.name and y.name and x.name != y.name:
                 continue
-            if not (x.name and y.name) and x.ptr_args[:1] != y.ptr_args[:1]:
+            if not (x.name and y.name) and not _same_origin(fb, x, y):
                 continue
             pairs.append((x, y))
             used.add(j)
@@ -35,7 +42,7 @@ def _pair_lowered(fa: VariantFacts, fb: VariantFacts) -> list[tuple[LoweredAcces
         for j, y in enumerate(fb.lowered):
             if j in used or (x.kind, x.elem, len(x.shape)) != (y.kind, y.elem, len(y.shape)):
                 continue
-            if x.ptr_args[:1] != y.ptr_args[:1] or (x.name and y.name and x.name != y.name):
+            if not x.ptr_args or not _same_origin(fb, x, y) or (x.name and y.name and x.name != y.name):
                 continue
             pairs.append((x, y))
             used.add(j)

@@ -189,7 +189,7 @@ def rule_dot_upcast(ctx: Context) -> list[Finding]:
 
 
 @rule(
-    Emits("precision.fp64", causes=("spec.type-changed", "spec.constexpr-changed")),
+    Emits("precision.fp64", causes=("spec.type-changed", "spec.param-added", "spec.constexpr-changed")),
     reads=("mech", "args", "counts", "first_lines"),
 )
 def rule_fp64(ctx: Context) -> list[Finding]:
@@ -209,20 +209,34 @@ def rule_fp64(ctx: Context) -> list[Finding]:
         ev.append(_ev(more, m.f64_first))
     if m.f64_python:
         ev.append(_ev(more, m.f64_python))
+    # The other variant's partner of each fp64 argument comes from the pairing by role (``peer``), never by name: a
+    # parameter inserted before it shifts every later name (TorchInductor's `in_ptr2` is eps on one side, the weight
+    # pointer on the other).
+    partner: dict[str, str | None] = {}
     for arg in m.f64_args:
         a = f.arg(arg)
         if a is not None:
             ev.append(Evidence(more, "spec", None, f"{a.name}: {a.summary} — {a.reason}"))
-            o = ctx.facts(other).arg(arg)
+            o = ctx.facts(other).peer(arg)
+            partner[arg] = o.name if o is not None else None
             if o is not None:
                 ev.append(Evidence(other, "spec", None, f"{o.name}: {o.summary} — {o.reason}"))
+
+    def arg_name(name: str) -> str:
+        if name not in partner:
+            return f"`{name}`"
+        p = partner[name]
+        if p is None:
+            return f"`{name}` (a parameter only `{more}` has)"
+        return f"`{name}`" if p == name else f"`{name}` (paired by role with `{p}` of `{other}`)"
+
     for stage, key in (("ptx", "f64 ops"), ("sass", "DFMA"), ("sass", "DMUL"), ("sass", "DADD")):
         r = f.first_lines.get(stage, {}).get(key)
         if r:
             ev.append(_ev(more, r, f"{r.text}   ({_c(f, stage, key)}× {key})"))
     src = (
         f"the fp64 argument{'s' if len(m.f64_args) > 1 else ''} "
-        + ", ".join(f"`{a}`" for a in m.f64_args)
+        + ", ".join(arg_name(a) for a in m.f64_args)
         + " promote"
         + ("" if len(m.f64_args) > 1 else "s")
         + " the arithmetic it meets to fp64 (Triton's type promotion: fp32 × fp64 → fp64)"
@@ -259,6 +273,9 @@ def rule_fp64(ctx: Context) -> list[Finding]:
             ev,
             stage="ttir",
             predicts=more,
+            # Scalar-only fp64 is bounded by its own instructions (the f64 PTX ops and SASS conversions): it cannot be
+            # the cause of an instruction-count change many times larger (see irdiff.diagnose._link).
+            instructions=_c(f, "ptx", "f64 ops") + sass["F2F.F64"] if scalar_only else None,
         )
     ]
 

@@ -117,5 +117,6 @@ def rule_sass_instructions(ctx: Context) -> list[Finding]:
             ev,
             stage="sass",
             predicts=(ctx.a if na > nb else ctx.b) if _same_warps(ctx) else None,
+            instructions=abs(na - nb),
         )
     ]

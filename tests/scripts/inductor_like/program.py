@@ -2,7 +2,8 @@
 generated for dynamic shapes, ``--r0-block`` the reduction block an autotuner would pick. The kernel is launched
 normally (with stand-in tensors: no GPU here); under ``irdiff capture --target`` the launch compiles it and
 is then skipped.
-``--rows`` only changes this driver (outside the kernels)."""
+``--rows`` only changes this driver (outside the kernels). ``--kernel layernorm`` runs a fused LayerNorm instead,
+whose dynamic kernel takes ``eps`` as a runtime fp64 scalar (``in_ptr1``) ahead of the weight and bias pointers."""
 
 import argparse
 import os
@@ -18,12 +19,26 @@ p.add_argument("--dynamic", type=int, default=0)
 p.add_argument("--r0-block", type=int, default=2048)
 p.add_argument("--rows", type=int, nargs="*", default=[4096])
 p.add_argument("--both", action="store_true", help="also launch the static kernel (with R0_BLOCK 2048)")
+p.add_argument("--kernel", choices=["rmsnorm", "layernorm"], default="rmsnorm")
 p.add_argument("--kernels", default=os.path.dirname(os.path.abspath(__file__)), help="directory of the kernel files")
 a = p.parse_args()
 sys.path.insert(0, a.kernels)
 
 rows, cols = a.rows[0], 2048
 x, res, w, h, y = (MockTensor(tl.bfloat16) for _ in range(5))
+if a.kernel == "layernorm":
+    cols = 1024
+    x, w, b, y = (MockTensor(tl.float16) for _ in range(4))
+    if a.dynamic:
+        from layernorm_dynamic import triton_per_fused_native_layer_norm_0 as ln
+
+        ln[(rows,)](x, 1e-5, w, b, y, cols, rows, cols, XBLOCK=1, R0_BLOCK=1024, num_warps=4)
+    else:
+        from layernorm_static import triton_per_fused_native_layer_norm_0 as ln
+
+        ln[(rows,)](x, w, b, y, rows, cols, XBLOCK=1, R0_BLOCK=1024, num_warps=4)
+    print("program: steps done")
+    sys.exit(0)
 if a.both:
     from rmsnorm_static import triton_red_fused_add_mean_mul_rsqrt_0 as static_kernel
 
