@@ -206,7 +206,7 @@ def _complete_pairs(sides: list[tuple[Bundle, list[str]]], explain: bool) -> Non
     compiler logs of all kernels (one worker process, Triton imported once) run at the same time."""
     from irdiff.capture import is_capture
 
-    jobs: list[tuple[Path, list[str], bool]] = []
+    jobs: list[tuple[Path, list[str] | None, bool]] = []
     owners: list[Bundle] = []
     for bundle, names in sides:
         capture = is_capture(bundle.directory) if bundle.directory else False
@@ -236,8 +236,8 @@ def _complete_pairs(sides: list[tuple[Bundle, list[str]]], explain: bool) -> Non
     for root, _, _ in jobs:
         (root / STATE_DIR).mkdir(exist_ok=True)
     finalize_many(jobs, sass=True)
-    for bundle, (root, names, _) in zip(owners, jobs):
-        for n in names:
+    for bundle, (root, done, _) in zip(owners, jobs, strict=True):
+        for n in done or []:
             bundle.variants[n] = load_variant_dir(root / variant_dirname(n))
 
 
