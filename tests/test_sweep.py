@@ -78,6 +78,17 @@ def test_pairs_share_compile_jobs_and_self_pairs_cross_the_axis(tmp_path: Path) 
     assert len(exp.compile_jobs) == 6
 
 
+def test_dry_run_creates_no_triton_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release with no environment yet counts as to be compiled; the dry run downloads and creates nothing."""
+    monkeypatch.setenv("IRDIFF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("IRDIFF_TRITON_ENVS", raising=False)
+    plan = _plan(tmp_path, 'suites = ["softmax"]\ntargets = ["sm90"]\ntriton = ["3.1.0"]\n')
+    code, out = _sweep(str(plan), "--dry-run")
+    assert code == 0, out
+    assert "compile jobs: 2 (0 cached, 2 to compile)" in out and "jobs: 3" in out
+    assert not (tmp_path / "cache" / "envs").exists()
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [

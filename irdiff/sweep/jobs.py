@@ -57,20 +57,44 @@ def _side(job: CompileJob, name: str = "") -> Any:
     return Side(job.variant, target=job.target, triton=job.triton, name=name)
 
 
+def _existing_env(version: str | None) -> Any:
+    """The Triton environment :func:`irdiff.compile.envs.resolve_env` would pick for ``version``, without creating
+    one (a dry run downloads nothing): the installed Triton, a registered one (``IRDIFF_TRITON_ENVS``), or an
+    irdiff-managed one that exists; None otherwise."""
+    from irdiff.compile.envs import EnvError, TritonEnv, current_env, local_env, managed_env
+
+    cur = current_env()
+    if not version or version == cur.version:
+        return cur
+    for part in (os.environ.get("IRDIFF_TRITON_ENVS") or "").split(os.pathsep):
+        try:
+            env = local_env(part.strip()) if part.strip() else None
+        except EnvError:
+            continue
+        if env is not None and env.version == version:
+            return TritonEnv(env.version, env.python, "registered", env.pythonpath, env.location)
+    try:
+        return managed_env(version, create=False)
+    except EnvError:
+        return None
+
+
 def compile_is_cached(job: CompileJob) -> bool:
     """Whether irdiff's compile cache holds an error-free compile of ``job`` (the key :func:`irdiff.compile.
     compile_bundle` uses: :func:`irdiff.compile.variant_cache_key` with the job's Triton environment).
 
-    :raises irdiff.suite.SuiteError: unknown suite or variant; :class:`irdiff.compile.envs.EnvError`: no
-        environment for the job's Triton release.
+    A release whose environment does not exist yet counts as not cached (nothing is created here).
+
+    :raises irdiff.suite.SuiteError: unknown suite or variant.
     """
     from irdiff.bundle import BundleError, load_variant_dir
     from irdiff.compile import _irdiff_source_digest, cache_dir, variant_cache_key
-    from irdiff.compile.envs import resolve_env
     from irdiff.suite import load_suite
 
     suite = load_suite(job.suite)
-    tenv = resolve_env(job.triton)
+    tenv = _existing_env(job.triton)
+    if tenv is None:  # that release's environment does not exist yet: nothing of it can be cached
+        return False
     r: dict[str, Any] = {
         "suite": job.suite,
         "variant": job.variant,
