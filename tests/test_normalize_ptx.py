@@ -134,3 +134,18 @@ def test_function_left_open_before_the_debug_sections_ends_at_the_last_line() ->
     assert n.lines[-1] == "\tret;"
     assert n.regions[1] == Region(13, end, ".entry KERNEL", ".entry KERNEL", anchor=True, function=True)
     assert n.regions[-1] == Region(29, end, "block", "$L__BB1_1: (line 40)", anchor=False)
+
+
+def test_kernel_with_blocks_then_stray_braces_then_helper_without_blocks() -> None:
+    lines = SMALL.splitlines()
+    helper = lines[8:18]  # .func helper( ... }
+    kernel = lines[19:43]  # .visible .entry my_kernel( ... }
+    text = "\n".join(lines[4:7] + kernel + ["{", "}"] + helper)
+    n = normalize("ptx", text, "my_kernel")
+    assert not n.fallback
+    assert [(r.kind, r.start, r.end) for r in n.regions] == [
+        (".entry KERNEL", 3, 21),
+        ("block", 15, 18),
+        ("block", 19, 20),
+        (".func helper", 24, 33),
+    ]
