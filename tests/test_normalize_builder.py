@@ -51,6 +51,8 @@ def test_tokenize_keeps_strings_and_refused_matches_literal() -> None:
     assert parts == [_ssa("x_1"), " = foo %skip, ", '"%not_a_value"', " ", _ssa("y_2")]
     assert tokenize_symbols("plain text", pat, make) == ["plain text"]
     assert tokenize_symbols("%a_1", pat, make) == [_ssa("a_1")]
+    # A refused match does not end the segment: the symbols after it are still found.
+    assert tokenize_symbols("%skip, %a_1", pat, make) == ["%skip, ", _ssa("a_1")]
 
 
 def test_builder_lines_shapes_symbols_spans_columns_and_regions() -> None:
