@@ -113,7 +113,7 @@ def run(
         # Re-test only what the last run did not kill (after adding tests to the same selection's files).
         names = sorted(k for k, s in _status_of(workdir, module).items() if s not in ("killed", "timeout", "skipped"))
         if not names:
-            return _report(module, tests, workdir, _status_of(workdir, module), 0.0)
+            return _report(module, tests, workdir, _status_of(workdir, module), 0.0, survivors=True)
         fresh = False
     if fresh and workdir.exists():
         shutil.rmtree(workdir)
@@ -147,11 +147,17 @@ def run(
     status = _status_of(workdir, module)
     if only:
         status = {k: v for k, v in status.items() if any(fnmatch.fnmatch(k, g) for g in only)}
-    return _report(module, tests, workdir, status, seconds, only)
+    return _report(module, tests, workdir, status, seconds, only, survivors=survivors)
 
 
 def _report(
-    module: str, tests: list[str], workdir: Path, status: dict[str, str], seconds: float, only: list[str] | None = None
+    module: str,
+    tests: list[str],
+    workdir: Path,
+    status: dict[str, str],
+    seconds: float,
+    only: list[str] | None = None,
+    survivors: bool = False,
 ) -> Path:
     counts: dict[str, int] = {}
     for s in status.values():
@@ -166,6 +172,11 @@ def _report(
         f"Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M %Z')}, {seconds:.0f} s wall, niced, "
         "shared 2-core machine)",
         f"- tests: `pytest {' '.join(tests)}`",
+        *(
+            ["- then `--survivors`: the mutants not killed re-run after new tests (wall time above is the re-run)"]
+            if survivors
+            else []
+        ),
         *([f"- **partial run**: only the mutants matching `{' '.join(only)}` (`--only`)"] if only else []),
         f"- mutants: {len(status)}; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
         f"- **score: {killed}/{total} = {score:.1f} %** (target ≥ 85 %)",
