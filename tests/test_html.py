@@ -403,3 +403,24 @@ def test_browser_escaping(browser, reports, xss) -> None:  # type: ignore[no-unt
         body = page.inner_text("body")
         assert "</script><img src=x onerror=alert(1)>" in body  # the comment and string constant, as text
         assert len(log.requests) == 1
+
+
+def test_source_panel_shows_the_kernels_not_the_whole_file(reports, seed0) -> None:  # type: ignore[no-untyped-def]
+    """The suite file defines both kernels, the wrappers and the Suite: the panel shows the two kernels (and every
+    line the IR maps to or a finding cites), the rest folded."""
+    page = reports["seed0"].read_text(encoding="utf-8")
+    shown = {int(n) for n in re.findall(r'<tr id="py-s0-(\d+)">', page)}
+    src = seed0.bundle.variants["annotated"].text("python").splitlines()
+    kernels = set()
+    for name in ("annotated", "unannotated"):
+        first, last = seed0.bundle.variants[name].metadata["kernel_lines"]
+        kernels |= set(range(first, last + 1))
+    assert kernels <= shown
+    suite_line = _line_of("\n".join(src), "suite = Suite(")
+    assert suite_line not in kernels and suite_line not in shown
+    assert len(shown) < len(src) and '<tr class="gap">' in page
+    # every link to a Python line and every IR → Python mapping lands on a shown row
+    linked = {int(n) for n in re.findall(r'href="#py-s0-(\d+)"', page)}
+    data = json.loads(re.search(r'<script type="application/json" id="irdiff-maps"[^>]*>(.*?)</script>', page, re.S)[1])
+    mapped = {int(x) for stage in data["maps"].values() for side in stage.values() for x in side.values()}
+    assert mapped and linked | mapped <= shown

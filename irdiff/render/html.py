@@ -245,10 +245,15 @@ class FindingGroup:
 
 @dataclass
 class SourceView:
+    """One Python file of the report's source panel. ``rows``: what is shown, ``(line number, html)`` or None for
+    a fold of lines left out (the file minus the kernels, their callees and every line the IR or a finding points
+    at); every line when the bundle does not say where the kernels are."""
+
     key: str
     path: str
     variants: list[str]
     lines: list[Markup]
+    rows: list[tuple[int, Markup] | None] = field(default_factory=list)
 
 
 @dataclass
@@ -413,6 +418,32 @@ def _chart(t: TimingTable) -> ChartView | None:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+
+
+def _source_rows(sv: SourceView, variants: list[Any], pointed: set[int]) -> list[tuple[int, Markup] | None]:
+    """Rows of a source panel: the lines of the variants' kernels and callees (``kernel_lines``,
+    ``callee_lines``: recorded by the compile driver and the capture hooks) and ``pointed`` (lines the IR maps to
+    or findings cite), with None where lines are folded; the whole file when no variant records its kernel."""
+    n = len(sv.lines)
+    wanted: set[int] = set()
+    for v in variants:
+        spans = [v.metadata.get("kernel_lines"), *(v.metadata.get("callee_lines") or [])]
+        for r in spans:
+            if isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r):
+                wanted.update(range(max(1, r[0]), min(n, r[1]) + 1))
+    if not wanted:
+        return [(i, line) for i, line in enumerate(sv.lines, start=1)]
+    wanted.update(k for k in pointed if 1 <= k <= n)
+    rows: list[tuple[int, Markup] | None] = []
+    prev = 0
+    for k in sorted(wanted):
+        if k > prev + 1:
+            rows.append(None)
+        rows.append((k, sv.lines[k - 1]))
+        prev = k
+    if prev < n:
+        rows.append(None)
+    return rows
 
 
 def _nth_row(ns: Any, raw_line: int, text: str) -> int:
@@ -596,6 +627,19 @@ def build_view(c: Comparison) -> dict[str, Any]:
             res.append(["occupancy", occ_text(occ[0]), occ_text(occ[1])])
     for row in res:
         row.append("differs" if row[1] != row[2] else "")
+
+    # The source panel shows the kernels and their callees (not the whole suite file), and every line pointed at.
+    pointed: dict[str, set[int]] = {}
+    for stage_maps in maps.values():
+        for side, side_map in stage_maps.items():
+            if side in src_key:
+                pointed.setdefault(src_key[side], set()).update(side_map.values())
+    for fv in findings:
+        for ev in fv.evidence:
+            if ev.stage == "python" and ev.line and ev.side in src_key:
+                pointed.setdefault(src_key[ev.side], set()).add(ev.line)
+    for sv in sources:
+        sv.rows = _source_rows(sv, [bundle.variants[n] for n in sv.variants], pointed.get(sv.key, set()))
 
     timing = timing_table(c)
     return {

@@ -229,7 +229,7 @@
     var cell = t.closest("table.diff td");
     if (cell && cell.parentElement.cells.length === 4 && cell.cellIndex % 2 === 1) { selectIR(cell); return; }
     var row = t.closest("table.src tr");
-    if (row) selectSrc(row);
+    if (row && !row.classList.contains("gap")) selectSrc(row);
   });
   document.getElementById("rawtoggle").addEventListener("change", function (ev) { toggleRaw(ev.target.checked); });
   document.getElementById("expandall").addEventListener("click", expandAll);
