@@ -11,21 +11,26 @@ kernel (measured in ``shared/notes/triton-internals.md`` §E.1; Triton 3.6 and 3
   layout aliases (``#blocked1 = #ttg.blocked<{...}>``) are renamed by content (``#blocked_s1x8_t2x16_w4x1_o1x0``),
   so the same layout has the same name in both variants; ``tt.func`` signatures are split one argument per line.
 * LLIR (``make_llir``): ``; ModuleID``, ``source_filename``, ``!dbg !N`` attachments, ``!N = !DI...`` metadata,
-  ``#dbg_`` records and comments are dropped; ``%N``/named values, block labels, ``#N`` attribute groups and ``!N``
-  metadata are renumbered by first appearance; ``define`` signatures are split one argument per line.
+  ``#dbg_`` records and comments are dropped; ``%N``/named values, block labels and ``!N`` metadata are renumbered
+  by first appearance; ``#N`` attribute groups are named by their content (``#attrs.1a2b3c``: LLVM numbers them by
+  first use, which differs between variants) and their definitions sorted by content; ``define`` signatures are
+  split one argument per line.
 * PTX (``make_ptx``): comments, ``.loc``/``.file``, ``$L__tmp``/``$L__func_*`` labels and everything from the
   first ``.section .debug_*`` on are dropped; registers are renumbered per class (``%r``, ``%rd``, ``%rs``, ``%p``,
   ``%f``, ``%fd``, ``%h``, ``%hh``...) and ``$L__BB`` labels by first appearance.
 * SASS (``triton/tools/disasm.py`` ``get_sass``: ``ctrl<TAB>instr`` lines, ``Function:NAME``, ``LBBn:`` labels;
   cuobjdump's raw ``/*0070*/ ... /* 0x... */`` form is accepted too): addresses and encodings are dropped, control
   codes go to :attr:`NormalizedStage.columns` (computed from the encoding for the raw form, as ``get_sass`` does),
-  ``LBBn``/``.L_x_N`` labels and branch target addresses are renumbered, ``//## File`` lines dropped.
+  ``LBBn``/``.L_x_N`` labels and branch target addresses are renumbered, ``//## File`` lines dropped; physical
+  registers (``R12``, ``UR4``, ``P0``, ``UP1``, convergence barriers ``B0``) are renumbered by first appearance in
+  the listing (one function per kernel in Triton's SASS), keeping ``RZ``/``URZ``/``PT``/``UPT`` and special
+  registers (``SR_TID.X``, ``SR_CgaCtaId``) whole; ``--raw`` shows the physical names.
 
 In the *shape* form every renamed symbol (SSA value, virtual register, label, attribute group) is erased to its
 class (``%_``, ``%r_``, ``L_``) so that one extra value does not make every later line differ; the erased symbols are
 kept per line in :attr:`NormalizedStage.symbols`, and the aligner (``irdiff/align.py``) checks that they correspond
 one-to-one between the two sides. Things that are compared exactly stay in the shape: constants, types, layout
-alias names (content-derived), SASS physical registers.
+alias and LLIR attribute-group names (content-derived).
 
 :func:`normalize` never raises on arbitrary text: unparseable lines are kept as they are.
 """
