@@ -94,9 +94,10 @@ def _link(findings: list[Finding]) -> None:
     """Fill ``causes`` from :data:`CAUSES`: the most direct present candidate, plus other present candidates that
     are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining). Candidates
     that point at the other variant (:data:`DIRECTION`) are skipped, and so are candidates too small to explain the
-    finding (both give :attr:`Finding.instructions` and the candidate's is under a quarter of the finding's). A finding none of whose causes is present stays
-    unlinked here: :func:`irdiff.diagnose.roots.apply_roots` links it by provenance or lists it as unexplained (the
-    rules' ``fallback`` declarations are not used to link: they name neighbours, not evidence)."""
+    finding (both give :attr:`Finding.instructions` and the candidate's is under a quarter of the finding's). A finding
+    none of whose causes is present stays unlinked here: :func:`irdiff.diagnose.roots.apply_roots` links it by
+    provenance or lists it as unexplained (rules declare no structural "fallback" neighbours: a link needs a declared
+    cause that is present, or evidence)."""
     by_id = {f.id: f for f in findings}
 
     def fits(c: str, f: Finding) -> bool:

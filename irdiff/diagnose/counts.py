@@ -267,7 +267,7 @@ def _ptx_key(op: str, full: str) -> list[str]:
         types = [p for p in parts[1:] if _PTX_TYPES.match(p) or p == "tf32"]
         keys.append("cvt." + ".".join(types[:2]))
     elif head in _PTX_MATH and len(parts) > 1:
-        keys.append(".".join(parts[:3]))
+        keys.append(op)  # every modifier kept: `ex2.approx.f32` and `ex2.approx.ftz.f32` differ (subnormals)
     elif head == "ldmatrix":
         keys.append("ldmatrix")
     elif head == "stmatrix":

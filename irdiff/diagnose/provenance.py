@@ -48,7 +48,7 @@ TRACE_STAGES: tuple[str, ...] = ("ttir", "ttgir", "llir", "ptx", "sass")
 ATTR_WORDS: dict[str, str] = {
     "evict_first": "eviction policy `evict_first`",
     "evict_last": "eviction policy `evict_last`",
-    "evict_normal": "eviction policy `evict_normal`",
+    "evict_normal": "eviction policy `evict_normal`, the default",
     "eviction_policy": "eviction policy",
     "cache_modifier": "cache modifier",
     "cachePolicy": "cache policy",

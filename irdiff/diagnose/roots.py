@@ -158,21 +158,66 @@ def _mech_atomic(ctx: RootContext) -> str | None:
     return out
 
 
+_CACHE_WORDS = {
+    "ca": "`.ca` (caches at all levels, the default for loads)",
+    "cg": "`.cg` (caches in L2 only, bypassing L1)",
+    "cs": "`.cs` (streams: likely accessed once, evicted first)",
+    "lu": "`.lu` (marks the last use of the line)",
+    "cv": "`.cv` (does not cache and fetches again on every access, volatile)",
+    "wb": "`.wb` (writes back through the caches, the default for stores)",
+    "wt": "`.wt` (writes through to system memory)",
+}
+_EVICT_WORDS = {
+    "evict_first": "`evict_first` (the loaded lines are the first to be replaced: for data read once, so it does not "
+    "push out data that is reused)",
+    "evict_last": "`evict_last` (the lines stay longer than others: for data that is reused)",
+    "evict_unchanged": "`evict_unchanged` (the lines keep their eviction priority)",
+    "no_allocate": "`no_allocate` (the lines are not allocated in the cache)",
+}
+_HINT_OPS = ("evict", "cache_hint", "createpolicy", ".EF", ".EL", ".LU", ".NA", ".cg", ".cs", ".ca", ".lu", ".cv")
+
+
+def _hint_values(tokens: list[str]) -> tuple[set[str], set[str]]:
+    """Cache modifiers and eviction policies a variant's attribute tokens actually set (defaults left out):
+    ``cache_modifier = cg`` → ``{"cg"}``, ``eviction_policy = evict_first`` → ``{"evict_first"}``."""
+    cache: set[str] = set()
+    evict: set[str] = set()
+    for t in tokens:
+        k, _, v = t.partition("=")
+        k, v = k.strip().lower(), v.strip().lower().lstrip(".")
+        if "evict" in k and v in _EVICT_WORDS:
+            evict.add(v)
+        elif "cache" in k and v in _CACHE_WORDS:
+            cache.add(v)
+    return cache, evict
+
+
 def _mech_eviction(ctx: RootContext) -> str | None:
-    xa = {k for oa, _ in ctx.whole.values() for k in oa}
-    xb = {k for _, ob in ctx.whole.values() for k in ob}
-    hint = [k for k in (*xa, *xb) if "evict" in k or "cache_hint" in k or "createpolicy" in k or ".EF" in k]
-    words = {t for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)}
-    if not hint and not any("evict" in w or "cache_modifier" in w for w in words):
+    """Cache modifiers and eviction policies, in words, from what each variant's TTIR attributes set and what its
+    PTX/SASS carries (a ``createpolicy`` is named only when the PTX has one)."""
+    ca, ea = _hint_values([t for ac in ctx.attrs for t in ac.only_a])
+    cb, eb = _hint_values([t for ac in ctx.attrs for t in ac.only_b])
+    low = [d for d in ctx.trace if d.stage in ("ptx", "sass")]
+    xa = {k for oa, _ in ctx.whole.values() for k in oa} | {k for d in low for k in d.only_a}
+    xb = {k for _, ob in ctx.whole.values() for k in ob} | {k for d in low for k in d.only_b}
+    hint_a = sorted(k for k in xa if any(h in k for h in _HINT_OPS))
+    hint_b = sorted(k for k in xb if any(h in k for h in _HINT_OPS))
+    if not (ca or ea or cb or eb or hint_a or hint_b):
         return None
+    parts: list[str] = []
+    for v, cache, evict in ((ctx.a, ca, ea), (ctx.b, cb, eb)):
+        said = [_CACHE_WORDS[c] for c in sorted(cache)] + [_EVICT_WORDS[e] for e in sorted(evict)]
+        if said:
+            parts.append(f"`{v}` sets {'; '.join(said)}")
     out = (
-        "The eviction policy is a cache hint: `evict_first` marks the loaded lines as the first to be replaced "
-        "(for data read once, so it does not push out data that is reused), `evict_last` the opposite. Results do "
-        "not change; the loads carry the policy (plus a `createpolicy` for the L2 hint) and the caches keep "
-        "different data."
+        ("Cache hints: " + "; ".join(parts) + ".") if parts else "The memory instructions carry different cache hints."
     )
-    if hint:
-        out += f" In PTX/SASS: {', '.join(f'`{k}`' for k in sorted(set(hint))[:4])}."
+    out += " Results do not change; the caches keep different data."
+    for v, hints in ((ctx.a, hint_a), (ctx.b, hint_b)):
+        if hints:
+            out += f" Only in `{v}`'s PTX/SASS: {', '.join(f'`{k}`' for k in hints[:4])}."
+    if any("createpolicy" in k for k in (*xa, *xb)):
+        out += " `createpolicy` builds the L2 cache-policy operand the loads carry."
     return out
 
 
@@ -322,6 +367,7 @@ def apply_roots(
     unclaimed: list[SourceChange] = []
     claimers: set[str] = set()
     claimed_lines: dict[str, tuple[set[int], set[int]]] = {}
+    claimed_changes: dict[str, list[SourceChange]] = {}
     for c in sd.semantic:
         if c.kind == "option":
             continue  # options.changed / spec.constexpr-changed say it
@@ -333,11 +379,17 @@ def apply_roots(
                 claimed_lines.setdefault(claim.id, (set(), set()))
                 claimed_lines[claim.id][0].update(_span(c.line_a, c.end_a))
                 claimed_lines[claim.id][1].update(_span(c.line_b, c.end_b))
-            v, ln = (a, c.line_a) if c.line_a is not None else (b, c.line_b)
-            if not any(e.variant == v and e.stage == "python" and e.line == ln for e in claim.evidence):
-                claim.evidence.append(Evidence(v, "python", ln, f"source change: {c.words(a, b)}"))
+            # the change at its line in both variants (a line absent on one side is named on the other only)
+            for v, ln, file in ((a, c.line_a, c.file_a), (b, c.line_b, c.file_b)):
+                if ln is None or file:
+                    continue
+                if not any(e.variant == v and e.stage == "python" and e.line == ln for e in claim.evidence):
+                    claim.evidence.append(Evidence(v, "python", ln, f"source change: {c.words(a, b)}"))
+            claimed_changes.setdefault(claim.id, []).append(c)
             continue
         unclaimed.append(c)
+    for fid, cs in claimed_changes.items():
+        _name_claimed_change(by_id[fid], cs, a, b)
     # a rewrite (many changes): one informational list, not roots; the rules' own findings start the chains
     rewrite = len(unclaimed) > REWRITE_CHANGES
     by_kind: dict[str, list[SourceChange]] = {}
@@ -460,12 +512,61 @@ def apply_roots(
         if g.id.startswith("source.") and not any(g.id in x.causes for x in findings) and g.severity != "info":
             g.severity = "info"
             g.explanation += " No other finding follows from it."
+    _cap_restatements(findings, by_id)
     unexplained = [f.id for f in findings if f.id != "time.measured" and not reaches(f.id)]
     for fid in unexplained:
         f = by_id[fid]
         if UNEXPLAINED_NOTE not in f.explanation:
             f.explanation += UNEXPLAINED_NOTE
     return _order(findings, roots_now, set(unexplained)), unexplained
+
+
+# Source change kinds a claiming rule's title is prefixed with when it does not name them (the user's edit first,
+# then the mechanism), most telling first; annotations and moves are named by the rules themselves.
+_NAMED_KINDS = (
+    "call-changed",
+    "call-added",
+    "call-removed",
+    "kwarg-changed",
+    "op-changed",
+    "args-reordered",
+    "dtype-changed",
+    "constant-changed",
+    "statement",
+)
+
+
+def _name_claimed_change(f: Finding, cs: list[SourceChange], a: str, b: str) -> None:
+    """Prefix the title of a rule finding that claimed source changes with the most telling one, at its lines, when
+    the title does not already name it (``precision.math`` claiming ``tl.exp`` → ``tl.math.exp2``)."""
+    named = [c for c in cs if c.kind in _NAMED_KINDS]
+    if not named:
+        return
+    c = min(named, key=lambda x: _NAMED_KINDS.index(x.kind))
+    words = [w for w in (c.name, c.old, c.new) if w and len(w) > 1]
+    if any(w in f.title for w in words):
+        return
+    where = ", ".join(
+        f"line {ln} of `{v}`" for v, ln, file in ((a, c.line_a, c.file_a), (b, c.line_b, c.file_b)) if ln and not file
+    )
+    f.title = f"{c.words(a, b)}" + (f" ({where})" if where else "") + f": {f.title}"
+
+
+def _cap_restatements(findings: list[Finding], by_id: dict[str, Finding]) -> None:
+    """A finding that restates its cause's change at another level (the TTIR attribute change behind a hint rule,
+    a source change a rule claimed) is no more severe than that cause: the cause judged what the change costs."""
+    from irdiff.diagnose.model import SEVERITIES
+
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    for f in findings:
+        if not f.causes or not (f.id == "ttir.attr-changed" or f.id.startswith("source.")):
+            continue
+        causes = [by_id[c] for c in f.causes if c in by_id]
+        if not causes:
+            continue
+        top = max(causes, key=lambda g: rank.get(g.severity, 0))
+        if rank.get(f.severity, 0) > rank.get(top.severity, 0):
+            f.severity = top.severity
 
 
 def _order(findings: list[Finding], roots: set[str], unexplained: set[str]) -> list[Finding]:

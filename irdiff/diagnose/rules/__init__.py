@@ -8,7 +8,7 @@ One topic module per kind of fact (``parameters``, ``specialization``, ``hints``
 inspected variant (``--variant``), ``b`` the baseline (``--against``); explanations name both.
 
 The tables below are built from those declarations: :data:`RULES` (rules in chain order, earliest stage first: the
-import order of the topic modules), :data:`RULE_IDS`, :data:`CAUSES`, :data:`FALLBACK_CAUSES`, :data:`DIRECTION` and
+import order of the topic modules), :data:`RULE_IDS`, :data:`CAUSES`, :data:`DIRECTION` and
 :data:`EFFECTS`; ``irdiff.diagnose`` uses them to link the chain.
 """
 
@@ -41,7 +41,6 @@ __all__ = [
     "CAUSES",
     "DIRECTION",
     "EFFECTS",
-    "FALLBACK_CAUSES",
     "RULES",
     "REGISTERED",
     "RULE_IDS",
@@ -87,7 +86,6 @@ RULE_IDS: tuple[str, ...] = tuple(i for r in REGISTERED for i in r.ids)
 # Which findings can cause which (candidates in priority order); used to link the chain.
 CAUSES: dict[str, list[str]] = {e.id: list(e.causes) for r in REGISTERED for e in r.emits if e.causes}
 # Causes used only when none of a finding's CAUSES is present (weaker, structural explanations).
-FALLBACK_CAUSES: dict[str, list[str]] = {e.id: list(e.fallback) for r in REGISTERED for e in r.emits if e.fallback}
 # (cause, effect) → +1 when both must predict the same variant, -1 when opposite ones.
 DIRECTION: dict[tuple[str, str], int] = {
     (c, e.id): s for r in REGISTERED for e in r.emits for c, s in e.direction.items()

@@ -182,7 +182,6 @@ def _width_phrase(x: Access, variant: str) -> str:
             "spec.type-changed",
             "options.changed",
         ),
-        fallback=("config.changed",),
     ),
     reads=("accesses", "blocked"),
 )

@@ -18,8 +18,8 @@ def _ttir_loop_summary(f: VariantFacts) -> tuple[int, int, bool]:
 
 
 @rule(
-    Emits("loop.flattened", causes=("spec.constexpr-changed",), fallback=("config.changed",)),
-    Emits("loop.nest", causes=("spec.constexpr-changed",), fallback=("config.changed",)),
+    Emits("loop.flattened", causes=("spec.constexpr-changed",)),
+    Emits("loop.nest", causes=("spec.constexpr-changed",)),
     reads=("loops_ttir", "loops_ttgir"),
 )
 def rule_loops(ctx: Context) -> list[Finding]:
@@ -96,7 +96,7 @@ def rule_loops(ctx: Context) -> list[Finding]:
 
 
 @rule(
-    Emits("loop.num-stages", causes=("spec.constexpr-changed", "options.changed"), fallback=("config.changed",)),
+    Emits("loop.num-stages", causes=("spec.constexpr-changed", "options.changed")),
     reads=("options", "loops_ttir"),
 )
 def rule_num_stages_attr(ctx: Context) -> list[Finding]:

@@ -87,7 +87,6 @@ def _mask_source(python: str, kernel: str, names: list[str]) -> tuple[int, str] 
             "spec.constexpr-changed",
             "options.changed",
         ),
-        fallback=("config.changed",),
     ),
     reads=("kernel", "accesses", "lowered", "text.python"),
 )

@@ -8,7 +8,7 @@
 * ``config.changed`` — the kernels' configuration differs: ``tl.constexpr`` parameters both kernels declare (tile
   sizes such as TorchInductor's ``XBLOCK``/``R0_BLOCK``, an autotuner's choice) and launch options (``num_warps``,
   ``num_stages``, ``num_ctas``, ``maxnreg``). It is the root of ``spec.constexpr-changed`` and ``options.changed``
-  and the fallback cause (declared by those rules) of effects that no signature finding explains: layouts, buffers,
+  and the root (linked by the root engine when it is the only root) of effects that no signature finding explains: layouts, buffers,
   loop structure, instruction counts and resources that follow from the configuration alone.
 
 Both read :attr:`Context.pairing <irdiff.diagnose.rules.common.Context.pairing>`; the other rules compare "the

@@ -128,7 +128,6 @@ def _staged_loads(f: VariantFacts) -> list[tuple[Ref, Ref]]:
     Emits(
         "pipeline.load-not-pipelined",
         causes=("coalesce.vector-width", "loop.flattened", "loop.num-stages", "options.changed"),
-        fallback=("config.changed",),
     ),
     reads=("accesses", "pipeline", "buffers", "sync_loads_loop", "loops_ttir", "lowered", "text.ttgir"),
 )
@@ -275,7 +274,6 @@ def rule_pipelined(ctx: Context) -> list[Finding]:
             "options.changed",
             "spec.constexpr-changed",
         ),
-        fallback=("config.changed",),
     ),
     reads=("buffers", "sync_loads_loop"),
 )
@@ -327,7 +325,6 @@ def rule_buffers(ctx: Context) -> list[Finding]:
     Emits(
         "pipeline.async-copies",
         causes=("pipeline.load-not-pipelined", "loop.num-stages", "loop.flattened", "options.changed"),
-        fallback=("config.changed",),
     ),
     reads=("async_copies_prologue", "async_copies_loop", "sync_loads_loop"),
 )
@@ -369,7 +366,6 @@ def rule_async_copies(ctx: Context) -> list[Finding]:
     Emits(
         "pipeline.wgmma-wait",
         causes=("pipeline.load-not-pipelined", "pipeline.buffers", "loop.flattened", "loop.num-stages"),
-        fallback=("config.changed",),
     ),
     reads=("buffers", "sync_loads_loop", "waits"),
 )

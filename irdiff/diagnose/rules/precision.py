@@ -280,6 +280,55 @@ def rule_fp64(ctx: Context) -> list[Finding]:
     ]
 
 
+# What each PTX math modifier means (PTX ISA, "Floating-Point Instructions"); the wording of precision.math is built
+# from the modifiers present on each side, never assumed.
+_MODE_WORDS = {
+    "approx": "approximate (special function unit, a few ulp of error)",
+    "full": "full-range approximate (2 ulp)",
+    "rn": "IEEE round-to-nearest-even",
+    "rz": "IEEE round-toward-zero",
+    "rm": "IEEE round-down",
+    "rp": "IEEE round-up",
+    "ftz": "subnormal inputs and results flushed to zero",
+}
+
+
+def _modes(key: str) -> set[str]:
+    return {p for p in key.split(".")[1:] if p in _MODE_WORDS}
+
+
+def math_modes_words(a: str, b: str, ka: dict[str, int], kb: dict[str, int]) -> str:
+    """Sentences on how two variants' math instructions differ, from the modifiers present on each side
+    (``{opcode: count}``, only the opcodes whose counts differ): approximate vs IEEE-rounded, ``.ftz`` or not.
+
+    Example: ``ex2.approx.f32`` in ``a`` and ``ex2.approx.ftz.f32`` in ``b`` gives "both are approximate; `b` also
+    flushes subnormals to zero (`.ftz`), `a` keeps them"."""
+    ma = {m for k, n in ka.items() if n for m in _modes(k)}
+    mb = {m for k, n in kb.items() if n for m in _modes(k)}
+    out: list[str] = []
+    for v, ms in ((a, ma), (b, mb)):
+        if ms:
+            out.append(f"`{v}`: " + ", ".join(_MODE_WORDS[m] for m in sorted(ms)))
+    text = "; ".join(out) + "." if out else ""
+    rounding = {"approx", "full", "rn", "rz", "rm", "rp"}
+    ra, rb = ma & rounding, mb & rounding
+    if ra and rb and ra == rb:
+        text += f" Both use the same rounding ({', '.join(f'`.{m}`' for m in sorted(ra))})"
+        if ("ftz" in ma) != ("ftz" in mb):
+            flush, keep = (a, b) if "ftz" in ma else (b, a)
+            text += (
+                f"; the difference is `.ftz`: `{flush}` flushes subnormal values (below 2^-126 in fp32) to zero, "
+                f"`{keep}` keeps them, so results differ only for tiny inputs or results"
+            )
+        text += "."
+    elif ra != rb:
+        text += " The rounding differs, so results can differ in the last bits."
+    elif ("ftz" in ma) != ("ftz" in mb):
+        flush, keep = (a, b) if "ftz" in ma else (b, a)
+        text += f" `{flush}` flushes subnormal values to zero (`.ftz`), `{keep}` keeps them."
+    return text.strip()
+
+
 def _count_pair(ctx: Context, stage: str, keys: tuple[str, ...]) -> dict[str, tuple[int, int]]:
     return {
         k: (_c(ctx.fa, stage, k), _c(ctx.fb, stage, k)) for k in keys if _c(ctx.fa, stage, k) != _c(ctx.fb, stage, k)
@@ -351,14 +400,12 @@ def rule_math(ctx: Context) -> list[Finding]:
             r = f.first_lines.get("ptx", {}).get(k)
             if r:
                 ev.append(_ev(v, r, f"{r.text}   ({_c(f, 'ptx', k)}× {k})"))
-    approx = {v: sum(_c(f, "ptx", k) for k in diff if ".approx" in k) for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb))}
     sev: Severity = "minor"
     expl = (
         "Math instructions: "
         + "; ".join(f"`{k}` {x} in `{ctx.a}` vs {y} in `{ctx.b}`" for k, (x, y) in diff.items())
-        + ". `.approx` instructions run on the special function unit with a few ulp of error (`tl.math` fast "
-        "functions such as `tl.math.exp2`, `tl.math.rsqrt`); `.rn` variants are IEEE-rounded and take longer "
-        f"({approx[ctx.a]} approximate in `{ctx.a}`, {approx[ctx.b]} in `{ctx.b}`). Results can differ numerically."
+        + ". "
+        + math_modes_words(ctx.a, ctx.b, {k: x for k, (x, _) in diff.items()}, {k: y for k, (_, y) in diff.items()})
     )
     return [
         Finding(

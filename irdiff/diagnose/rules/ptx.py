@@ -49,7 +49,6 @@ def _width_note(keys: list[str]) -> str:
             "layout.convert-shared",
             "options.changed",
         ),
-        fallback=("config.changed",),
     ),
     reads=("options", "counts", "first_lines"),
 )
@@ -110,7 +109,7 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
 
 
 @rule(
-    Emits("ptx.mma", causes=("mma.lowering", "precision.dot-input", "layout.mma"), fallback=("config.changed",)),
+    Emits("ptx.mma", causes=("mma.lowering", "precision.dot-input", "layout.mma")),
     reads=("mma", "counts", "first_lines"),
 )
 def rule_ptx_mma(ctx: Context) -> list[Finding]:

@@ -1,5 +1,5 @@
 """The rule registry: each rule declares, next to its code, the finding ids it emits, the facts it reads and the
-findings that may cause each of its findings; the tables the linker uses (:data:`CAUSES`, :data:`FALLBACK_CAUSES`,
+findings that may cause each of its findings; the tables the linker uses (:data:`CAUSES`,
 :data:`DIRECTION`, :data:`EFFECTS`) are built from those declarations, never written by hand.
 
 Adding a rule::
@@ -124,7 +124,6 @@ class Emits:
     :ivar id: the finding id.
     :ivar causes: findings that may cause this one, most direct first (the linker keeps the first present one and
         other present ones that are not already its ancestors).
-    :ivar fallback: weaker, structural causes, used only when none of ``causes`` is present (the first present one).
     :ivar direction: per cause, +1 when cause and effect must predict the same variant to link, -1 when opposite ones
         (e.g. more pipeline buffers, predicted for the variant with fewer, explain more registers in the other one).
     :ivar effects: for a stage-0 finding, id prefixes of the downstream findings it predicts; when none is present the
@@ -133,7 +132,6 @@ class Emits:
 
     id: RuleId
     causes: tuple[RuleId, ...] = ()
-    fallback: tuple[RuleId, ...] = ()
     direction: Mapping[RuleId, Literal[1, -1]] = field(default_factory=lambda: MappingProxyType({}))
     effects: tuple[str, ...] = ()
 
@@ -169,7 +167,7 @@ def _check(emits: tuple[Emits, ...], reads: tuple[str, ...], where: str) -> None
             raise ValueError(f"{where}: finding id {e.id!r} is not in RuleId")
         if e.id in taken:
             raise ValueError(f"{where}: finding id {e.id!r} is declared twice")
-        bad = [c for c in (*e.causes, *e.fallback, *e.direction) if c not in known]
+        bad = [c for c in (*e.causes, *e.direction) if c not in known]
         if bad:
             raise ValueError(f"{where}: {e.id} names unknown causes {bad}")
 

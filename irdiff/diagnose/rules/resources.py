@@ -29,7 +29,6 @@ def _res_ev(v: str, f: VariantFacts, key: str, fallback: str) -> Evidence:
             "atomic.cas-loop",
             "options.changed",
         ),
-        fallback=("pipeline.buffers", "pipeline.async-copies", "loop.nest", "spec.constexpr-changed", "config.changed"),
         direction={
             "mma.lowering": +1,
             "precision.fp64": +1,
@@ -82,7 +81,6 @@ def rule_registers(ctx: Context) -> list[Finding]:
     Emits(
         "resources.spills",
         causes=("resources.registers",),
-        fallback=("ptx.memory-ops", "loop.flattened", "pipeline.buffers", "loop.nest", "config.changed"),
         direction={"ptx.memory-ops": +1, "resources.registers": +1, "pipeline.buffers": -1},
     ),
     reads=("resources", "resource_refs"),
@@ -122,7 +120,6 @@ def rule_spills(ctx: Context) -> list[Finding]:
     Emits(
         "resources.shared",
         causes=("pipeline.buffers", "loop.num-stages", "loop.flattened", "options.changed"),
-        fallback=("config.changed",),
     ),
     reads=("buffers", "resources", "resource_refs"),
 )
@@ -162,7 +159,6 @@ def rule_shared(ctx: Context) -> list[Finding]:
     Emits(
         "resources.occupancy",
         causes=("resources.registers", "resources.shared", "options.changed"),
-        fallback=("config.changed",),
     ),
     reads=("target", "occupancy"),
 )

@@ -63,7 +63,6 @@ def rule_sass_calls(ctx: Context) -> list[Finding]:
             "atomic.ordering",
             "atomic.cas-loop",
         ),
-        fallback=("loop.nest", "loop.flattened", "pipeline.async-copies", "config.changed"),
         direction={
             "ttir.i64-index-math": +1,
             "sass.division-calls": +1,
