@@ -111,3 +111,31 @@ def test_transposed_dot_operand_links_the_layout_conversion(compile_suite) -> No
         assert "tl.trans(bt)" in root.title
         assert d.findings[0].id == root.id
         assert d.unexplained == []
+
+
+# (suite, variants, needle on the changed line per variant, words the first title must contain)
+NEW_KINDS = [
+    ("volatile", ("volatile", "plain"), ("volatile=True", "v = tl.load"), ("volatile",)),
+    ("unroll", ("static", "loop"), ("tl.static_range", "range(NCH)"), ("`tl.static_range`", "`range`")),
+    ("offs64", ("i64", "i32"), (".to(tl.int64)", "base = tl.program_id(0) * B"), ("tl.program_id(0).to",)),
+    ("dotout", ("f16acc", "f32acc"), ("out_dtype=tl.float16", "c = tl.dot(a, b)"), ("out_dtype",)),
+    ("wherefill", ("where", "other"), ("v = tl.load", "other=0.0"), ("other",)),
+]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("suite", "variants", "needles", "words"), NEW_KINDS, ids=[k[0] for k in NEW_KINDS])
+def test_first_finding_names_the_change(  # type: ignore[no-untyped-def]
+    compile_suite, target: str, suite: str, variants: tuple[str, str], needles: tuple[str, str], words: tuple[str]
+) -> None:
+    """One source change per pair (a load made volatile, a static loop, int64 offsets, a dot's out_dtype, masked
+    ``other=`` instead of ``tl.where``): the first finding names it at its line in both variants, nothing is left
+    unexplained, and no finding reports equal counts as a difference."""
+    b = compile_suite(FRESH + "::" + suite, list(variants), target)
+    lines = {v: line_of(b.variants[v], n) for v, n in zip(variants, needles, strict=True)}
+    for _a, _o, d in both_orders(b, *variants):
+        first = d.findings[0]
+        assert all(at_line(first, v, ln) for v, ln in lines.items()), (ids(d), first.evidence)
+        assert all(w in first.title for w in words), first.title
+        assert d.unexplained == []
+        assert not any(" 0/0 in " in f.title and " vs 0/0 in " in f.title for f in d.findings)

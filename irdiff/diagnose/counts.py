@@ -209,7 +209,8 @@ def _ptx_key(op: str, full: str) -> list[str]:
     head = parts[0]
     keys: list[str] = []
     if head in ("ld", "st") and len(parts) > 1:
-        space = parts[1] if parts[1] in ("global", "shared", "local", "param", "const") else "generic"
+        # the state space may follow a qualifier: `ld.volatile.global.v4.b32`, `ld.relaxed.gpu.global.b32`
+        space = next((p for p in parts[1:] if p in ("global", "shared", "local", "param", "const")), "generic")
         rest = [p for p in parts[1:] if p != space and not _PTX_DROP.match(p)]
         vec = [p for p in rest if re.match(r"^v\d+$", p)]
         typ = [p for p in rest if _PTX_TYPES.match(p)]

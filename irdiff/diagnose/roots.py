@@ -461,13 +461,19 @@ def apply_roots(
     for r in roots:
         _add_trace(r, a, b, va, vb, attrs, sd, findings, whole_ok=n_roots == 1)
 
-    # 6. provenance links for findings that no rule linked
+    # 6. provenance links for findings that no rule linked: evidence on a line that uses a value a change (a root's,
+    # or one a rule claimed) defines
     root_ids = _root_ids(findings, claimers)
+    claim_roots = [
+        _Root(by_id[cid], xa, xb, sd.affected("a", xa), sd.affected("b", xb))
+        for cid, (xa, xb) in claimed_lines.items()
+        if cid in by_id
+    ]
     for f in findings:
         if f.causes or f.id in root_ids or f.id.startswith(ROOT_PREFIXES):
             continue
         fa, fb = lines(f, "a"), lines(f, "b")
-        hits = [r.finding.id for r in roots if (fa & r.affected_a) or (fb & r.affected_b)]
+        hits = [r.finding.id for r in (*roots, *claim_roots) if (fa & r.affected_a) or (fb & r.affected_b)]
         if hits:
             attr_first = sorted(hits, key=lambda i: 0 if i == "ttir.attr-changed" else 1)
             f.causes = attr_first[:1] if "ttir.attr-changed" in hits else hits[:2]
