@@ -120,6 +120,7 @@ NEW_KINDS = [
     ("offs64", ("i64", "i32"), (".to(tl.int64)", "base = tl.program_id(0) * B"), ("tl.program_id(0).to",)),
     ("dotout", ("f16acc", "f32acc"), ("out_dtype=tl.float16", "c = tl.dot(a, b)"), ("out_dtype",)),
     ("wherefill", ("where", "other"), ("v = tl.load", "other=0.0"), ("other",)),
+    ("stagesloop", ("one", "default"), ("tl.range(", "in range(0, K, TK)"), ("`tl.range`", "`range`")),
 ]
 
 
@@ -129,7 +130,7 @@ def test_first_finding_names_the_change(  # type: ignore[no-untyped-def]
     compile_suite, target: str, suite: str, variants: tuple[str, str], needles: tuple[str, str], words: tuple[str]
 ) -> None:
     """One source change per pair (a load made volatile, a static loop, int64 offsets, a dot's out_dtype, masked
-    ``other=`` instead of ``tl.where``): the first finding names it at its line in both variants, nothing is left
+    ``other=`` instead of ``tl.where``, ``tl.range(..., num_stages=1)``): the first finding names it at its line in both variants, nothing is left
     unexplained, and no finding reports equal counts as a difference."""
     b = compile_suite(FRESH + "::" + suite, list(variants), target)
     lines = {v: line_of(b.variants[v], n) for v, n in zip(variants, needles, strict=True)}

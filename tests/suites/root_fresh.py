@@ -13,6 +13,7 @@ leaves stage 0 identical. The first finding must name that change at its line, i
 - ``unroll``: a loop over ``tl.static_range`` vs ``range`` with the same constexpr bound.
 - ``assume``: ``tl.assume(n % 16 == 0)`` vs none.
 - ``reducecombine``: ``tl.sum(v, axis=0)`` vs ``tl.reduce(v, 0, _add)`` with a custom ``@triton.jit`` combine.
+- ``stagesloop``: a K loop over ``range`` vs ``tl.range(..., num_stages=1)`` (the pipeliner told not to pipeline it).
 """
 
 from __future__ import annotations
@@ -372,4 +373,49 @@ reducecombine = Suite(
     shape={"R": 64},
     constexprs={"W": 256},
     options={"num_warps": 4},
+)
+
+
+def _mm(s):  # type: ignore[no-untyped-def]
+    return {
+        "a_ptr": Tensor((128, s["K"]), "fp16"),
+        "b_ptr": Tensor((s["K"], 128), "fp16"),
+        "c_ptr": Tensor((128, 128), "fp32", output=True),
+        "K": s["K"],
+    }
+
+
+@triton.jit
+def kloop_default(a_ptr, b_ptr, c_ptr, K, TM: tl.constexpr, TN: tl.constexpr, TK: tl.constexpr):
+    i = tl.program_id(0) * TM + tl.arange(0, TM)
+    j = tl.arange(0, TN)
+    k = tl.arange(0, TK)
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for k0 in range(0, K, TK):
+        a = tl.load(a_ptr + i[:, None] * K + (k0 + k)[None, :])
+        b = tl.load(b_ptr + (k0 + k)[:, None] * TN + j[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + i[:, None] * TN + j[None, :], acc)
+
+
+@triton.jit
+def kloop_one_stage(a_ptr, b_ptr, c_ptr, K, TM: tl.constexpr, TN: tl.constexpr, TK: tl.constexpr):
+    i = tl.program_id(0) * TM + tl.arange(0, TM)
+    j = tl.arange(0, TN)
+    k = tl.arange(0, TK)
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for k0 in tl.range(0, K, TK, num_stages=1):
+        a = tl.load(a_ptr + i[:, None] * K + (k0 + k)[None, :])
+        b = tl.load(b_ptr + (k0 + k)[:, None] * TN + j[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + i[:, None] * TN + j[None, :], acc)
+
+
+stagesloop = Suite(
+    name="stagesloop",
+    variants={"one": Variant(kloop_one_stage), "default": Variant(kloop_default)},
+    args=_mm,
+    shape={"K": 512},
+    constexprs={"TM": 64, "TN": 128, "TK": 32},
+    options={"num_warps": 4, "num_stages": 3},
 )
