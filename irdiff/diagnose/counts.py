@@ -278,8 +278,10 @@ def _ptx_key(op: str, full: str) -> list[str]:
     elif head in ("div", "rem") and len(parts) > 1:
         # float division keeps its rounding mode: `div.full.f32` (approximate, `/` on fp32) and `div.rn.f32`
         # (IEEE round-to-nearest, `tl.div_rn`) are different instructions
+        # (`.ftz` kept too: it changes results for subnormals)
         mode = [p for p in parts[1:-1] if p in ("full", "rn", "rz", "rm", "rp", "approx")]
-        keys.append(".".join([head, *mode[:1], parts[-1]]))
+        ftz = ["ftz"] if "ftz" in parts[1:-1] else []
+        keys.append(".".join([head, *mode[:1], *ftz, parts[-1]]))
     elif head == "fma":
         keys.append(f"fma.{parts[-1]}")
     elif head == "call":

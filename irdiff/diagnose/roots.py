@@ -607,6 +607,9 @@ def _order(findings: list[Finding], roots: set[str], unexplained: set[str]) -> l
 
 
 def _source_finding(kind: str, cs: list[SourceChange], a: str, b: str, va: VariantResult, vb: VariantResult) -> Finding:
+    # a change that involves a Triton call (``tl.trans(bt)`` for ``b``) names the edit better than the index
+    # arithmetic beside it: it comes first (stable otherwise: source order)
+    cs = sorted(cs, key=lambda c: 0 if "`tl." in c.summary else 1)
     words = [c.words(a, b) for c in cs]
     head = words[0] + (f" (and {len(words) - 1} more)" if len(words) > 1 else "")
     where = []

@@ -342,7 +342,16 @@ def _count_pair(ctx: Context, stage: str, keys: tuple[str, ...]) -> dict[str, tu
 def rule_division(ctx: Context) -> list[Finding]:
     """``precision.division``: fp32 division lowers to ``div.full.f32`` (``/``: approximate, 2 ulp) in one variant
     and ``div.rn.f32`` (``tl.div_rn``: IEEE round-to-nearest, a longer sequence) in the other."""
-    keys = ("div.full.f32", "div.rn.f32", "div.approx.f32", "div.rn.f64")
+    keys = tuple(
+        sorted(
+            {
+                k
+                for f in (ctx.fa, ctx.fb)
+                for k in f.counts.get("ptx", {})
+                if k.startswith("div.") and k.endswith((".f32", ".f64")) and len(k.split(".")) > 2
+            }
+        )
+    )
     diff = _count_pair(ctx, "ptx", keys)
     if not diff:
         return []
@@ -354,13 +363,17 @@ def rule_division(ctx: Context) -> list[Finding]:
                 ev.append(_ev(v, r, f"{r.text}   ({_c(f, 'ptx', k)}× {k})"))
     rn_a, rn_b = _c(ctx.fa, "ptx", "div.rn.f32"), _c(ctx.fb, "ptx", "div.rn.f32")
     slow = ctx.a if rn_a > rn_b else ctx.b if rn_b > rn_a else None
+    present = {k for k, (x, y) in diff.items() if x or y}
     expl = (
         "fp32 division: "
         + "; ".join(f"`{k}` {x} in `{ctx.a}` vs {y} in `{ctx.b}`" for k, (x, y) in diff.items())
-        + ". Triton lowers `/` on fp32 to `div.full.f32` (approximate, within 2 ulp, a few instructions) and "
-        "`tl.div_rn` to `div.rn.f32` (IEEE round-to-nearest: ptxas emits a longer sequence with a slow path). "
-        "Results can differ numerically in the last bits."
+        + ". "
+        + math_modes_words(ctx.a, ctx.b, {k: x for k, (x, _) in diff.items()}, {k: y for k, (_, y) in diff.items()})
     )
+    if any(k.startswith("div.full.") for k in present):
+        expl += " Triton lowers `/` on fp32 to `div.full.f32` (approximate, within 2 ulp, a few instructions)."
+    if any(k.startswith("div.rn.") for k in present):
+        expl += " `div.rn` (from `tl.div_rn`) is IEEE-rounded: ptxas emits a longer sequence with a slow path."
     return [
         Finding(
             "precision.division",
