@@ -381,7 +381,7 @@ def apply_roots(
                 claimed_lines[claim.id][1].update(_span(c.line_b, c.end_b))
             # the change at its line in both variants (a line absent on one side is named on the other only); a
             # parameter annotation is claimed through the parameter's stage-0 evidence: its line in ``a`` suffices
-            sides = ((a, c.line_a, c.file_a), (b, c.line_b, c.file_b))
+            sides: tuple[tuple[str, int | None, str], ...] = ((a, c.line_a, c.file_a), (b, c.line_b, c.file_b))
             if c.kind == "annotation":
                 sides = sides[:1] if c.line_a is not None else sides[1:]
             for v, ln, file in sides:
