@@ -349,19 +349,6 @@ def rule_async_copies(ctx: Context) -> list[Finding]:
         "loop; copies inside the loop fetch iteration i+num_stages-1 while iteration i computes."
     )
     fewer = ctx.a if a[0] + a[1] < b[0] + b[1] else ctx.b if a[0] + a[1] > b[0] + b[1] else None
-    if a[:2] == b[:2]:
-        # the async copies are the same: only the synchronous loads inside loops differ (a loop unrolled or added)
-        return [
-            Finding(
-                "pipeline.async-copies",
-                "minor",
-                f"Synchronous loads inside loops: {a[2]} in `{ctx.a}` vs {b[2]} in `{ctx.b}` (async copies equal, "
-                f"{a[0]}/{a[1]})",
-                expl,
-                ev,
-                stage="ttgir",
-            )
-        ]
     return [
         Finding(
             "pipeline.async-copies",
