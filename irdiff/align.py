@@ -47,12 +47,15 @@ reuses them; splitting them would scatter one algorithm.
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import operator
 import re
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Literal
+from typing import Literal, overload
 
 from irdiff.normalize import NormalizedStage, normalize, rename
 
@@ -69,7 +72,7 @@ class Span:
     end: int
 
 
-@dataclass
+@dataclass(slots=True)
 class DiffLine:
     """One row of the alignment. ``a``/``b`` index into ``NormalizedStage.lines`` (None on the missing side)."""
 
@@ -157,10 +160,10 @@ def diff_stage(a: NormalizedStage, b: NormalizedStage, context: int = 3, *, engi
     if name not in ENGINES:
         raise ValueError(f"unknown diff engine {name!r} (have: {', '.join(ENGINES)})")
     match = _BoundedMatcher(ENGINES[name])
-    diff_rows = _diff_rows
     if len(a.lines) * len(b.lines) > EXACT_CELLS:  # a huge function: linear memory and time, fewer refinements
         match.fallbacks, match.largest = 1, (len(a.lines), len(b.lines))
-        diff_rows = _linear_rows
+        return _linear_diff(a, b, match, context)
+    diff_rows = _diff_rows
     if _orientation_key(a) <= _orientation_key(b):
         rows, a, b = diff_rows(a, b, match)
     else:
@@ -254,8 +257,6 @@ def _blocks_patience(x: Sequence[str], y: Sequence[str], exact: Matcher, cells: 
     run (patience sorting, O(n log n)) is kept; the gaps between anchors are split the same way until each is
     small enough (``len × len ≤ cells``) for the ``exact`` matcher. A gap with no unique line that is still too
     large stays unmatched (deleted and inserted)."""
-    import bisect
-
     out: Blocks = []
     stack = [(0, len(x), 0, len(y))]
     while stack:
@@ -274,39 +275,27 @@ def _blocks_patience(x: Sequence[str], y: Sequence[str], exact: Matcher, cells: 
         if (a1 - a0) * (b1 - b0) <= cells:
             out.extend((a0 + i, b0 + j, k) for i, j, k in exact(x[a0:a1], y[b0:b1]) if k)
             continue
-        count_a: dict[str, int] = {}
-        for i in range(a0, a1):
-            count_a[x[i]] = count_a.get(x[i], 0) + 1
-        count_b: dict[str, int] = {}
-        for j in range(b0, b1):
-            count_b[y[j]] = count_b.get(y[j], 0) + 1
-        pos_a = {x[i]: i for i in range(a0, a1) if count_a[x[i]] == 1 and count_b.get(x[i]) == 1}
-        cand = [(pos_a[y[j]], j) for j in range(b0, b1) if y[j] in pos_a]  # increasing in j
+        # lines occurring once on each side (Counter and dict(zip) count in C: this runs on 10^5-10^6 lines)
+        xs, ys = x[a0:a1], y[b0:b1]
+        once_b = {k for k, v in Counter(ys).items() if v == 1}
+        once = {k for k, v in Counter(xs).items() if v == 1 and k in once_b}
+        where_a = dict(zip(xs, range(a0, a1)))
+        cand = [(where_a[ln], j) for j, ln in enumerate(ys, b0) if ln in once]  # increasing in j
+        del xs, ys, once_b, where_a
         if not cand:
             continue  # nothing to anchor on and too large to match exactly: left unmatched
         cand.sort()
-        tails: list[int] = []  # patience piles: last j of an increasing run of each length
-        tail_idx: list[int] = []
-        prev = [-1] * len(cand)
-        for k, (_, j) in enumerate(cand):
-            p = bisect.bisect_left(tails, j)
-            if p == len(tails):
-                tails.append(j)
-                tail_idx.append(k)
-            else:
-                tails[p] = j
-                tail_idx[p] = k
-            prev[k] = tail_idx[p - 1] if p else -1
-        lis: list[tuple[int, int]] = []
-        k = tail_idx[-1]
-        while k >= 0:
-            lis.append(cand[k])
-            k = prev[k]
-        lis.reverse()
+        if all(map(operator.lt, (j for _, j in cand), (j for _, j in cand[1:]))):
+            lis = cand  # no line moved: every anchor is in the longest increasing run (the usual case, in C)
+        else:
+            lis = _longest_increasing(cand)
         ca, cb = a0, b0
         for i, j in lis:
-            stack.append((ca, i, cb, j))
-            out.append((i, j, 1))
+            if i - ca == j - cb and x[ca:i] == y[cb:j]:  # an equal gap: what its prefix pass would match
+                out.append((ca, cb, i + 1 - ca))
+            else:
+                stack.append((ca, i, cb, j))
+                out.append((i, j, 1))
             ca, cb = i + 1, j + 1
         stack.append((ca, a1, cb, b1))
     out.sort()
@@ -320,22 +309,126 @@ def _blocks_patience(x: Sequence[str], y: Sequence[str], exact: Matcher, cells: 
     return merged
 
 
-def _linear_rows(
-    a: NormalizedStage, b: NormalizedStage, match: Matcher
-) -> tuple[list[DiffLine], NormalizedStage, NormalizedStage]:
-    """Rows for stages too large for the exact alignment: a patience diff of the normalized lines' shapes (symbols
-    erased; :func:`_blocks_patience`, gaps matched exactly where small enough), as ``git diff --patience`` would on
-    the shapes; no region tree, symbol correspondence, joint renaming or intra-line spans: each side keeps its own
-    numbering, and lines of the same shape are shown as context even where their operands differ."""
-    exact = match.exact if isinstance(match, _BoundedMatcher) else match
-    rows: list[DiffLine] = []
-    ia = ib = 0
-    for i, j, n in _blocks_patience(a.shapes, b.shapes, exact):
-        rows.extend(DiffLine("delete", k, None, a.lines[k], None) for k in range(ia, i))
-        rows.extend(DiffLine("insert", None, k, None, b.lines[k]) for k in range(ib, j))
-        rows.extend(DiffLine("equal", i + k, j + k, a.lines[i + k], b.lines[j + k]) for k in range(n))
-        ia, ib = i + n, j + n
-    return rows, a, b
+def _longest_increasing(cand: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of ``cand`` (sorted by its first item) increasing in its second item (patience sorting)."""
+    tails: list[int] = []  # patience piles: last j of an increasing run of each length
+    tail_idx: list[int] = []
+    prev = [-1] * len(cand)
+    for k, (_, j) in enumerate(cand):
+        p = bisect.bisect_left(tails, j)
+        if p == len(tails):
+            tails.append(j)
+            tail_idx.append(k)
+        else:
+            tails[p] = j
+            tail_idx[p] = k
+        prev[k] = tail_idx[p - 1] if p else -1
+    lis: list[tuple[int, int]] = []
+    k = tail_idx[-1]
+    while k >= 0:
+        lis.append(cand[k])
+        k = prev[k]
+    lis.reverse()
+    return lis
+
+
+def _linear_diff(a: NormalizedStage, b: NormalizedStage, match: _BoundedMatcher, context: int) -> StageDiff:
+    """The diff of stages too large for the exact alignment: a patience diff of the normalized lines' shapes
+    (symbols erased; :func:`_blocks_patience`, gaps matched exactly where small enough), as ``git diff --patience``
+    would on the shapes; no region tree, symbol correspondence, joint renaming or intra-line spans: each side keeps
+    its own numbering, and lines of the same shape are shown as context even where their operands differ. The rows
+    (:class:`_LinearRows`) are made when read: only the hunks' rows are built."""
+    mirrored = not _orientation_key(a) <= _orientation_key(b)  # align in the same orientation as the exact path
+    x, y = (b, a) if mirrored else (a, b)
+    segs: list[tuple[Tag, int, int, int]] = []  # (tag, a lines before, b lines before, rows): the rows in order
+    changed: list[int] = []
+    # the exact path's order of a gap's rows: x's unmatched lines (deleted), then y's (inserted), mirrored when x is b
+    order: tuple[Tag, Tag] = ("insert", "delete") if mirrored else ("delete", "insert")
+    row = pa = pb = 0  # rows so far, and the a and b lines in them
+    for i, j, n in _blocks_patience(x.shapes, y.shapes, match.exact):
+        ai, bi = (j, i) if mirrored else (i, j)  # where the matched run starts in a and in b
+        for tag in order:
+            count = ai - pa if tag == "delete" else bi - pb
+            if count > 0:
+                segs.append((tag, pa, pb, count))
+                changed.extend(range(row, row + count))
+                row += count
+                if tag == "delete":
+                    pa += count
+                else:
+                    pb += count
+        if n:
+            segs.append(("equal", pa, pb, n))
+            row, pa, pb = row + n, pa + n, pb + n
+    rows = _LinearRows(segs, a.lines, b.lines)
+    removed = sum(n for tag, _, _, n in segs if tag == "delete")
+    added = sum(n for tag, _, _, n in segs if tag == "insert")
+    hunks = _group_hunks(rows, changed, rows.a_before, rows.b_before, a, b, context)
+    note = match.note()
+    return StageDiff(a.stage, a, b, hunks, added, removed, lines=rows, notes=[note] if note else [])  # type: ignore[arg-type]
+
+
+class _LinearRows(Sequence[DiffLine]):
+    """The rows of a huge stage's alignment, made when read from runs ``(tag, a0, b0, n)``: ``n`` rows of one tag
+    whose first row has ``a0`` a lines and ``b0`` b lines before it. Compares equal to the list of its rows."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, segs: list[tuple[Tag, int, int, int]], la: list[str], lb: list[str]) -> None:
+        self.segs = segs
+        self.starts = list(accumulate((n for _, _, _, n in segs), initial=0))
+        self.la, self.lb = la, lb
+
+    def __len__(self) -> int:
+        return self.starts[-1]
+
+    def _row(self, k: int) -> DiffLine:
+        s = bisect.bisect_right(self.starts, k) - 1
+        tag, a0, b0, _ = self.segs[s]
+        off = k - self.starts[s]
+        if tag == "equal":
+            return DiffLine(tag, a0 + off, b0 + off, self.la[a0 + off], self.lb[b0 + off])
+        if tag == "delete":
+            return DiffLine(tag, a0 + off, None, self.la[a0 + off], None)
+        return DiffLine(tag, None, b0 + off, None, self.lb[b0 + off])
+
+    def a_before(self, k: int) -> int:
+        """The number of a lines in rows ``0..k-1``."""
+        if k >= len(self):
+            return len(self.la)
+        s = bisect.bisect_right(self.starts, k) - 1
+        tag, a0, _, _ = self.segs[s]
+        return a0 + (k - self.starts[s] if tag != "insert" else 0)
+
+    def b_before(self, k: int) -> int:
+        """The number of b lines in rows ``0..k-1``."""
+        if k >= len(self):
+            return len(self.lb)
+        s = bisect.bisect_right(self.starts, k) - 1
+        tag, _, b0, _ = self.segs[s]
+        return b0 + (k - self.starts[s] if tag != "delete" else 0)
+
+    @overload
+    def __getitem__(self, k: int) -> DiffLine: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[DiffLine]: ...
+    def __getitem__(self, k: int | slice) -> DiffLine | list[DiffLine]:
+        if isinstance(k, slice):
+            return [self._row(i) for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return self._row(k)
+
+    def __iter__(self) -> Iterator[DiffLine]:
+        for k in range(len(self)):
+            yield self._row(k)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _LinearRows | list):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
 
 
 class _BoundedMatcher:
@@ -813,21 +906,41 @@ def _add_span(spans: list[Span], keys: list[str], starts: list[int], lo: int, hi
 # hunks
 
 
-def _scopes(s: NormalizedStage) -> list[str]:
-    """Per line, ``function > innermost region`` label ('' outside any)."""
+def _scopes(s: NormalizedStage) -> Callable[[int], str]:
+    """Line index → its ``function > innermost region`` label ('' outside any)."""
     n = len(s.lines)
     func: list[str] = [""] * n
     inner: list[str] = [""] * n
     for r in s.regions:  # pre-order: inner regions overwrite outer ones
         lo, hi = max(0, r.start), min(n - 1, r.end)
-        target = func if r.function else inner
-        for k in range(lo, hi + 1):
-            target[k] = r.label
-    return [f"{f} > {i}" if f and i else f or i for f, i in zip(func, inner, strict=True)]
+        if hi >= lo:
+            (func if r.function else inner)[lo : hi + 1] = [r.label] * (hi + 1 - lo)
+
+    def scope(k: int) -> str:
+        f, i = func[k], inner[k]
+        return f"{f} > {i}" if f and i else f or i
+
+    return scope
 
 
 def _hunks(rows: list[DiffLine], a: NormalizedStage, b: NormalizedStage, context: int) -> list[Hunk]:
     changed = [k for k, r in enumerate(rows) if r.tag != "equal"]
+    apos = list(accumulate((r.a is not None for r in rows), initial=0))  # a/b lines before each row
+    bpos = list(accumulate((r.b is not None for r in rows), initial=0))
+    return _group_hunks(rows, changed, apos.__getitem__, bpos.__getitem__, a, b, context)
+
+
+def _group_hunks(
+    rows: Sequence[DiffLine],
+    changed: list[int],
+    apos: Callable[[int], int],
+    bpos: Callable[[int], int],
+    a: NormalizedStage,
+    b: NormalizedStage,
+    context: int,
+) -> list[Hunk]:
+    """Hunks around the ``changed`` rows (increasing indices), ``context`` rows around each; ``apos(k)``/``bpos(k)``:
+    the number of a/b lines in the rows before row ``k``."""
     if not changed:
         return []
     groups: list[tuple[int, int]] = []
@@ -839,35 +952,26 @@ def _hunks(rows: list[DiffLine], a: NormalizedStage, b: NormalizedStage, context
             groups.append((lo, hi))
             lo = hi = k
     groups.append((lo, hi))
-    # positions: number of a/b lines before each row
-    apos: list[int] = []
-    bpos: list[int] = []
-    pa = pb = 0
-    for r in rows:
-        apos.append(pa)
-        bpos.append(pb)
-        pa += r.a is not None
-        pb += r.b is not None
     scopes_a = _scopes(a)
     scopes_b = _scopes(b)
     hunks: list[Hunk] = []
     for lo, hi in groups:
         s, e = max(0, lo - context), min(len(rows) - 1, hi + context)
-        body = rows[s : e + 1]
+        body = list(rows[s : e + 1])
         first = rows[lo]
-        if first.a is not None and first.a < len(scopes_a):
-            header = scopes_a[first.a]
-        elif first.b is not None and first.b < len(scopes_b):
-            header = scopes_b[first.b]
+        if first.a is not None and first.a < len(a.lines):
+            header = scopes_a(first.a)
+        elif first.b is not None and first.b < len(b.lines):
+            header = scopes_b(first.b)
         else:
             header = ""
         hunks.append(
             Hunk(
                 header=header,
-                a_start=apos[s],
-                a_len=sum(1 for r in body if r.a is not None),
-                b_start=bpos[s],
-                b_len=sum(1 for r in body if r.b is not None),
+                a_start=apos(s),
+                a_len=apos(e + 1) - apos(s),
+                b_start=bpos(s),
+                b_len=bpos(e + 1) - bpos(s),
                 lines=body,
             )
         )

@@ -47,7 +47,7 @@ from irdiff.normalize.builder import Builder
 from irdiff.normalize.llir import normalize_llir
 from irdiff.normalize.mlir import normalize_mlir
 from irdiff.normalize.model import NormalizedStage, Region
-from irdiff.normalize.ptx import normalize_ptx
+from irdiff.normalize.ptx import normalize_ptx, normalize_ptx_fast
 from irdiff.normalize.sass import normalize_sass
 
 __all__ = ["NormalizedStage", "Region", "normalize", "dialect_of", "rename"]
@@ -99,6 +99,9 @@ def normalize(
             out = Builder(stage, text)
             normalize_llir(out, raw_lines, kernel_name)
         elif dialect == "ptx":
+            fast = normalize_ptx_fast(stage, text, raw_lines, kernel_name)
+            if fast is not None:
+                return fast
             out = Builder(stage, text)
             normalize_ptx(out, raw_lines, kernel_name)
         elif dialect == "sass":

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar, overload
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -40,6 +44,8 @@ class NormalizedStage:
     :ivar symbol_spans: per line, the ``(start, end)`` character range of each symbol of :attr:`symbols` in
         :attr:`lines` (a label definition prints its name without the sigil: ``12:`` names ``%12``); used by
         :func:`rename` and by the aligner, which renames both sides of a diff together.
+        :attr:`symbols` and :attr:`symbol_spans` may be a :class:`LazyPerLine` (computed on first read: the
+        aligner of a huge function never reads them).
     :ivar regions: functions, loops/regions and basic blocks, in pre-order (outer before inner).
     :ivar fallback: True when the dialect normalizer failed on this text and lines are the raw lines.
     """
@@ -50,10 +56,53 @@ class NormalizedStage:
     raw_line: list[int]
     columns: list[str] | None
     raw: str
-    symbols: list[tuple[str, ...]] = field(default_factory=list)
+    symbols: Sequence[tuple[str, ...]] = field(default_factory=list)
     regions: list[Region] = field(default_factory=list)
     fallback: bool = False
-    symbol_spans: list[tuple[tuple[int, int], ...]] = field(default_factory=list)
+    symbol_spans: Sequence[tuple[tuple[int, int], ...]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.lines)
+
+
+class LazyPerLine(Sequence[T], Generic[T]):
+    """A per-line list computed on its first read (its length is known before): a huge stage's
+    :attr:`NormalizedStage.symbols` and :attr:`~NormalizedStage.symbol_spans`, which only the exact alignment of
+    functions small enough for it reads. Compares equal to a list with the same items."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, n: int, compute: Callable[[], list[T]]) -> None:
+        self._n = n
+        self._compute: Callable[[], list[T]] | None = compute
+        self._items: list[T] | None = None
+
+    def _get(self) -> list[T]:
+        if self._items is None:
+            assert self._compute is not None
+            self._items = self._compute()
+            self._compute = None
+            if len(self._items) != self._n:
+                raise AssertionError(f"per-line list of {len(self._items)} items, expected {self._n}")
+        return self._items
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        return self._get()[i]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyPerLine | list):
+            return len(self) == len(other) and self._get() == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"LazyPerLine({self._get()!r})" if self._items is not None else f"LazyPerLine(<{self._n} lines>)"

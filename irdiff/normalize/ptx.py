@@ -4,9 +4,11 @@ class and ``$L__BB`` labels by first appearance."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import filterfalse
 
 from irdiff.normalize.builder import Builder, Sym, tokenize_symbols
-from irdiff.normalize.model import Region
+from irdiff.normalize.model import LazyPerLine, NormalizedStage, Region
 from irdiff.normalize.text import (
     kernel_pattern,
     replace_kernel,
@@ -50,46 +52,202 @@ def _ptx_make(m: re.Match[str]) -> Sym:
     return Sym("bb", m.group(3), "$L__BB_", "$L__BB{n}")
 
 
-def normalize_ptx(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+class _Structure:
+    """Functions and basic blocks of the kept lines, fed one line at a time (shared by both normalizers below)."""
+
+    def __init__(self, regions: list[Region]) -> None:
+        self.regions = regions
+        self.depth = 0
+        self.func: tuple[int, str] | None = None
+        self.pending_func: tuple[int, str] | None = None
+        self.block_start: int | None = None
+        self.block_label = ""
+
+    def line(self, idx: int, rawno: int, line: str) -> None:
+        """``line``: the kept line (comment and trailing blanks stripped, kernel name replaced) at index ``idx``."""
+        if (".entry" in line or ".func" in line) and (em := _PTX_ENTRY.match(line)):
+            self.pending_func = (idx, f".{em.group(1)} {em.group(2)}")
+        if "$L__BB" in line and self.func is not None:
+            stripped = line.strip()
+            if _PTX_BLOCK_LABEL.match(stripped):
+                if self.block_start is not None:
+                    self.regions.append(Region(self.block_start, idx - 1, "block", self.block_label, anchor=False))
+                self.block_start = idx
+                self.block_label = f"{stripped} (line {rawno})"
+        if "{" not in line and "}" not in line:
+            return  # depth unchanged, neither opens nor closes a function
+        stripped = line.strip()
+        opens = stripped.count("{") - stripped.count("}")
+        if stripped.startswith("{") and self.depth == 0 and self.pending_func is not None:
+            self.func = self.pending_func
+            self.pending_func = None
+        self.depth = max(0, self.depth + opens)
+        if self.depth == 0 and self.func is not None and stripped.endswith("}"):
+            if self.block_start is not None:
+                self.regions.append(Region(self.block_start, idx - 1, "block", self.block_label, anchor=False))
+                self.block_start = None
+            self.regions.append(Region(self.func[0], idx, self.func[1], self.func[1], anchor=True, function=True))
+            self.func = None
+
+    def finish(self, n: int) -> None:
+        """Close a function left open at the end of the text (``n`` kept lines)."""
+        if self.func is not None:
+            end = n - 1
+            if self.block_start is not None:
+                self.regions.append(Region(self.block_start, end, "block", self.block_label, anchor=False))
+            self.regions.append(Region(self.func[0], end, self.func[1], self.func[1], anchor=True, function=True))
+
+
+def _kept_lines(raw_lines: list[str], kernel_name: str | None) -> Iterator[tuple[int, str]]:
+    """``(raw line number, line)`` of the lines a PTX diff shows: up to the first debug section, debug lines and
+    blank lines dropped, trailing comments and blanks stripped, the kernel's name replaced by ``KERNEL``."""
     kpat = kernel_pattern(kernel_name)
-    depth = 0
-    func: tuple[int, str] | None = None
-    pending_func: tuple[int, str] | None = None
-    block_start: int | None = None
-    block_label = ""
     for rawno, line in enumerate(raw_lines, start=1):
-        if _PTX_DEBUG_SECTION.match(line):
-            break
+        if ".section" in line and _PTX_DEBUG_SECTION.match(line):
+            return
         if _PTX_DROP.match(line):
             continue
-        line = strip_comment(line, "//").rstrip()
-        if not line.strip():
+        if "//" in line:
+            line = strip_comment(line, "//")
+        line = line.rstrip()
+        if not line:
             continue
-        line = replace_kernel(line, kpat)
-        em = _PTX_ENTRY.match(line)
-        parts = tokenize_symbols(line, _PTX_SYM, _ptx_make)
-        idx = out.add(parts, rawno)
-        if em:
-            pending_func = (idx, f".{em.group(1)} {em.group(2)}")
-        stripped = line.strip()
-        if _PTX_BLOCK_LABEL.match(stripped) and func is not None:
-            if block_start is not None:
-                out.regions.append(Region(block_start, idx - 1, "block", block_label, anchor=False))
-            block_start = idx
-            block_label = f"{stripped} (line {rawno})"
-        opens = stripped.count("{") - stripped.count("}")
-        if stripped.startswith("{") and depth == 0 and pending_func is not None:
-            func = pending_func
-            pending_func = None
-        depth = max(0, depth + opens)
-        if depth == 0 and func is not None and stripped.endswith("}"):
-            if block_start is not None:
-                out.regions.append(Region(block_start, idx - 1, "block", block_label, anchor=False))
-                block_start = None
-            out.regions.append(Region(func[0], idx, func[1], func[1], anchor=True, function=True))
-            func = None
-    if func is not None:
-        end = len(out.parts) - 1
-        if block_start is not None:
-            out.regions.append(Region(block_start, end, "block", block_label, anchor=False))
-        out.regions.append(Region(func[0], end, func[1], func[1], anchor=True, function=True))
+        yield rawno, replace_kernel(line, kpat)
+
+
+def normalize_ptx(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+    """The general normalizer (symbols found outside ``"..."`` strings, line by line); :func:`normalize_ptx_fast`
+    gives the same result on texts without strings."""
+    structure = _Structure(out.regions)
+    for rawno, line in _kept_lines(raw_lines, kernel_name):
+        idx = out.add(tokenize_symbols(line, _PTX_SYM, _ptx_make), rawno)
+        structure.line(idx, rawno, line)
+    structure.finish(len(out.parts))
+
+
+# The symbols of _PTX_SYM as one group, to split a whole chunk of lines at once (no match spans a line break; at
+# most one alternative can match at a position; the sigil first lets the regex engine skip to a ``%``/``$``):
+#   @%p2 ld.global.b16 { %rs1 }, [ %rd38 + 0 ];
+#   @!%p1 bra 	$L__BB0_1;
+_PTX_SPLIT = re.compile(r"([%$](?:(?<=%)(?:hh|rd|rs|rq|fd|f|h|r|p|b)\d+\b|(?<=\$)L__BB\d+_\d+\b))")
+_DIGITS = "0123456789"
+_CHUNK = 4096  # kept lines per regex pass: bounds the temporary pieces of a split to about a MB
+
+
+def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name: str | None) -> NormalizedStage | None:
+    """The same result as :func:`normalize_ptx` in linear time and little memory on huge texts (a 10 MB function:
+    ``benchmarks/bench_align_large.py``), or None when a kept line holds a ``"`` (then symbols inside strings must be
+    skipped: the general normalizer does that).
+
+    Symbols are found and renamed over chunks of lines with one regex split each (C speed); a symbol's new name
+    depends only on its text (``%rd38`` → ``%rd`` and its class's next number), so first-appearance numbering over
+    the chunks in order is the same as line by line. Per-line :attr:`~NormalizedStage.symbols` and
+    :attr:`~NormalizedStage.symbol_spans` are computed when read (:class:`~irdiff.normalize.model.LazyPerLine`)
+    from the raw line, which is normalized again the same way.
+    """
+    lines: list[str] = []
+    shapes: list[str] = []
+    raw_line: list[int] = []
+    regions: list[Region] = []
+    structure = _Structure(regions)
+    names: dict[str, str] = {}
+    erased: dict[str, str] = {}
+    counters: dict[str, int] = {}
+    shape_pool: dict[str, str] = {}  # one string per distinct shape (most lines of a big kernel share a few)
+    chunk: list[str] = []
+
+    def flush() -> None:
+        joined = "\n".join(chunk)
+        chunk.clear()
+        if '"' in joined:
+            raise _HasStrings
+        parts = _PTX_SPLIT.split(joined)
+        syms = parts[1::2]
+        for s in filterfalse(names.__contains__, dict.fromkeys(syms)):  # new symbols, in order of appearance
+            c = "$L__BB" if s[0] == "$" else s.rstrip(_DIGITS)
+            n = counters.get(c, 0)
+            counters[c] = n + 1
+            names[s] = c + str(n)
+            erased[s] = c + "_"
+        parts[1::2] = map(names.__getitem__, syms)
+        lines.extend("".join(parts).split("\n"))
+        parts[1::2] = map(erased.__getitem__, syms)
+        got = "".join(parts).split("\n")
+        shapes.extend(map(shape_pool.setdefault, got, got))
+
+    kpat = kernel_pattern(kernel_name)
+    kname = kernel_name or None
+    drop = _PTX_DROP.match
+    section = _PTX_DEBUG_SECTION.match
+    try:  # _kept_lines and the structure, inlined: this loop runs once per line of a huge text
+        for rawno, line in enumerate(raw_lines, start=1):
+            if ".section" in line and section(line):
+                break
+            if drop(line):
+                continue
+            if "//" in line:
+                line = strip_comment(line, "//")
+            line = line.rstrip()
+            if not line:
+                continue
+            if kname is not None and kname in line:
+                line = replace_kernel(line, kpat)
+            if "{" in line or "}" in line or "$L__BB" in line or ".entry" in line or ".func" in line:
+                structure.line(len(raw_line), rawno, line)
+            raw_line.append(rawno)
+            chunk.append(line)
+            if len(chunk) >= _CHUNK:
+                flush()
+        if chunk:
+            flush()
+    except _HasStrings:
+        return None
+    structure.finish(len(raw_line))
+    regions.sort(key=lambda r: (r.start, -r.end))
+    kpat = kernel_pattern(kernel_name)
+    both: list[tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]] = []
+
+    def per_line() -> tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]:
+        """Symbols and their spans of every line, from the raw lines normalized again the same way."""
+        if both:
+            return both[0]
+        raw = text.splitlines()
+        symbols: list[tuple[str, ...]] = []
+        spans: list[tuple[tuple[int, int], ...]] = []
+        for rawno in raw_line:
+            line = raw[rawno - 1]
+            if "//" in line:
+                line = strip_comment(line, "//")
+            parts = _PTX_SPLIT.split(replace_kernel(line.rstrip(), kpat))
+            if len(parts) == 1:
+                symbols.append(())
+                spans.append(())
+                continue
+            syms = tuple(names[s] for s in parts[1::2])
+            where: list[tuple[int, int]] = []
+            pos = 0
+            for k, new in enumerate(syms):
+                pos += len(parts[2 * k])
+                where.append((pos, pos + len(new)))
+                pos += len(new)
+            symbols.append(syms)
+            spans.append(tuple(where))
+        both.append((symbols, spans))
+        return symbols, spans
+
+    n = len(lines)
+    return NormalizedStage(
+        stage,
+        lines,
+        shapes,
+        raw_line,
+        None,
+        text,
+        LazyPerLine(n, lambda: per_line()[0]),
+        regions,
+        symbol_spans=LazyPerLine(n, lambda: per_line()[1]),
+    )
+
+
+class _HasStrings(Exception):
+    pass

@@ -18,6 +18,9 @@ from irdiff.normalize.text import (
 _SASS_TRITON = re.compile(r"^([0-9a-fA-F-]{2}:[0-7-]:[0-7-]:[Y-]:[0-9a-fA-F])\t(.*)$")
 # cuobjdump's raw form: address, instruction, first encoding word:
 #           /*0070*/                   S2R R0, SR_TID.X ;                      /* 0x0000000000007919 */
+# The reference pattern (kept for the property test; it backtracks quadratically on long blank runs, so
+# :func:`_sass_raw` parses the same thing by hand):
+#           /*0070*/                   S2R R0, SR_TID.X ;                      /* 0x0000000000007919 */
 _SASS_RAW = re.compile(
     r"""
     ^\s*/\*[0-9a-fA-F]{4,}\*/\s*            # /*0070*/: the address
@@ -27,6 +30,29 @@ _SASS_RAW = re.compile(
     """,
     re.X,
 )
+# The address that starts a raw-form line, and the encoding word that ends it:
+#           /*0070*/                   S2R R0, SR_TID.X ;                      /* 0x0000000000007919 */
+_SASS_RAW_HEAD = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/")
+_SASS_RAW_TAIL = re.compile(r"/\*\s*0x([0-9a-fA-F]{16})\s*\*/\Z")
+
+
+def _sass_raw(line: str) -> tuple[str, str | None] | None:
+    """``(instruction, first encoding word or None)`` of a raw-form line, as :data:`_SASS_RAW` matches it (the
+    instruction without its ``;`` and surrounding blanks), in linear time; None when it is not a raw-form line."""
+    head = _SASS_RAW_HEAD.match(line)
+    if head is None:
+        return None
+    rest = line[head.end() :].strip()
+    enc = None
+    tail = _SASS_RAW_TAIL.search(rest)
+    if tail is not None:
+        enc = tail.group(1)
+        rest = rest[: tail.start()].rstrip()
+    if rest.endswith(";"):
+        rest = rest[:-1].rstrip()
+    return rest, enc
+
+
 # cuobjdump's second encoding word (holds the control code) on its own line:
 #                                                                              /* 0x000e220000002100 */
 _SASS_ENC = re.compile(r"^\s*/\*\s*0x([0-9a-fA-F]{16})\s*\*/\s*$")
@@ -45,9 +71,6 @@ _BRANCH_OPS = ("BRA", "BRX", "BSSY", "CALL", "JMP", "SSY", "PBK", "PCNT")
 # The address of a raw-form line:
 #           /*0070*/                   S2R R0, SR_TID.X ;
 _SASS_RAW_ADDR = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/")
-# Blanks before the closing semicolon of a raw-form instruction:
-#   S2R R0, SR_TID.X ;
-_SPACE_SEMI = re.compile(r"\s+;$")
 
 
 def _sass_ctrl(enc_hex: str) -> str:
@@ -204,8 +227,8 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             instr = replace_kernel(tm.group(2).strip(), kpat)
             out.add(_with_registers(_sass_instr_parts(instr)), rawno, tm.group(1))
             continue
-        rm = _SASS_RAW.match(line)
-        if rm:
+        rm = _sass_raw(line)
+        if rm is not None:
             am = _SASS_RAW_ADDR.match(line)
             addr = int(am.group(1), 16) if am else -1
             if addr in bra_labels:
@@ -214,10 +237,11 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
                     out.regions.append(Region(block_start, idx - 1, "block", block_label, anchor=False))
                 block_start = idx
                 block_label = f"LBB{bra_labels[addr]} (line {rawno})"
-            instr = rm.group(1).strip()
+            instr = rm[0].strip()
             if instr and not instr.endswith(";"):
                 instr += ";"
-            instr = _SPACE_SEMI.sub(";", instr)
+            if instr.endswith(";"):  # blanks before the closing semicolon go (linear: no regex backtracking)
+                instr = instr[:-1].rstrip() + ";"
             idx = out.add(_with_registers(_sass_instr_parts(replace_kernel(instr, kpat), bra_labels)), rawno, "")
             pending = (idx, str(rawno))
             continue
