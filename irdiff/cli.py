@@ -736,10 +736,10 @@ def compare_cmd(
     **report_files: str | None,
 ) -> None:
     """Compile two variants of SUITE and show what differs, stage by stage, and why."""
-    from irdiff.suite import load_suite
+    from irdiff.compile import suite_summary
 
     outputs = _report_outputs(report_files, force)
-    s = load_suite(suite)
+    s = suite_summary(suite)  # every variant cached and no file changed: Triton is not imported
     variant, against, config = _config_from_names(variant, against, config)
     other_side = bool(against_target or against_triton or against_triton_path or against_env)
     if other_side and against is None:

@@ -354,16 +354,24 @@ class Suite:
 
     def pair(self, variant: str | None, against: str | None) -> tuple[str, str]:
         """The two variant names to compare, filling gaps from ``default_pair`` or the first two variants."""
-        names = list(self.variants)
-        default = self.default_pair or (names[0], names[1] if len(names) > 1 else names[0])
-        a = variant or default[0]
-        b = against or (default[1] if default[1] != a else default[0])
-        if b == a and against is None:
-            others = [n for n in names if n != a]
-            b = others[0] if others else a
+        a, b = pick_pair(list(self.variants), self.default_pair, variant, against)
         self.variant(a)
         self.variant(b)
         return a, b
+
+
+def pick_pair(
+    names: list[str], default_pair: Sequence[str] | None, variant: str | None, against: str | None
+) -> tuple[str, str]:
+    """The two variant names to compare (unchecked): ``variant``/``against`` where given, else ``default_pair``,
+    else the first two of ``names``; never the same name twice unless asked or there is only one."""
+    default = tuple(default_pair) if default_pair else (names[0], names[1] if len(names) > 1 else names[0])
+    a = variant or default[0]
+    b = against or (default[1] if default[1] != a else default[0])
+    if b == a and against is None:
+        others = [n for n in names if n != a]
+        b = others[0] if others else a
+    return a, b
 
 
 def did_you_mean(name: str, choices: Sequence[str] | Mapping[str, Any]) -> str:

@@ -147,3 +147,75 @@ def test_sass_raw_parser_equals_its_reference_regex(pieces: list[str]) -> None:
     assert (got is None) == (m is None)
     if m is not None and got is not None:
         assert got == (m.group(1), m.group(2))
+
+
+def _ref_matching_paren(s: str, open_idx: int, opens: str = "(", closes: str = ")") -> int:
+    """The character-by-character scanner the linear one replaced."""
+    depth = 0
+    i = open_idx
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == '"':
+            i += 1
+            while i < n and s[i] != '"':
+                i += 2 if s[i] == "\\" else 1
+        elif c in opens:
+            depth += 1
+        elif c in closes:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _ref_strip_locs(line: str, *, eat_blanks: bool = True, quoted: bool = True) -> str:
+    """The character-by-character ``loc(...)`` remover the linear one replaced."""
+    if "loc(" not in line:
+        return line
+    out: list[str] = []
+    i = 0
+    n = len(line)
+    while i < n:
+        c = line[i]
+        if c == '"' and quoted:
+            j = i + 1
+            while j < n and line[j] != '"':
+                j += 2 if line[j] == "\\" else 1
+            out.append(line[i : j + 1])
+            i = j + 1
+            continue
+        if line.startswith("loc(", i) and (i == 0 or not (line[i - 1].isalnum() or line[i - 1] in "_$.#")):
+            close = _ref_matching_paren(line, i + 3)
+            if close < 0:
+                close = n - 1
+            while eat_blanks and out and out[-1].endswith((" ", "\t")):
+                out[-1] = out[-1].rstrip(" \t")
+                if out[-1]:
+                    break
+                out.pop()
+            i = close + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+_LOC_PIECES = st.lists(
+    st.sampled_from(['loc(', 'loc("a.py":1:2)', "myloc(", "#loc1", "(", ")", "[", "]", '"', '\\"', "\\", " ", "\t",
+                     "x", "%0 = op", "  ", 'callsite(#loc1 at #loc2)', "é"]),
+    max_size=25,
+)  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(pieces=_LOC_PIECES, eat=st.booleans(), quoted=st.booleans(), at=st.integers(0, 30))
+def test_linear_scanners_equal_the_character_loops(pieces: list[str], eat: bool, quoted: bool, at: int) -> None:
+    from irdiff.normalize.text import matching_paren, strip_locs
+
+    line = "".join(pieces)
+    assert strip_locs(line, eat_blanks=eat, quoted=quoted) == _ref_strip_locs(line, eat_blanks=eat, quoted=quoted)
+    at = min(at, len(line))
+    for opens, closes in (("(", ")"), ("([", ")]")):
+        assert matching_paren(line, at, opens, closes) == _ref_matching_paren(line, at, opens, closes)

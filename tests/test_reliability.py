@@ -316,6 +316,80 @@ def test_editing_an_imported_kernel_recompiles_only_it(tmp_path: Path) -> None:
     assert r.stdout.count("(cached)") == 2, r.stdout
 
 
+_PROBE = (
+    "import runpy, sys\n"
+    "sys.argv = ['irdiff'] + sys.argv[1:]\n"
+    "try:\n    runpy.run_module('irdiff', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+    "print('IMPORTED', 'triton' in sys.modules, 'torch' in sys.modules, file=sys.stderr)\n"
+)
+
+
+def _probe(*args: str, cache: Path) -> tuple[subprocess.CompletedProcess[str], tuple[bool, bool]]:
+    """Run the CLI in a process that reports afterwards whether Triton and torch were imported."""
+    r = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=300,
+                       env=_env(cache), cwd=str(ROOT))  # fmt: skip
+    line = next(ln for ln in r.stderr.splitlines() if ln.startswith("IMPORTED"))
+    return r, (line.split()[1] == "True", line.split()[2] == "True")
+
+
+def test_warm_main_job_imports_neither_triton_nor_torch_and_edits_still_recompile(tmp_path: Path) -> None:
+    """Issue 17 item 8: with every variant cached and no file changed, the main job answers from the warm index
+    (irdiff.compile.warm) without importing the suite, Triton or torch, and prints the same comparison; an edited
+    kernel module misses it (Triton is imported, the variant recompiled with the new IR), then is warm again."""
+    src = tmp_path / "suite"
+    shutil.copytree(REL, src, ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    args = [str(src / "rel_suite.py"), "--variant", "wide", "--against", "neg", *VIEW]
+    cold, imported = _probe(*args, cache=cache)
+    assert cold.returncode == 0 and imported[0], cold.stderr
+    warm, imported = _probe(*args, cache=cache)
+    assert warm.returncode == 0, warm.stderr
+    assert imported == (False, False), "a fully cached main job must not import triton or torch"
+    assert warm.stdout == cold.stdout and "3.000000e+00" in warm.stdout
+    ops = src / "rel_ops.py"
+    ops.write_text(ops.read_text().replace("SCALE = tl.constexpr(3.0)", "SCALE = tl.constexpr(5.0)"))
+    edited, imported = _probe(*args, cache=cache)
+    assert edited.returncode == 0 and imported[0], edited.stderr
+    assert "5.000000e+00" in edited.stdout and "3.000000e+00" not in edited.stdout
+    (bundle,) = [p.parent for p in (cache / "bundles").glob("*/manifest.json")]
+    assert "5.000000e+00" in (bundle / "wide" / "ttir.mlir").read_text()
+    again, imported = _probe(*args, cache=cache)
+    assert imported == (False, False) and again.stdout == edited.stdout
+    # another variant pair of the same suite is not in the index yet: the usual (importing) path, then warm
+    other = [str(src / "rel_suite.py"), "--variant", "narrow", "--against", "neg", *VIEW]
+    assert _probe(*other, cache=cache)[1][0]
+    assert _probe(*other, cache=cache)[1] == (False, False)
+
+
+def test_warm_index_key_covers_triton_and_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The warm index's key changes with the installed Triton's identity and with any environment variable a
+    compile may read (Triton's cache-invalidating list, tool paths), not with TRITON_CACHE_DIR; an entry whose
+    recorded file changed is a miss."""
+    from irdiff.compile import warm
+
+    r = {"suite": "matmul", "variant": "annotated", "target": "sm90", "config": None, "shape": {}, "passes": False}
+    ident = warm.triton_identity("3.9.0")
+    base = warm.fast_key(r, ident, "src", "matmul")
+    assert warm.fast_key(r, warm.triton_identity("3.6.0"), "src", "matmul") != base
+    assert warm.fast_key(r, ident, "src2", "matmul") != base
+    assert warm.fast_key({**r, "env": {"DISABLE_MMA_V3": "1"}}, ident, "src", "matmul") != base
+    for name in ("DISABLE_MMA_V3", "MLIR_ENABLE_DUMP", "TRITON_PTXAS_PATH", "LLVM_IR_ENABLE_DUMP", "USE_IR_LOC"):
+        monkeypatch.setenv(name, "1")
+        assert warm.fast_key(r, ident, "src", "matmul") != base, name
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    assert warm.fast_key(r, ident, "src", "matmul") == base
+    f = tmp_path / "k.py"
+    f.write_text("x = 1\n")
+    deps = warm.dependencies(f, [])
+    warm.record_key(tmp_path, "a" * 32, "b" * 32, deps)
+    assert warm.lookup_key(tmp_path, "a" * 32) == "b" * 32
+    f.write_text("x = 2\n")
+    assert warm.lookup_key(tmp_path, "a" * 32) is None
+    (tmp_path / "warm" / "keys" / ("c" * 32 + ".json")).write_text('{"version": 1, "key": "../x", "deps": []}')
+    assert warm.lookup_key(tmp_path, "c" * 32) is None
+
+
 def test_compile_cache_key_covers_every_irdiff_module_the_worker_imports() -> None:
     """The compile cache is keyed on the irdiff sources named by COMPILE_SOURCES only (editing a renderer or a
     rule must not recompile everything). That is sound only if the compile worker and driver import nothing else

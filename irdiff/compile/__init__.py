@@ -8,6 +8,13 @@ sources (:data:`COMPILE_SOURCES`), the Triton version and the ``TRITON_*`` envir
 Each side of a comparison carries its own settings (:class:`Side`: target, Triton release or local build, compile
 environment), taken from the suite's :class:`~irdiff.suite.Variant` and overridden from the command line. A side
 whose Triton is not the installed one compiles in that release's environment (:mod:`irdiff.compile.envs`).
+
+A request whose every job is cached and whose files are unchanged is planned from the warm index
+(:mod:`irdiff.compile.warm`) without loading the suite, so a warm main job imports neither Triton nor torch.
+
+Size: over 800 lines because the request checks, the two plans (warm index or loaded suite), the cache keys and the
+locked, atomic bundle writes share the request's resolved sides and jobs; splitting them would pass that state
+between modules.
 """
 
 from __future__ import annotations
@@ -407,29 +414,51 @@ def _resolve_sides(req: CompileRequest, suite: Any) -> list[tuple[str, Side, dic
     return out
 
 
-def compile_bundle(
+_Plan = tuple[str, dict[str, int], list[tuple[str, dict[str, Any]]], dict[str, TritonEnv], dict[str, dict[str, Any]],
+              dict[str, str], str, bool]  # fmt: skip
+
+
+def _jobs(
     req: CompileRequest,
-    save: str | os.PathLike[str] | None,
-    command: list[str],
-    progress: Callable[[str, str], None] | None = None,
-    echo: Any = None,
-) -> Bundle:
-    """Compile every requested variant (or side) and write (or extend) a bundle directory.
+    resolved: list[tuple[str, Side, dict[str, Any]]],
+    tenvs: dict[tuple[str | None, str | None], TritonEnv],
+    configs: list[Any],
+) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, TritonEnv], dict[str, dict[str, Any]]]:
+    """One compile job per side and config: its bundle name, request, Triton environment and recorded settings."""
+    jobs: list[tuple[str, dict[str, Any]]] = []
+    job_env: dict[str, TritonEnv] = {}
+    job_settings: dict[str, dict[str, Any]] = {}
+    for name, side, st in resolved:
+        tenv = tenvs[(st["triton"], st["triton_path"])]
+        for c in configs:
+            job_name = name if req.config != "all" else f"{name}@{c}"
+            r: dict[str, Any] = {
+                "suite": req.suite,
+                "variant": side.variant,
+                "target": st["target"],
+                "config": c,
+                "shape": req.shape,
+                "passes": req.passes,
+            }
+            if st["env"]:
+                r["env"] = st["env"]
+            jobs.append((job_name, r))
+            job_env[job_name] = tenv
+            job_settings[job_name] = {
+                "variant": side.variant,
+                "target": st["target"],
+                "triton": tenv.version,
+                "triton_source": tenv.describe(),
+                "env": st["env"],
+            }
 
-    :param progress: called from the compile threads as ``progress(variant, event)`` with event ``"compiling"``
-        (a worker started), ``"cached"`` (taken from irdiff's cache, nothing compiled), ``"done"`` or ``"failed"``.
+    return jobs, job_env, job_settings
 
-    :param save: bundle directory; None → ``<cache>/bundles/<suite>-<target>-<hash>``. An existing directory that is
-        not an irdiff bundle and not empty is refused (nothing the user made is overwritten).
-    :param echo: told (one line) when a Triton environment is created on first use.
-    :raises SuiteError: unknown suite/variant (checked before any compile), bad target or config, or another
-        Triton release's environment that cannot be created.
-    :raises UnsupportedTriton: the installed Triton is missing or too old (only when a side uses it).
-    :returns: the bundle; variants that failed to compile carry ``error`` and the others are kept. Each variant's
-        ``settings`` records its suite variant, target, Triton version and source, ptxas version and compile
-        environment.
-    """
-    req.target = normalize_target(req.target)
+
+def _cold_plan(req: CompileRequest, src_digest: str, echo: Any) -> _Plan:
+    """Load the suite (importing Triton), check the request against it and compute every job's full cache key
+    (:func:`variant_cache_key`); record the keys and the suite's summary in the warm index
+    (:mod:`irdiff.compile.warm`) so that the next identical run need not load the suite."""
     from irdiff.compile.worker import select_config
     from irdiff.suite import load_suite
 
@@ -462,40 +491,12 @@ def compile_bundle(
     versions = sorted({t.version for t in tenvs.values()})
     tv = ", ".join(versions)
     explicit = any(st["triton"] or st["triton_path"] for _n, _s, st in resolved)
-    root = Path(save) if save else default_bundle_dir(suite.name, req, tv)
 
-    jobs: list[tuple[str, dict[str, Any]]] = []
-    job_env: dict[str, TritonEnv] = {}
-    job_settings: dict[str, dict[str, Any]] = {}
     configs: list[Any] = [req.config]
     if req.config == "all":
         n = _config_count(suite)
         configs = list(range(n)) if n else [None]
-    for name, side, st in resolved:
-        tenv = tenvs[(st["triton"], st["triton_path"])]
-        for c in configs:
-            job_name = name if req.config != "all" else f"{name}@{c}"
-            r: dict[str, Any] = {
-                "suite": req.suite,
-                "variant": side.variant,
-                "target": st["target"],
-                "config": c,
-                "shape": req.shape,
-                "passes": req.passes,
-            }
-            if st["env"]:
-                r["env"] = st["env"]
-            jobs.append((job_name, r))
-            job_env[job_name] = tenv
-            job_settings[job_name] = {
-                "variant": side.variant,
-                "target": st["target"],
-                "triton": tenv.version,
-                "triton_source": tenv.describe(),
-                "env": st["env"],
-            }
-
-    src_digest = _irdiff_source_digest()
+    jobs, job_env, job_settings = _jobs(req, resolved, tenvs, configs)
     keys = {
         name: variant_cache_key(
             suite,
@@ -508,6 +509,111 @@ def compile_bundle(
         )
         for name, r in jobs
     }
+    _record_warm(req, suite, jobs, job_env, keys, src_digest)
+    return suite.name, dict(suite.shape), jobs, job_env, job_settings, keys, tv, explicit
+
+
+def _kernel_files(suite: Any, names: list[str]) -> list[str]:
+    """Source files of the variants' kernels and of the ``@jit`` functions they call (any module)."""
+    from irdiff.compile.compat import base_jit_function
+    from irdiff.compile.worker import called_jit_functions
+
+    files: set[str] = set()
+    for n in names:
+        with contextlib.suppress(Exception):
+            fn = base_jit_function(suite.variant(n).kernel)
+            src = inspect.getsourcefile(fn.fn)
+            if src:
+                files.add(src)
+            files.update(str(f["file"]) for f in called_jit_functions(fn).values() if f.get("file"))
+    return sorted(files)
+
+
+def _record_warm(
+    req: CompileRequest,
+    suite: Any,
+    jobs: list[tuple[str, dict[str, Any]]],
+    job_env: dict[str, TritonEnv],
+    keys: dict[str, str],
+    src_digest: str,
+) -> None:
+    """Record each job's full key under its fast key, and the suite's summary (jobs in the installed Triton only:
+    another environment's identity is not known without starting its python)."""
+    from irdiff.compile import warm
+
+    cache = cache_dir()
+    deps = warm.dependencies(_suite_file(req.suite), _kernel_files(suite, sorted({r["variant"] for _, r in jobs})))
+    warm.record_summary(cache, req.suite, src_digest, warm.summarize(suite), deps)
+    for name, r in jobs:
+        tenv = job_env[name]
+        if tenv.kind == "current":
+            fkey = warm.fast_key(r, warm.triton_identity(tenv.version), src_digest, req.suite)
+            warm.record_key(cache, fkey, keys[name], deps)
+
+
+def _warm_plan(req: CompileRequest, src_digest: str) -> _Plan | None:
+    """The plan of a request whose every job is in the warm index with unchanged files (no suite import), or None
+    (then :func:`_cold_plan` checks the request and computes the keys)."""
+    from irdiff.compile import warm
+    from irdiff.compile.envs import current_env
+
+    cache = cache_dir()
+    summary = warm.lookup_summary(cache, req.suite, src_digest)
+    if summary is None:
+        return None
+    names = [s.variant for s in req.sides] or req.variants
+    if any(n not in summary.variants for n in names) or any(k not in summary.shape for k in req.shape):
+        return None  # the cold path says what is wrong
+    if not req.sides:
+        req.variants = list(dict.fromkeys(req.variants))
+    resolved = _resolve_sides(req, summary)
+    if any(st["triton"] or st["triton_path"] for _n, _s, st in resolved):
+        return None  # another Triton: its environment is resolved (and its identity read) the usual way
+    tenv = current_env()
+    if not tenv.version:
+        return None
+    tenvs: dict[tuple[str | None, str | None], TritonEnv] = {(None, None): tenv}
+    jobs, job_env, job_settings = _jobs(req, resolved, tenvs, [req.config])
+    identity = warm.triton_identity(tenv.version)
+    keys: dict[str, str] = {}
+    for name, r in jobs:
+        key = warm.lookup_key(cache, warm.fast_key(r, identity, src_digest, req.suite))
+        if key is None:
+            return None
+        keys[name] = key
+    return summary.name, dict(summary.shape), jobs, job_env, job_settings, keys, tenv.version, False
+
+
+def compile_bundle(
+    req: CompileRequest,
+    save: str | os.PathLike[str] | None,
+    command: list[str],
+    progress: Callable[[str, str], None] | None = None,
+    echo: Any = None,
+) -> Bundle:
+    """Compile every requested variant (or side) and write (or extend) a bundle directory.
+
+    :param progress: called from the compile threads as ``progress(variant, event)`` with event ``"compiling"``
+        (a worker started), ``"cached"`` (taken from irdiff's cache, nothing compiled), ``"done"`` or ``"failed"``.
+
+    :param save: bundle directory; None → ``<cache>/bundles/<suite>-<target>-<hash>``. An existing directory that is
+        not an irdiff bundle and not empty is refused (nothing the user made is overwritten).
+    :param echo: told (one line) when a Triton environment is created on first use.
+    :raises SuiteError: unknown suite/variant (checked before any compile), bad target or config, or another
+        Triton release's environment that cannot be created.
+    :raises UnsupportedTriton: the installed Triton is missing or too old (only when a side uses it).
+    :returns: the bundle; variants that failed to compile carry ``error`` and the others are kept. Each variant's
+        ``settings`` records its suite variant, target, Triton version and source, ptxas version and compile
+        environment.
+    """
+    req.target = normalize_target(req.target)
+    src_digest = _irdiff_source_digest()
+    plan = _warm_plan(req, src_digest) if req.use_cache and req.config != "all" else None
+    if plan is None:
+        plan = _cold_plan(req, src_digest, echo)
+    suite_name, suite_shape, jobs, job_env, job_settings, keys, tv, explicit = plan
+    root = Path(save) if save else default_bundle_dir(suite_name, req, tv)
+
     results_root = cache_dir() / "results"
     results_root.mkdir(parents=True, exist_ok=True)
     reclaim_temporaries(results_root)
@@ -575,7 +681,7 @@ def compile_bundle(
     with bundle_lock(root):
         existed = (root / "manifest.json").is_file()
         bundle = _open_bundle_dir(
-            root, suite.name, req.target, tv, is_default=save is None, allow_other_triton=explicit
+            root, suite_name, req.target, tv, is_default=save is None, allow_other_triton=explicit
         )
         reclaim_temporaries(root)
         n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
@@ -598,9 +704,23 @@ def compile_bundle(
         bundle.ptxas_version = ", ".join(sorted(ptxas))
         bundle.command = command
         bundle.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-        bundle.shape = {**suite.shape, **req.shape}
+        bundle.shape = {**suite_shape, **req.shape}
         bundle.save()
     return bundle
+
+
+def suite_summary(ref: str) -> Any:
+    """What the command line reads of suite ``ref`` before compiling (variant names and settings, default pair,
+    shape): the warm index's :class:`~irdiff.compile.warm.SuiteSummary` when the files it was loaded from are
+    unchanged (no import of the suite, Triton or torch), else the loaded :class:`~irdiff.suite.Suite` itself.
+
+    :raises SuiteError: as :func:`irdiff.suite.load_suite`.
+    """
+    from irdiff.compile import warm
+    from irdiff.suite import load_suite
+
+    found = warm.lookup_summary(cache_dir(), ref, _irdiff_source_digest())
+    return found if found is not None else load_suite(ref)
 
 
 def normalize_target(name: str) -> str:

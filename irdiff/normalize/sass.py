@@ -30,9 +30,11 @@ _SASS_RAW = re.compile(
     """,
     re.X,
 )
-# The address that starts a raw-form line, and the encoding word that ends it:
+# The address that starts a raw-form line:
 #           /*0070*/                   S2R R0, SR_TID.X ;                      /* 0x0000000000007919 */
 _SASS_RAW_HEAD = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/")
+# The encoding word that ends it (searched in the stripped line):
+#           /*0070*/                   S2R R0, SR_TID.X ;                      /* 0x0000000000007919 */
 _SASS_RAW_TAIL = re.compile(r"/\*\s*0x([0-9a-fA-F]{16})\s*\*/\Z")
 
 
