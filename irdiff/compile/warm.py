@@ -6,7 +6,7 @@ run together). When a full key is computed, this module records, under a *fast k
 
 * the full key and the files it was computed from (:func:`dependencies`): the suite file, every module file the
   suite brought in outside the standard library and the Triton/torch installs (the usual kernel module next to
-  the suite), and the file of every ``@jit`` function the kernel calls; each with size, mtime and sha256;
+  the suite), and the file of every ``@jit`` function the kernel calls; each with its sha256 (size and mtime kept for reading);
 * the suite's summary (:class:`SuiteSummary`: variant names and settings, default pair, shape), which the command
   line needs before compiling.
 
@@ -167,23 +167,18 @@ def _sha256(path: str) -> str:
 
 
 def _fresh(deps: Any) -> bool:
-    """Every recorded file still has its recorded content (size and mtime first; the hash when they moved)."""
+    """Every recorded file still has its recorded content (hashed every time: an edit within the file system's
+    timestamp granularity keeps size and mtime; the files are a suite and its kernel modules, a few kB)."""
     if not isinstance(deps, list) or not deps:
         return False
     for d in deps:
         if not (isinstance(d, list) and len(d) == 4 and isinstance(d[0], str)):
             return False
-        path, size, mtime, digest = d
         try:
-            st = os.stat(path)
+            if _sha256(d[0]) != d[3]:
+                return False
         except OSError:
             return False
-        if (st.st_size, st.st_mtime_ns) != (size, mtime):
-            try:
-                if _sha256(path) != digest:
-                    return False
-            except OSError:
-                return False
     return True
 
 
