@@ -538,7 +538,20 @@ def _record_warm(
     src_digest: str,
 ) -> None:
     """Record each job's full key under its fast key, and the suite's summary (jobs in the installed Triton only:
-    another environment's identity is not known without starting its python)."""
+    another environment's identity is not known without starting its python). The index only saves time: a suite
+    it cannot describe (values that are not JSON) or a cache it cannot write is skipped."""
+    with contextlib.suppress(Exception):
+        _record_warm_entries(req, suite, jobs, job_env, keys, src_digest)
+
+
+def _record_warm_entries(
+    req: CompileRequest,
+    suite: Any,
+    jobs: list[tuple[str, dict[str, Any]]],
+    job_env: dict[str, TritonEnv],
+    keys: dict[str, str],
+    src_digest: str,
+) -> None:
     from irdiff.compile import warm
 
     cache = cache_dir()

@@ -232,7 +232,7 @@ class SuiteSummary:
     name: str
     variants: dict[str, VariantSummary]
     default_pair: tuple[str, str] | None = None
-    shape: dict[str, int] = field(default_factory=dict)
+    shape: dict[str, Any] = field(default_factory=dict)
 
     def variant(self, name: str) -> VariantSummary:
         """:raises SuiteError: unknown variant (the same message as :meth:`irdiff.suite.Suite.variant`)."""
@@ -260,7 +260,7 @@ def summarize(suite: Any) -> SuiteSummary:
             for n, v in suite.variants.items()
         },
         default_pair=tuple(suite.default_pair) if suite.default_pair else None,  # type: ignore[arg-type]
-        shape={str(k): int(x) for k, x in dict(suite.shape).items()},
+        shape={str(k): x for k, x in dict(suite.shape).items()},
     )
 
 
@@ -285,7 +285,7 @@ def lookup_summary(cache: Path, ref: str, src_digest: str) -> SuiteSummary | Non
             name=str(s["name"]),
             variants=variants,
             default_pair=(str(pair[0]), str(pair[1])) if pair else None,
-            shape={str(k): int(x) for k, x in s["shape"].items()},
+            shape={str(k): x for k, x in s["shape"].items()},
         )
     except (KeyError, TypeError, AttributeError, ValueError, IndexError):
         return None
