@@ -2,8 +2,9 @@
 
 Target (issue 11): ``irdiff.diagnose.diagnose`` — facts, rules, the source diff (Python syntax trees), provenance
 (IR location maps of TTIR/TTGIR/LLIR/PTX/SASS, attribute changes, per-line traces) and linking — takes ≤ 0.5 s warm
-(imports done, the bundle compiled and cached) on a 2-core CPU machine. Each run clears the provenance caches, so
-every run parses all location maps again; the source diff and provenance are also timed alone.
+(imports done, the bundle compiled and cached) on a 2-core CPU machine. Each run clears every per-text memo, so
+every run reads and parses all stage texts again; the source diff and provenance are also timed alone. Prints wall
+and CPU time (the CPU time of this process is what a shared, oversubscribed machine does not inflate).
 
 Usage: ``python benchmarks/bench_diagnose.py [--bundle DIR] [--repeat 7]``. Without ``--bundle`` the ``matmul``
 suite is compiled for sm90 (irdiff's compile cache makes later runs instant). Prints a table (ms).
