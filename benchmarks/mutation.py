@@ -221,6 +221,11 @@ def _summary() -> None:
         "Written by `PYTHONPATH=. python benchmarks/mutation.py MODULE` (one row per module run so far; target ≥ 85 %"
         " killed; each report lists the mutants not killed, argued equivalent or marked not yet killed).",
         "",
+        "mutmut 3 mutates function and method bodies only: module-level constants (compiled regexes, thresholds such as"
+        " `irdiff.align._SIMILAR`) are never mutated. The issue's planted bugs have targeted tests instead:"
+        " `tests/test_align_pairing.py` (pairing threshold 0.5 → 0.8, a module constant) and `tests/test_planted_bugs.py`"
+        " (`loc(` word boundary; occupancy's per-warp register rounding in `irdiff/diagnose/facts.py`).",
+        "",
         "| module | killed | score | not killed | report | fast test selection | run |",
         "|---|---:|---:|---:|---|---|---|",
     ]
