@@ -112,6 +112,8 @@ def run(
     if survivors:
         # Re-test only what the last run did not kill (after adding tests to the same selection's files).
         names = sorted(k for k, s in _status_of(workdir, module).items() if s not in ("killed", "timeout", "skipped"))
+        if only:
+            names = [k for k in names if any(fnmatch.fnmatch(k, g) for g in only)]
         if not names:
             return _report(module, tests, workdir, _status_of(workdir, module), 0.0, survivors=True)
         fresh = False

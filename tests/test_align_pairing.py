@@ -54,3 +54,39 @@ def test_vectorized_load_reads_as_one_changed_line() -> None:
             "\tld.global.v4.b32 \t{ %r1, %r2, %r3, %r4 }, [ %rd0 + 0 ];",
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "alike"),
+    [
+        # one line a prefix of the other (at least 3 characters), however little else they share
+        ("ret", "ret { i32, i32, i32, i32 } %packed_result_value", True),
+        # a Python parameter that gained an annotation, a default or a comment
+        ("MAX,", "MAX: tl.constexpr = 1024,", True),
+        ("N,", "N=4096,  # the row length of the input", True),
+        ("x_ptr,", "x_ptr  # pointer to the first input vector, fp16", True),
+        # exactly half alike (2 * 9 matched of 36 characters): the threshold is inclusive
+        (".reg .b32 \t%r<239>;", "and.b32 \t%r_, %r_, 3;", True),
+        # under half alike, not prefixes, not a bare name with an annotation
+        (".address_size 64", ".reg .b64 \t%rd<42>;", False),
+        ("tt.return", "scf.yield %acc.0, %a_ptrs.1 : tensor<128x64xf32>", False),
+        ("acc", "tt.store %c_ptrs, %acc", False),
+        ("", "ret;", False),
+        ("  ", "ret;", False),
+    ],
+)
+def test_alike_in_both_orders(x: str, y: str, alike: bool) -> None:
+    from irdiff.align import _alike, _blocks_rapidfuzz
+
+    assert _alike(x, y, _blocks_rapidfuzz) is alike
+    assert _alike(y, x, _blocks_rapidfuzz) is alike
+
+
+@pytest.mark.parametrize(("n", "paired"), [(256, True), (257, False)])
+def test_long_runs_of_changed_lines_pair_up_to_256(n: int, paired: bool) -> None:
+    """Leftover runs are paired line by line up to 256 lines each (the cost bound); longer runs are shown as
+    deletions then insertions."""
+    x = "".join(f"\tmov.u32 \t%r{i + 2}, %ctaid.x;\n" for i in range(n))
+    y = "".join(f"\tmov.u32 \t%r{i + 2}, %ctaid.y;\n" for i in range(n))
+    tags = [t for t, a, b in _changed(x, y) if "%ctaid" in (a or b or "")]
+    assert tags == (["replace"] * n if paired else ["delete"] * n + ["insert"] * n)
