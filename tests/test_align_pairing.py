@@ -61,6 +61,7 @@ def test_vectorized_load_reads_as_one_changed_line() -> None:
     [
         # one line a prefix of the other (at least 3 characters), however little else they share
         ("ret", "ret { i32, i32, i32, i32 } %packed_result_value", True),
+        ("%1)", "%1) : (!tt.ptr<f32>, i32) -> tensor<1024xf32>", True),  # 3 characters, not a bare name
         # a Python parameter that gained an annotation, a default or a comment
         ("MAX,", "MAX: tl.constexpr = 1024,", True),
         ("N,", "N=4096,  # the row length of the input", True),
