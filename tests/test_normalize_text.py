@@ -95,3 +95,30 @@ def test_strip_locs_modes(line: str, default: str, keep_blanks: str, unquoted: s
     assert strip_locs(line) == default
     assert strip_locs(line, eat_blanks=False) == keep_blanks
     assert strip_locs(line, quoted=False) == unquoted
+
+
+def test_split_top_level_nested_and_letters() -> None:
+    assert split_top_level("f(g(a, b), c), d") == ["f(g(a, b), c)", " d"]
+    assert split_top_level("%X, %b") == ["%X", " %b"]
+    assert split_top_level("f(X, Y), z") == ["f(X, Y)", " z"]
+    assert split_top_level("tensor<2x!tt.ptr<f16, 1>>, i32") == ["tensor<2x!tt.ptr<f16, 1>>", " i32"]
+
+
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [
+        ("^bb0(%in: f32 loc(#loc7), %out: f32 loc(#loc8)):", "^bb0(%in: f32, %out: f32):"),  # ends in ":"
+        ("aloc(1)", "aloc(1)"),  # a name at the start of the line
+        ("%x = mloc(%a)", "%x = mloc(%a)"),
+        ("x loc(#l) (y)", "x (y)"),  # a location in the middle: the text after it stays
+        ("x loc(#l) y)", "x y)"),
+        ("%0 = op %X loc(#l)", "%0 = op %X"),
+        ('x = "" loc(#l1)', 'x = ""'),
+        ('x = "a\\"loc(" loc(#l1)', 'x = "a\\"loc("'),
+        ('x = "s" loc(#l1)', 'x = "s"'),
+        ('x = "s" loc(#l1', 'x = "s"'),  # unclosed: to the end of the line
+        ('%1 = f "q" loc("/k.py":3:4) : i32', '%1 = f "q" : i32'),
+    ],
+)
+def test_strip_locs_more_shapes(line: str, want: str) -> None:
+    assert strip_locs(line) == want
