@@ -408,3 +408,31 @@ def test_python_parameters_that_gain_an_annotation_pair_up() -> None:
     rows = [ln for h in d.hunks for ln in h.lines if ln.tag != "equal"]
     assert [ln.tag for ln in rows] == ["replace", "replace"]
     assert [(ln.a_text or "")[s.start : s.end] for ln in rows for s in ln.a_spans] == [": tl.pointer_type", ": int"]
+
+
+def _shape_similarity(stage: str, x: str, y: str) -> float:
+    """2 × matched / total characters of the two lines' normalized shapes (the aligner's measure, by difflib)."""
+    import difflib
+
+    sx, sy = normalize(stage, x + "\n").shapes[0], normalize(stage, y + "\n").shapes[0]
+    return difflib.SequenceMatcher(a=sx, b=sy, autojunk=False).ratio()
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "paired"),
+    [
+        ("value = first_term + second", "value = other_term * third", True),  # about 0.64 alike
+        ("y = tl.load(x_ptr + offs, mask=m)", "y = tl.load(z_ptr + idx, other=0)", True),  # about 0.70
+        ("acc = tl.dot(a, b, acc)", "out = tl.sum(v, axis=0)", False),  # about 0.48
+    ],
+)
+def test_lines_pair_from_half_similarity(x: str, y: str, paired: bool) -> None:
+    """A changed line pairs with its replacement (one ``replace`` row, the change shown within the line) from half
+    of the characters alike (``align._SIMILAR``): lines 0.5–0.8 alike pair, a line below 0.5 is a deletion plus an
+    insertion; in either order."""
+    r = _shape_similarity("python", x, y)
+    assert (0.5 <= r < 0.8) if paired else (r < 0.5), r  # the premise: these lines sit on either side of 0.5
+    for a, b in ((x, y), (y, x)):
+        d = diff_texts("python", f"def k():\n    {a}\n    return\n", f"def k():\n    {b}\n    return\n")
+        tags = [ln.tag for h in d.hunks for ln in h.lines if ln.tag != "equal"]
+        assert sorted(tags) == (["replace"] if paired else ["delete", "insert"]), (a, b, tags)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from diag_helpers import get, ids, texts
+from diag_helpers import diagnose, get, ids, texts
 
 from irdiff.bundle import Bundle
 from irdiff.cli import cli
-from irdiff.diagnose import Diagnosis, diagnose, explain
+from irdiff.diagnose import Diagnosis, explain
 
 SUITES = Path(__file__).parent / "suites"
 

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from diag_helpers import get, ids, texts
+from diag_helpers import both_orders, diagnose, get, ids, texts
 
 from irdiff.bundle import Bundle
-from irdiff.diagnose import Diagnosis, causal_paths, count_ops, diagnose
+from irdiff.diagnose import Diagnosis, causal_paths, count_ops
 from irdiff.diagnose.facts import Access, Ref
 from irdiff.diagnose.mechfacts import (
     AsyncWaitFact,
@@ -92,7 +92,7 @@ def test_unit_mma_downgrade_named_by_num_warps(swap: bool) -> None:
     v2 = make_facts("w1", mech=MechFacts(dots=[_dot("mma_v2", warps=1, a_type="f16", b_type="f16")]))
     v3 = make_facts("w4", mech=MechFacts(dots=[_dot("wgmma", warps=4, a_type="f16", b_type="f16")]))
     fa, fb = _orders(v2, v3, swap)
-    (m,) = rule_mma_lowering(make_context(fa, fb))  # type: ignore[arg-type]
+    (m,) = both_orders(rule_mma_lowering, fa, fb)  # type: ignore[arg-type]
     assert m.severity == "major" and m.predicts == "w1"
     assert "`num_warps` = 1" in m.explanation and "warpgroup" in m.explanation
 
@@ -100,10 +100,10 @@ def test_unit_mma_downgrade_named_by_num_warps(swap: bool) -> None:
 def test_unit_dot_accumulate_and_silence() -> None:
     sep = make_facts("sep", mech=MechFacts(dots=[_dot("mma_v2", acc_chained=False)]))
     chain = make_facts("chain", mech=MechFacts(dots=[_dot("mma_v2", acc_chained=True)]))
-    (f,) = rule_dot_accumulate(make_context(sep, chain))
+    (f,) = both_orders(rule_dot_accumulate, sep, chain)
     assert "`acc += tl.dot(a, b)`" in f.explanation and "Results can differ numerically" in f.explanation
-    assert rule_dot_accumulate(make_context(chain, chain)) == []
-    assert rule_mma_lowering(make_context(chain, chain)) == []
+    assert both_orders(rule_dot_accumulate, chain, chain) == []
+    assert both_orders(rule_mma_lowering, chain, chain) == []
 
 
 @pytest.mark.parametrize("swap", [False, True])
@@ -116,7 +116,7 @@ def test_unit_fp64_names_argument(swap: bool) -> None:
     )
     f32 = make_facts("f32", args=[make_arg("eps", "fp32")], counts={"ptx": {"f64 ops": 0}})
     fa, fb = _orders(f64, f32, swap)
-    (f,) = rule_fp64(make_context(fa, fb))  # type: ignore[arg-type]
+    (f,) = both_orders(rule_fp64, fa, fb)  # type: ignore[arg-type]
     assert f.predicts == "f64" and "`eps`" in f.explanation and "8 `DFMA`" in f.explanation
     assert "fp64" in texts(f, "f64", "spec") and "Results can differ numerically" in f.explanation
 
@@ -124,7 +124,7 @@ def test_unit_fp64_names_argument(swap: bool) -> None:
 def test_unit_division_keys() -> None:
     full = make_facts("full", counts={"ptx": {"div.full.f32": 8}})
     rn = make_facts("rn", counts={"ptx": {"div.rn.f32": 8}})
-    (f,) = rule_division(make_context(full, rn))
+    (f,) = both_orders(rule_division, full, rn)
     assert f.predicts == "rn" and "`div.full.f32` 8 in `full` vs 0 in `rn`" in f.explanation
 
 
@@ -141,14 +141,14 @@ def test_unit_atomic_ordering_and_cas(swap: bool) -> None:
         mech=MechFacts(atomics=[AtomicFact("fadd", "relaxed", "gpu", "f32", [64, 64], True, R, None)]),
     )
     fa, fb = _orders(acq, rel, swap)
-    (f,) = rule_atomic_ordering(make_context(fa, fb))  # type: ignore[arg-type]
+    (f,) = both_orders(rule_atomic_ordering, fa, fb)  # type: ignore[arg-type]
     assert f.predicts == "acq" and "32× `MEMBAR.GPU`" in f.explanation and "sem=acq_rel" in f.title
     cas = make_facts(
         "cas",
         counts={"ptx": {"atom.cas": 32, "atom": 32}},
         mech=MechFacts(atomics=[AtomicFact("fadd", "relaxed", "gpu", "bf16", [64, 64], True, R, None)]),
     )
-    (c,) = rule_cas_loop(make_context(*_orders(cas, rel, swap)))  # type: ignore[misc]
+    (c,) = both_orders(rule_cas_loop, *_orders(cas, rel, swap))  # type: ignore[misc]
     assert c.predicts == "cas" and "`fadd` on `bf16`" in c.title
 
 
@@ -158,7 +158,7 @@ def test_unit_cas_written_by_user_is_not_emulation() -> None:
         counts={"ptx": {"atom.cas": 1}},
         mech=MechFacts(atomics=[AtomicFact("cas", "acq_rel", "gpu", "i32", [], False, R, None)]),
     )
-    assert rule_cas_loop(make_context(cas, make_facts("b"))) == []
+    assert both_orders(rule_cas_loop, cas, make_facts("b")) == []
 
 
 def test_unit_convert_shared_names_scratch_and_reason() -> None:
@@ -166,29 +166,29 @@ def test_unit_convert_shared_names_scratch_and_reason() -> None:
     a = make_facts("atomic", mech=MechFacts(converts=[cvt]))
     b = make_facts("asm")
     for fa, fb in ((a, b), (b, a)):
-        (f,) = rule_convert_shared(make_context(fa, fb))
+        (f,) = both_orders(rule_convert_shared, fa, fb)
         assert f.predicts == "atomic" and "16 KB scratch" in f.title
         assert "an atomic on the MMA result" in f.explanation
     reg = ConvertFact("blocked", "blocked", [64], "f32", "tt.load", ["tt.store"], 0, 0, 0, 0, None, R, None)
-    assert rule_convert_shared(make_context(make_facts("x", mech=MechFacts(converts=[reg])), b)) == []
+    assert both_orders(rule_convert_shared, make_facts("x", mech=MechFacts(converts=[reg])), b) == []
 
 
 def test_unit_hints_and_messages() -> None:
     h = HintFact("eviction_policy", "evict_first", "tt.load", R, None)
     a = make_facts("h", mech=MechFacts(hints=[h]), counts={"ptx": {"hint L1::evict_first": 2, "createpolicy": 1}})
-    (f,) = rule_cache_hints(make_context(a, make_facts("n")))
+    (f,) = both_orders(rule_cache_hints, a, make_facts("n"))
     assert "evict_first" in f.title and "`L1::evict_first`" in f.explanation
     acc = make_access(vector_bits=128, contiguity=[8])
     m = make_facts("m", mech=MechFacts(hints=[HintFact("multiple_of", "16", "arith.muli", R, None)]), accesses=[acc])
     narrow = make_facts("n", accesses=[make_access(vector_bits=16, contiguity=[1])])
-    (g,) = rule_axis_hints(make_context(m, narrow))
+    (g,) = both_orders(rule_axis_hints, m, narrow)
     assert "`tl.multiple_of`(16)" in g.title
-    assert rule_axis_hints(make_context(m, make_facts("same", accesses=[acc]))) == []  # restates a proven fact
+    assert both_orders(rule_axis_hints, m, make_facts("same", accesses=[acc])) == []  # restates a proven fact
     log = "ptxas info    : Used 16 registers\n[tritongpu-coalesce]: warning-free\n/x/semantic.py:9: UserWarning: odd\n  warnings.warn(\n"
     msgs = compiler_messages(log)
     assert [r.line for r in msgs] == [3]
     w = make_facts("w", mech=MechFacts(compiler_messages=msgs))
-    (c,) = rule_compiler_messages(make_context(w, make_facts("n")))
+    (c,) = both_orders(rule_compiler_messages, w, make_facts("n"))
     assert "UserWarning: odd" in c.title and c.evidence[0].stage == "compile" and c.evidence[0].line == 3
 
 
@@ -196,11 +196,11 @@ def test_unit_hints_and_messages() -> None:
 def test_unit_wait_depth_and_blackwell_wait(swap: bool) -> None:
     imm = make_facts("s2", mech=MechFacts(async_waits=[AsyncWaitFact(0, True, R)]))
     deep = make_facts("s4", mech=MechFacts(async_waits=[AsyncWaitFact(4, False, R)]))
-    (f,) = rule_wait_depth(make_context(*_orders(imm, deep, swap)))  # type: ignore[misc]
+    (f,) = both_orders(rule_wait_depth, *_orders(imm, deep, swap))  # type: ignore[misc]
     assert f.predicts == "s2" and "fewer stages can be as fast or faster" in f.explanation
     serial = make_facts("d1", mech=MechFacts(mma_waits=[MmaWaitFact(True, 1, R, R)]))
     ring = make_facts("d3", mech=MechFacts(mma_waits=[MmaWaitFact(False, 2, R, R)]))
-    (b,) = rule_blackwell_wait(make_context(*_orders(serial, ring, swap)))  # type: ignore[misc]
+    (b,) = both_orders(rule_blackwell_wait, *_orders(serial, ring, swap))  # type: ignore[misc]
     assert b.predicts == "d1" and "pendings = 0" in b.explanation
 
 

@@ -239,3 +239,26 @@ def test_python_line_range_keeps_raw_numbers_and_replaces_the_kernel_name() -> N
     assert ns.lines == ["@triton.jit", "def KERNEL(x_ptr: int):", "    pass"]
     assert ns.raw_line == [3, 4, 5] and ns.raw == text
     assert normalize("python", text, "my_kernel").lines[3] == "def my_kernel(x_ptr: int):"  # whole file: untouched
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "%5 = tt.call @my_loc(%3) : (i32) -> i32",  # one `loc(` only, the line ends in `)`: the fast path
+        "%5 = tt.call @my_loc(%3) : (i32) -> i32 loc(#loc7)",  # two: the scan
+        "%r = tt.call @noloc(%x) loc(#loc1)",
+        "%r = tt.call @$loc(%x) loc(#loc1)",
+        '%r = tt.call @a.loc(%x) loc("k.py":3:4)',
+    ],
+)
+def test_loc_stripping_keeps_names_that_end_in_loc(line: str) -> None:
+    """Only a ``loc(`` that starts a word is a location: ``@my_loc(``, ``@noloc(`` are calls and stay."""
+    from irdiff.diagnose.facts import strip_loc
+    from irdiff.normalize.text import strip_locs
+
+    name = re.search(r"@([\w$.]*loc)\(", line)
+    assert name
+    for out in (strip_locs(line), strip_locs(line, eat_blanks=False, quoted=False), strip_loc(line)):
+        assert f"@{name.group(1)}(%" in out, out
+        assert "#loc" not in out and '"k.py"' not in out, out
+    assert f"@{name.group(1)}(" in "\n".join(normalize("ttir", f"module {{\n  {line}\n}}\n").lines)

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from diag_helpers import get, ids, texts
+from diag_helpers import diagnose, get, ids, texts
 
 from irdiff.bundle import VariantResult
-from irdiff.diagnose import Diagnosis, causal_paths, diagnose, explain
+from irdiff.diagnose import Diagnosis, causal_paths, explain
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.roots import UNEXPLAINED_NOTE, apply_roots
 from irdiff.diagnose.source import SourceDiff

@@ -7,6 +7,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from diag_helpers import both_orders
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,7 @@ def test_type_changed_names_argument_and_predicts_i64_variant(order: str) -> Non
     wide = make_facts("wide", args=[make_arg("ptr", "*fp16"), make_arg("n", "i64", index=1)])
     narrow = make_facts("narrow", args=[make_arg("ptr", "*fp16"), make_arg("n", "i32", index=1)])
     fa, fb = (wide, narrow) if order == "wide-first" else (narrow, wide)
-    found = rule_type_changed(make_context(fa, fb))
+    found = both_orders(rule_type_changed, fa, fb)
     assert [f.id for f in found] == ["spec.type-changed"]
     assert "`n`" in found[0].title and "`ptr`" not in found[0].title
     assert found[0].predicts == "wide"  # 64-bit index math is the slower side
@@ -32,7 +33,7 @@ def test_type_changed_names_argument_and_predicts_i64_variant(order: str) -> Non
 
 def test_type_changed_silent_when_types_equal() -> None:
     args = [make_arg("n", "i32")]
-    assert rule_type_changed(make_context(make_facts("a", args=args), make_facts("b", args=args))) == []
+    assert both_orders(rule_type_changed, make_facts("a", args=args), make_facts("b", args=args)) == []
 
 
 @pytest.mark.parametrize("swap", [False, True])
@@ -41,7 +42,7 @@ def test_registers_predicts_variant_with_more(swap: bool) -> None:
     many = make_facts("many", resources={"registers": 96}, resource_refs={"registers": ptxas})
     few = make_facts("few", resources={"registers": 40})
     fa, fb = (few, many) if swap else (many, few)
-    (f,) = rule_registers(make_context(fa, fb))
+    (f,) = both_orders(rule_registers, fa, fb)
     assert f.id == "resources.registers" and f.predicts == "many"
     assert f.severity == "major"  # 56 more registers per thread
     ev = {e.variant: e for e in f.evidence}
@@ -52,13 +53,13 @@ def test_registers_predicts_variant_with_more(swap: bool) -> None:
 def test_registers_small_difference_is_not_a_finding() -> None:
     fa = make_facts("a", resources={"registers": 40})
     fb = make_facts("b", resources={"registers": 44})
-    assert rule_registers(make_context(fa, fb)) == []
+    assert both_orders(rule_registers, fa, fb) == []
 
 
 def test_registers_with_other_num_warps_downgraded_and_explained() -> None:
     fa = make_facts("a", resources={"registers": 96}, options={"num_warps": 4})
     fb = make_facts("b", resources={"registers": 40}, options={"num_warps": 8})
-    (f,) = rule_registers(make_context(fa, fb))
+    (f,) = both_orders(rule_registers, fa, fb)
     assert f.severity == "minor" and "`num_warps` is 4 in `a` and 8 in `b`" in f.explanation
 
 
@@ -66,14 +67,14 @@ def test_spills_predicts_spilling_variant() -> None:
     fa = make_facts("a", resources={"spill_store_bytes": 0, "spill_load_bytes": 0})
     fb = make_facts("b", resources={"spill_store_bytes": 128, "spill_load_bytes": 96})
     for x, y in ((fa, fb), (fb, fa)):
-        (f,) = rule_spills(make_context(x, y))
+        (f,) = both_orders(rule_spills, x, y)
         assert f.predicts == "b" and f.severity == "major"
 
 
 def test_options_lists_only_changed_keys() -> None:
     fa = make_facts("a", options={"num_warps": 4, "num_stages": 2})
     fb = make_facts("b", options={"num_warps": 4, "num_stages": 4})
-    (f,) = rule_options(make_context(fa, fb))
+    (f,) = both_orders(rule_options, fa, fb)
     assert "`num_stages` = 2 in `a` vs 4 in `b`" in f.title and "num_warps" not in f.title
 
 
@@ -81,7 +82,7 @@ def test_identical_facts_give_no_findings() -> None:
     args = [make_arg("x_ptr", "*fp32", divisibility=16), make_arg("n", "i32", index=1, divisibility=16)]
     fa = make_facts("a", args=args, resources={"registers": 40})
     fb = dataclasses.replace(fa, name="b")
-    assert run_rules(make_context(fa, fb)) == []
+    assert both_orders(run_rules, fa, fb) == []
 
 
 def test_registry_tables_are_built_from_declarations() -> None:
@@ -115,7 +116,7 @@ def test_async_copies_silent_when_only_the_synchronous_loads_differ(order: str) 
     more = make_facts("more", sync_loads_loop=_refs(3, "tt.load %p"))
     fewer = make_facts("fewer", sync_loads_loop=_refs(2, "tt.load %p"))
     fa, fb = (more, fewer) if order == "ab" else (fewer, more)
-    found = run_rules(make_context(fa, fb))
+    found = both_orders(run_rules, fa, fb)
     assert "pipeline.async-copies" not in [f.id for f in found]
 
 
@@ -125,7 +126,7 @@ def test_async_copies_title_quotes_the_counts_that_differ(order: str) -> None:
                        async_copies_loop=_refs(2, "ttg.async_copy_global_to_local"))  # fmt: skip
     plain = make_facts("plain", sync_loads_loop=_refs(2, "tt.load %p"))
     fa, fb = (piped, plain) if order == "ab" else (plain, piped)
-    by_id = {f.id: f for f in run_rules(make_context(fa, fb))}
+    by_id = {f.id: f for f in both_orders(run_rules, fa, fb)}
     f = by_id["pipeline.async-copies"]
     assert ("2/2 in `piped` vs 0/0 in `plain`" if order == "ab" else "0/0 in `plain` vs 2/2 in `piped`") in f.title
     assert f.predicts == "plain"

@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
-from diag_helpers import get, ids, texts
+from diag_helpers import diagnose, get, ids, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irdiff.bundle import Bundle, BundleError
-from irdiff.diagnose import KEY_COUNTS, RULE_IDS, Diagnosis, count_ops, diagnose
+from irdiff.diagnose import KEY_COUNTS, RULE_IDS, Diagnosis, count_ops
 from irdiff.diagnose.facts import occupancy, sass_calls, strip_loc
 from irdiff.diagnose.rules import CAUSES
 
@@ -348,6 +348,17 @@ def test_occupancy_limits() -> None:
     o = occupancy(86, 1, 16, 0)
     assert o is not None and (o.ctas_per_sm, o.limiter) == (16, "CTA slots")
     assert occupancy(75, 4, 32, 0) is None
+
+
+def test_occupancy_rounds_registers_per_warp() -> None:
+    """Registers are allocated per warp in units of 256 (CUDA occupancy calculator): 70 registers × 32 lanes = 2240,
+    rounded to 2304 per warp, so 65536 // 2304 = 28 one-warp CTAs fit by registers on sm86 (29 without rounding)."""
+    o = occupancy(86, 1, 70, 0)
+    assert o is not None and o.limits["registers"] == 28
+    o = occupancy(86, 2, 70, 0)  # 28 warps -> 14 two-warp CTAs (14 as well from 29 // 2: the rounding shows at 1 warp)
+    assert o is not None and o.limits["registers"] == 14
+    o = occupancy(86, 1, 72, 0)  # 72 × 32 = 2304 is already a multiple of 256
+    assert o is not None and o.limits["registers"] == 28
 
 
 def test_causes_graph_names_known_ids() -> None:

@@ -159,6 +159,16 @@ def test_verdict_known_answers() -> None:
     )
 
 
+def test_verdict_minimum_effect_on_the_slower_side() -> None:
+    """The 1 % minimum effect holds on both sides: a real 0.5 % slowdown (significant by the interval) is no
+    significant difference, and becomes "slower" only with ``min_effect=0``; a 3 % slowdown is "slower"."""
+    slow, fast = _noisy(1.005, 2000, 6, 0.001), _noisy(1.0, 2000, 5, 0.001)
+    tiny = verdict("b", slow, "a", fast)
+    assert tiny.ci[0] > 1.0 and tiny.verdict == NO_DIFFERENCE
+    assert verdict("b", slow, "a", fast, min_effect=0.0).verdict == SLOWER
+    assert verdict("b", _noisy(1.03, 2000, 7, 0.001), "a", fast).verdict == SLOWER
+
+
 def test_bootstrap_false_positive_rate() -> None:
     """Same distribution on both sides: the 95 % interval should exclude 1 in about 5 % of trials."""
     flagged = 0

@@ -383,7 +383,11 @@ def apply_roots(
             # parameter annotation is claimed through the parameter's stage-0 evidence: its line in ``a`` suffices
             sides: tuple[tuple[str, int | None, str], ...] = ((a, c.line_a, c.file_a), (b, c.line_b, c.file_b))
             if c.kind == "annotation":
-                sides = sides[:1] if c.line_a is not None else sides[1:]
+                # ... unless the claim already shows either side's line (then nothing is added: the same evidence
+                # whichever variant is inspected)
+                shown = any(e.stage == "python" and (e.variant, e.line) in ((a, c.line_a), (b, c.line_b))
+                            for e in claim.evidence)  # fmt: skip
+                sides = () if shown else sides[:1] if c.line_a is not None else sides[1:]
             for v, ln, file in sides:
                 if ln is None or file:
                     continue
@@ -618,11 +622,11 @@ def _source_finding(kind: str, cs: list[SourceChange], a: str, b: str, va: Varia
     head = words[0] + (f" (and {len(words) - 1} more)" if len(words) > 1 else "")
     where = []
     c0 = cs[0]
-    if c0.line_a is not None or c0.line_b is not None:
-        where.append(
-            f"line {c0.line_a if c0.line_a is not None else '—'} of `{a}`, "
-            f"line {c0.line_b if c0.line_b is not None else '—'} of `{b}`"
-        )
+    # each side's first changed line (a statement only in `a` and one only in `b` are both located, in either order)
+    la = next((c.line_a for c in cs if c.line_a is not None), None)
+    lb = next((c.line_b for c in cs if c.line_b is not None), None)
+    if la is not None or lb is not None:
+        where.append(f"line {la if la is not None else '—'} of `{a}`, line {lb if lb is not None else '—'} of `{b}`")
     fn = f" in `{c0.function}`" if c0.function and c0.function != va.kernel else ""
     title = f"Source: {head}{fn}" + (f" ({where[0]})" if where else "")
     ev: list[Evidence] = []

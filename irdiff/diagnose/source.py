@@ -660,23 +660,26 @@ class _Cmp:
                 pairs.extend(zip(range(i1, i2), range(j1, j2), strict=True))
                 continue
             ia, jb = list(range(i1, i2)), list(range(j1, j2))
-            # pair by similarity, in order
-            used: set[int] = set()
+            # pair by similarity, most similar pair first (not first statement first: that pairs differently when
+            # the variants are swapped), ties by position in the block
+            cands: list[tuple[float, int, int, int]] = []
             for i in ia:
-                best, score = None, 0.45
                 for j in jb:
-                    if j in used or sa[i].header != sb[j].header:
+                    if sa[i].header != sb[j].header:
                         continue
                     r = difflib.SequenceMatcher(a=sa[i].erased, b=sb[j].erased, autojunk=False).quick_ratio()
-                    if r > score:
+                    if r > 0.45:
                         r = difflib.SequenceMatcher(a=sa[i].erased, b=sb[j].erased, autojunk=False).ratio()
-                    if r > score:
-                        best, score = j, r
-                if best is None:
-                    gone.append(i)
-                else:
-                    used.add(best)
-                    pairs.append((i, best))
+                    if r > 0.45:
+                        cands.append((-r, abs((i - i1) - (j - j1)), i, j))
+            used_a: set[int] = set()
+            used: set[int] = set()
+            for _, _, i, j in sorted(cands):
+                if i not in used_a and j not in used:
+                    used_a.add(i)
+                    used.add(j)
+                    pairs.append((i, j))
+            gone.extend(i for i in ia if i not in used_a)
             new.extend(j for j in jb if j not in used)
         # moves: a removed and an added statement with the same erased form
         for i in list(gone):
