@@ -383,11 +383,11 @@ def apply_roots(
             # parameter annotation is claimed through the parameter's stage-0 evidence: its line in ``a`` suffices
             sides: tuple[tuple[str, int | None, str], ...] = ((a, c.line_a, c.file_a), (b, c.line_b, c.file_b))
             if c.kind == "annotation":
-                # ... unless the claim already shows either side's line (then nothing is added: the same evidence
-                # whichever variant is inspected)
+                # when the claim shows either side's line nothing is added, else both sides' lines are (the same
+                # evidence whichever variant is inspected)
                 shown = any(e.stage == "python" and (e.variant, e.line) in ((a, c.line_a), (b, c.line_b))
                             for e in claim.evidence)  # fmt: skip
-                sides = () if shown else sides[:1] if c.line_a is not None else sides[1:]
+                sides = () if shown else sides
             for v, ln, file in sides:
                 if ln is None or file:
                     continue
