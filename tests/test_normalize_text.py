@@ -122,3 +122,12 @@ def test_split_top_level_nested_and_letters() -> None:
 )
 def test_strip_locs_more_shapes(line: str, want: str) -> None:
     assert strip_locs(line) == want
+
+
+def test_edges_of_strings_comments_and_blanks() -> None:
+    assert matching_paren('("\\"")', 0) == 5  # the escaped quote is one character; the next quote ends the string
+    assert strip_comment("x; // a // b", "//") == "x; "  # the first marker starts the comment
+    assert strip_comment('x = "s"// c', "//") == 'x = "s"'  # a comment right after a string
+    assert strip_locs('x = "s"\tloc(#l1)') == 'x = "s"'  # tab before the location (scanning path)
+    assert strip_locs('%0 = f "s" %X loc(#l1)') == '%0 = f "s" %X'
+    assert strip_locs('x = "loc(" y)') == 'x = "loc(" y)'  # the only loc( is inside a string
