@@ -131,3 +131,8 @@ def test_edges_of_strings_comments_and_blanks() -> None:
     assert strip_locs('x = "s"\tloc(#l1)') == 'x = "s"'  # tab before the location (scanning path)
     assert strip_locs('%0 = f "s" %X loc(#l1)') == '%0 = f "s" %X'
     assert strip_locs('x = "loc(" y)') == 'x = "loc(" y)'  # the only loc( is inside a string
+
+
+def test_location_closed_just_before_the_last_parenthesis() -> None:
+    assert strip_locs("tt.call @f(%a loc(#l1))") == "tt.call @f(%a)"
+    assert strip_locs("f(%a loc(#l1)), g(%b loc(#l2))") == "f(%a), g(%b)"
