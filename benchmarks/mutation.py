@@ -213,8 +213,10 @@ def _summary() -> None:
         if not (module and score and tests):
             continue
         alive = int(score[2]) - int(score[1])
+        partial = re.search(r"^- \*\*partial run\*\*: only the mutants matching `([^`]*)`", text, re.M)
+        name = f"`{module[1]}`" + (f" (partial: `{partial[1]}`)" if partial else "")
         rows.append(
-            f"| `{module[1]}` | {score[1]}/{score[2]} | **{score[3]} %** | {alive} | [{report.name}]({report.name}) "
+            f"| {name} | {score[1]}/{score[2]} | **{score[3]} %** | {alive} | [{report.name}]({report.name}) "
             f"| `{tests[1]}` | {when[1] if when else ''} |"
         )
     head = [
