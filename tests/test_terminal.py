@@ -618,7 +618,8 @@ def test_cli_diff_two_variant_dirs_and_identical(matmul_sm86: Bundle) -> None:
 def test_cli_diff_bad_path(tmp_path: Path) -> None:
     code, _, err = invoke(["diff", str(tmp_path), str(tmp_path)])
     assert code == 2
-    assert err.startswith("error: ") and "neither an irdiff bundle" in err and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"error: {tmp_path} is not an irdiff bundle, variant dir or capture")
+    assert "nor a Triton cache" in err and len(err.strip().splitlines()) == 1
 
 
 def test_cli_show(matmul_sm86: Bundle) -> None:
