@@ -12,37 +12,14 @@ here so their ids take part in :data:`~irdiff.diagnose.rules.RULE_IDS` and other
 
 from __future__ import annotations
 
+from typing import get_args
+
 from irdiff.diagnose.rules.registry import Emits, RuleId, declare
 
-_SOURCE: tuple[RuleId, ...] = (
-    "source.call-added",
-    "source.call-removed",
-    "source.call-changed",
-    "source.kwarg-changed",
-    "source.args-reordered",
-    "source.op-changed",
-    "source.dtype-changed",
-    "source.constant-changed",
-    "source.moved",
-    "source.annotation",
-    "source.statement",
-)
+# The ``source.*`` roots, declared once (in :data:`RuleId`).
+_SOURCE: tuple[RuleId, ...] = tuple(i for i in get_args(RuleId) if i.startswith("source."))
 
-declare(
-    Emits("source.call-added"),
-    Emits("source.call-removed"),
-    Emits("source.call-changed"),
-    Emits("source.kwarg-changed"),
-    Emits("source.args-reordered"),
-    Emits("source.op-changed"),
-    Emits("source.dtype-changed"),
-    Emits("source.constant-changed"),
-    Emits("source.moved"),
-    Emits("source.annotation"),
-    Emits("source.statement"),
-    reads=("text.python",),
-    module=__name__,
-)
+declare(*(Emits(i) for i in _SOURCE), reads=("text.python",), module=__name__)
 declare(
     Emits("ttir.attr-changed", causes=_SOURCE),
     reads=("text.ttir", "text.python"),
