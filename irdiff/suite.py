@@ -34,7 +34,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "Derived",
@@ -86,6 +86,7 @@ DTYPE_BYTES: dict[str, int] = {name: d.bytes for name, d in DTYPES.items()}
 
 INPUT_INITS = ("randn", "rand", "ones", "zeros", "arange")
 OUTPUT_INITS = ("nan", "zeros", "ones")
+_V = TypeVar("_V")
 
 
 class SuiteError(Exception):
@@ -345,12 +346,7 @@ class Suite:
 
     def variant(self, name: str) -> Variant:
         """Return the variant called ``name``; :class:`SuiteError` names the closest ones otherwise."""
-        if name in self.variants:
-            return self.variants[name]
-        raise SuiteError(
-            f"suite {self.name!r} has no variant {name!r}{did_you_mean(name, self.variants)}"
-            f" (variants: {', '.join(self.variants)})"
-        )
+        return lookup_variant(self.name, self.variants, name)
 
     def pair(self, variant: str | None, against: str | None) -> tuple[str, str]:
         """The two variant names to compare, filling gaps from ``default_pair`` or the first two variants."""
@@ -358,6 +354,17 @@ class Suite:
         self.variant(a)
         self.variant(b)
         return a, b
+
+
+def lookup_variant(suite: str, variants: Mapping[str, _V], name: str) -> _V:
+    """``variants[name]`` of the suite called ``suite``.
+
+    :raises SuiteError: no such variant (the message names the closest ones and lists all)."""
+    if name in variants:
+        return variants[name]
+    raise SuiteError(
+        f"suite {suite!r} has no variant {name!r}{did_you_mean(name, variants)} (variants: {', '.join(variants)})"
+    )
 
 
 def pick_pair(

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irdiff.suite import SuiteError, did_you_mean, pick_pair
+from irdiff.suite import lookup_variant, pick_pair
 
 INDEX_VERSION = 1
 
@@ -235,13 +235,8 @@ class SuiteSummary:
     shape: dict[str, Any] = field(default_factory=dict)
 
     def variant(self, name: str) -> VariantSummary:
-        """:raises SuiteError: unknown variant (the same message as :meth:`irdiff.suite.Suite.variant`)."""
-        if name in self.variants:
-            return self.variants[name]
-        raise SuiteError(
-            f"suite {self.name!r} has no variant {name!r}{did_you_mean(name, self.variants)}"
-            f" (variants: {', '.join(self.variants)})"
-        )
+        """:raises SuiteError: unknown variant (:func:`irdiff.suite.lookup_variant`)."""
+        return lookup_variant(self.name, self.variants, name)
 
     def pair(self, variant: str | None, against: str | None) -> tuple[str, str]:
         """As :meth:`irdiff.suite.Suite.pair`."""
