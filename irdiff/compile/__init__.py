@@ -60,10 +60,13 @@ __all__ = [
     "CompileRequest",
     "Side",
     "cache_dir",
+    "cached_variant",
     "compile_bundle",
+    "compile_sources_digest",
     "parse_config_option",
     "side_names",
     "target_default",
+    "variant_cache_key",
 ]
 
 SUPPORTED_TARGETS = SUPPORTED_NAMES  # declared in irdiff.target
@@ -213,7 +216,7 @@ def _suite_file(ref: str) -> Path | None:
 COMPILE_SOURCES = ("compile", "__init__.py", "bundle.py", "stages.py", "suite.py", "target.py")
 
 
-def _irdiff_source_digest() -> str:
+def compile_sources_digest() -> str:
     """sha256 over the files named by :data:`COMPILE_SOURCES` (a package name means every ``.py`` under it)."""
     h = hashlib.sha256()
     root = Path(__file__).resolve().parent.parent
@@ -597,6 +600,16 @@ def _warm_plan(req: CompileRequest, src_digest: str) -> _Plan | None:
     return summary.name, dict(summary.shape), jobs, job_env, job_settings, keys, tenv.version, False
 
 
+def cached_variant(where: Path, key: str) -> VariantResult | None:
+    """The compile stored in ``where`` (a variant directory: a bundle's or ``<cache>/results/<key>``) when it is a
+    complete, error-free record of cache key ``key``; None otherwise (missing, unreadable, another key, an error)."""
+    try:
+        res = load_variant_dir(where)
+    except BundleError:
+        return None
+    return res if res.metadata.get("cache_key") == key and not res.error else None
+
+
 def compile_bundle(
     req: CompileRequest,
     save: str | os.PathLike[str] | None,
@@ -620,7 +633,7 @@ def compile_bundle(
         environment.
     """
     req.target = normalize_target(req.target)
-    src_digest = _irdiff_source_digest()
+    src_digest = compile_sources_digest()
     plan = _warm_plan(req, src_digest) if req.use_cache and req.config != "all" else None
     if plan is None:
         plan = _cold_plan(req, src_digest, echo)
@@ -632,14 +645,6 @@ def compile_bundle(
     reclaim_temporaries(results_root)
     workers = _Workers()
 
-    def cached_result(where: Path, key: str) -> VariantResult | None:
-        """The compile stored in ``where`` when it is a complete, error-free record of ``key``."""
-        try:
-            res = load_variant_dir(where)
-        except BundleError:
-            return None
-        return res if res.metadata.get("cache_key") == key and not res.error else None
-
     untouched: list[str] = []  # variants the bundle already held as asked: a run of only these writes nothing
 
     def one(job: tuple[str, dict[str, Any]]) -> VariantResult:
@@ -649,10 +654,10 @@ def compile_bundle(
         cached = results_root / key
         res: VariantResult | None = None
         if req.use_cache:
-            res = cached_result(dest, key)  # the bundle already holds this very compile: nothing to write
+            res = cached_variant(dest, key)  # the bundle already holds this very compile: nothing to write
             if res is not None:
                 untouched.append(name)
-            if res is None and cached_result(cached, key) is not None:
+            if res is None and cached_variant(cached, key) is not None:
                 try:
                     res = copy_variant(load_variant_dir(cached), dest)
                 except (OSError, BundleError):  # the entry vanished meanwhile (another run's --no-cache): compile
@@ -732,7 +737,7 @@ def suite_summary(ref: str) -> Any:
     from irdiff.compile import warm
     from irdiff.suite import load_suite
 
-    found = warm.lookup_summary(cache_dir(), ref, _irdiff_source_digest())
+    found = warm.lookup_summary(cache_dir(), ref, compile_sources_digest())
     return found if found is not None else load_suite(ref)
 
 

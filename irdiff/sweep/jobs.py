@@ -87,8 +87,7 @@ def compile_is_cached(job: CompileJob) -> bool:
 
     :raises irdiff.suite.SuiteError: unknown suite or variant.
     """
-    from irdiff.bundle import BundleError, load_variant_dir
-    from irdiff.compile import _irdiff_source_digest, cache_dir, variant_cache_key
+    from irdiff.compile import cache_dir, cached_variant, compile_sources_digest, variant_cache_key
     from irdiff.suite import load_suite
 
     suite = load_suite(job.suite)
@@ -107,12 +106,8 @@ def compile_is_cached(job: CompileJob) -> bool:
     if env:
         r["env"] = env
     identity = None if tenv.kind == "current" else f"{tenv.version}|{tenv.python}|{tenv.pythonpath}"
-    key = variant_cache_key(suite, r, tenv.version, _irdiff_source_digest(), identity)
-    try:
-        v = load_variant_dir(cache_dir() / "results" / key)
-    except BundleError:
-        return False
-    return v.metadata.get("cache_key") == key and not v.error
+    key = variant_cache_key(suite, r, tenv.version, compile_sources_digest(), identity)
+    return cached_variant(cache_dir() / "results" / key, key) is not None
 
 
 def run_compile_job(job: CompileJob, use_cache: bool = True) -> JobOutcome:
