@@ -715,7 +715,11 @@ def _pass_finding(a: str, b: str, va: VariantResult, vb: VariantResult, findings
             f" Passes only `{a}` runs: {', '.join(f'`{p}`' for p in dict.fromkeys(pd.only_a)) or 'none'}; only `{b}`: "
             f"{', '.join(f'`{p}`' for p in dict.fromkeys(pd.only_b)) or 'none'}."
         )
-    ev = [Evidence(a if ln.startswith("-") else b, "passes", None, ln) for ln in pd.hunk[:14] if ln[:1] in "-+@"]
+    # up to 7 removed and 7 added lines, each cited to its own side (hunk headers cite neither), so `a` vs `b` and
+    # `b` vs `a` cite the same variants whatever the order of the hunk's lines
+    minus = [ln for ln in pd.hunk if ln.startswith("-")][:7]
+    plus = [ln for ln in pd.hunk if ln.startswith("+")][:7]
+    ev = [Evidence(a, "passes", None, ln) for ln in minus] + [Evidence(b, "passes", None, ln) for ln in plus]
     f = Finding("pass.first-diverging", "info", title, expl, ev, stage="ttgir")
     if parent is not None:
         f.causes = [parent.id]
