@@ -65,6 +65,10 @@ class BundleError(Exception):
 
 # A file a record names: relative, plain path parts (no "..", no leading "/" or "~", no control characters).
 _REL_FILE = r"^(?!.*(^|/)\.\.?(/|$))[A-Za-z0-9_@+=,.-][A-Za-z0-9_@+=,.-]*(/[A-Za-z0-9_@+=,.-][A-Za-z0-9_@+=,.-]*)*$"
+# What a value that fails a schema ``pattern`` should have been, in words (a user never sees the regex).
+_PATTERN_WORDS = {
+    _REL_FILE: "is not a relative path inside the bundle (plain names joined by `/`; no leading `/`, `.` or `..`)",
+}
 _STR_OR_NULL = {"type": ["string", "null"]}
 _INT_OR_NULL = {"type": ["integer", "null"]}
 
@@ -154,6 +158,10 @@ def _validate(record: Any, schema: dict[str, Any], where: Path) -> None:
         return
     at = "/".join(str(p) for p in err.absolute_path) or "(top level)"
     msg = " ".join(err.message.split())
+    if err.validator == "pattern":
+        shown = repr(err.instance)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        msg = f"{shown} {_PATTERN_WORDS.get(str(err.validator_value), 'has an unexpected form')}"
     if len(msg) > 160:
         msg = msg[:157] + "..."
     from irdiff.textsafe import clean

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import Any
 
@@ -619,6 +619,19 @@ def _write_reports(bundle: Any, a: str, b: str, stage: str | None, context: int,
         click.echo(f"report: {path}", err=True)
 
 
+def _check_shapes(shapes: tuple[str, ...], suite_shape: Mapping[str, Any], shape: str | None) -> None:
+    """Check ``--shapes`` before anything is compiled, also when nothing will be timed (no GPU, ``--no-run``).
+
+    :raises ValueError: a malformed spec or a dimension the suite's shape (updated by ``--shape``) does not have
+        (:func:`irdiff.run.sweep.parse_shapes`).
+    """
+    if not shapes:
+        return
+    from irdiff.run.sweep import parse_shapes
+
+    parse_shapes(shapes, {**suite_shape, **parse_shape(shape)})
+
+
 def _config_from_names(variant: str | None, against: str | None, config: str | None) -> tuple[Any, Any, Any]:
     """``--variant annotated@3`` (a bundle's name for config 3 of ``annotated``) → ``annotated`` and ``--config 3``.
 
@@ -628,7 +641,8 @@ def _config_from_names(variant: str | None, against: str | None, config: str | N
 
     picked: set[int] = set()
     names: list[str | None] = []
-    for n in (variant, against):
+    given: list[str] = []  # the options that name a config, as typed
+    for opt, n in (("--variant", variant), ("--against", against)):
         if n is None:
             names.append(None)
             continue
@@ -636,8 +650,14 @@ def _config_from_names(variant: str | None, against: str | None, config: str | N
         names.append(base)
         if idx is not None:
             picked.add(idx)
+            given.append(f"{opt} {n}")
+    if config is not None:
+        given.append(f"--config {config}")
     if len(picked) > 1 or (picked and config is not None and config.strip() != str(next(iter(picked)))):
-        raise ValueError(f"--variant/--against/--config name different configs ({variant}, {against}, {config})")
+        raise ValueError(
+            f"{' and '.join(given)} name different configs: both sides compile the same config "
+            "(every config side by side: --all-configs)"
+        )
     return names[0], names[1], str(picked.pop()) if picked else config
 
 
@@ -741,6 +761,7 @@ def compare_cmd(
     outputs = _report_outputs(report_files, force)
     s = suite_summary(suite)  # every variant cached and no file changed: Triton is not imported
     variant, against, config = _config_from_names(variant, against, config)
+    _check_shapes(shapes, s.shape, shape)
     other_side = bool(against_target or against_triton or against_triton_path or against_env)
     if other_side and against is None:
         against = variant or s.pair(None, None)[0]  # the same variant under other settings
@@ -955,7 +976,9 @@ def run_cmd(
     """
     from irdiff.suite import load_suite
 
-    a, b = load_suite(suite).pair(variant, against)
+    loaded = load_suite(suite)
+    a, b = loaded.pair(variant, against)
+    _check_shapes(shapes, loaded.shape, shape)
     status = _run_step(None, suite, [a, b], shape, config, shapes, autotune, graph, interpret, target, save, True, ncu)
     sys.exit(status)
 

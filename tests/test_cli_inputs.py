@@ -42,6 +42,16 @@ def run(args: list[str], **env: str) -> tuple[int, str, str]:
         (["matmul", "--context", "-2"], "not in the range"),
         (["matmul", "--no-such-option"], "No such option"),
         (["matmul", "--color", "sometimes"], "sometimes"),
+        # --shapes is checked before compiling, also when nothing will be timed (no GPU here, --no-run)
+        (["matmul", "--shapes", "abc"], "'abc' is not a positive integer"),
+        (["matmul", "--shapes", "Z=512"], "no dimension 'Z'"),
+        (["matmul", "--shapes", "M=0"], "--shapes 'M=0'"),
+        (["matmul", "--shape", "M=64", "--shapes", "Q=1,2"], "no dimension 'Q'"),
+        (["run", "softmax", "--shapes", "N=x"], "--shapes 'N=x'"),
+        (["run", "rmsnorm", "--interpret", "--shapes", "Z=4"], "no dimension 'Z'"),
+        # two different configs for the two sides: named as typed, never a Python None
+        (["matmul", "--variant", "annotated@1", "--against", "unannotated@2"], "--variant annotated@1 and --against"),
+        (["matmul", "--variant", "annotated@1", "--config", "3"], "--variant annotated@1 and --config 3 name"),
     ],
 )
 def test_bad_option_is_one_line_exit_2(args: list[str], says: str) -> None:
@@ -50,6 +60,7 @@ def test_bad_option_is_one_line_exit_2(args: list[str], says: str) -> None:
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert says in lines[0]
+    assert "None" not in lines[0]
     assert "Traceback" not in err and not out.strip()
 
 

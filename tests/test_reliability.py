@@ -453,6 +453,10 @@ MALFORMED = {
         "wide/variant.json",
         lambda d: {**d, "stages": {**d["stages"], "ttir": "../narrow/x/../../../p"}},
     ),
+    "log path ..": ("wide/variant.json", lambda d: {**d, "logs": {**d["logs"], "ptxas": "../../x"}}),
+    "log path with an escape": ("wide/variant.json", lambda d: {**d, "logs": {**d["logs"], "ptxas": "p\x1b[2J.log"}}),
+    "pass snapshot ..": ("wide/variant.json", lambda d: {**d, "passes": [".."]}),
+    "stage path hidden dir": ("wide/variant.json", lambda d: {**d, "stages": {**d["stages"], "ttir": "./ttir.mlir"}}),
     "registers a string": ("wide/variant.json", lambda d: {**d, "resources": {"registers": "many"}}),
     "spec entry missing type": ("wide/variant.json", lambda d: {**d, "specialization": [{"name": "x", "index": 0}]}),
     "resources a list": ("wide/variant.json", lambda d: {**d, "resources": [1]}),
@@ -471,6 +475,10 @@ def test_malformed_bundle_gives_one_line_error(bundle_copy: Path, warm_cache: Pa
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
         assert "root:" not in r.stdout + r.stderr  # nothing of /etc/passwd
+        # the schema's regular expressions are not an error message: a bad path is named in words
+        assert "(?!" not in lines[0] and "[A-Za-z" not in lines[0], lines[0]
+        if "path" in shape or "pass" in shape:
+            assert "is not a relative path inside the bundle" in lines[0], lines[0]
 
 
 def test_symlinks_out_of_a_bundle_are_refused(bundle_copy: Path, warm_cache: Path, tmp_path: Path) -> None:
