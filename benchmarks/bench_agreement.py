@@ -15,7 +15,11 @@ the cause of its misses and the settled do_bench on them: ``benchmarks/results/a
 - the same kernel (``tiled``) timed beside two different partners (``persistent`` and ``persistent-noflatten``):
   within 2 %;
 - run-to-run: the pair timed twice: each variant within 2 %.
-The SM clock and power (NVML) of every measurement are printed beside the times.
+The SM clock and power (NVML) of every measurement are printed beside the times, with the runner's interval of the
+median over its block medians (:func:`irdiff.run.stats.median_interval`), each variant's launches per block (blocks
+are equal in each variant's own time), the settling time and the blocks not steady by ``settle_max_ms``, and the
+largest share of a block the GPU waited for the CPU. The partner test also times ``tiled`` alone (one variant, the
+same blocks), the partner-free reference.
 
 Usage: ``PYTHONPATH=. python benchmarks/bench_agreement.py [--quick] [--out DIR]``. Exit status 1 when a target is
 missed.
@@ -31,6 +35,32 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+
+def block_facts(m: Any, n: str) -> dict[str, Any]:
+    """The runner's block facts of ``n``: interval of the median (block medians), launches per block, settling."""
+    from irdiff.run.stats import median_interval
+
+    meds = [sorted(b)[len(b) // 2] for b in m.blocks[n]]
+    lo, hi, level = median_interval(meds)
+    info = m.block_info.get(n, [])
+    settle = sorted(r["settle_ms"] for r in info)
+    return {"ci": (lo, hi), "ci_level": level, "block_medians": meds,
+            "launches": m.settings["launches_per_block"][n],
+            "settle_ms": settle[len(settle) // 2] if settle else None,
+            "unsteady": sum(1 for r in info if r.get("settled") is False),
+            "wait_pct": max((r.get("gpu_wait_pct", 0.0) for r in info), default=0.0),
+            "per_block": info}  # fmt: skip
+
+
+def block_text(b: dict[str, Any], med: float) -> str:
+    """e.g. ``block CI -0.4/+0.6% (97%), 2238 launches/block, settle 1150 ms, 1 unsteady``."""
+    lo, hi = b["ci"]
+    settle = f"{b['settle_ms']:.0f} ms" if b["settle_ms"] is not None else "—"
+    return (f"block CI {(lo / med - 1) * 100:+.1f}/{(hi / med - 1) * 100:+.1f}% ({b['ci_level'] * 100:.0f}%), "
+            f"{b['launches']} launches/block, settle {settle}"
+            + (f", {b['unsteady']} unsteady" if b["unsteady"] else "")
+            + (f", GPU waited {b['wait_pct']:.1f}%" if b["wait_pct"] >= 0.5 else ""))  # fmt: skip
 
 
 def main() -> int:
@@ -62,6 +92,21 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     lines: list[str] = []
     ok = True
+
+    def save(m: Any, note: str) -> str:
+        """Write what is measured so far (a device call cut short by its time limit still returns it)."""
+        head = [
+            f"device: {device_info()['name']}; Triton {triton.__version__}; torch {torch.__version__}",
+            f"method: {m.method}" if m is not None else "method: —",
+            "",
+        ]
+        text = "\n".join(head + lines + ([note] if note else []))
+        if a.out:
+            out = Path(a.out)
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "bench_agreement.txt").write_text(text + "\n")
+            (out / "bench_agreement.json").write_text(json.dumps({"rows": rows}, indent=1, default=str))
+        return text
 
     def launches(suite: Any, names: list[str], shape: dict[str, int]) -> dict[str, Any]:
         out = {}
@@ -118,16 +163,20 @@ def main() -> int:
             good = all(abs(d) <= 0.03 for d in devs)
             ok &= good
             bclk = f"{bc['sm_mhz']:.0f} MHz {bc['power_w']:.0f} W" if bc else "—"
+            bk = block_facts(m, n)
             rows.append({"test": "do_bench", "suite": suite_name, "shape": shape, "variant": n, "runner_ms": med,
+                         "runner_blocks": bk,
                          "do_bench_ms": bench, "dev": dev, "ok": good, "clock": m.clocks.get(n), "do_bench_clock": bc,
                          "do_bench_again_ms": [b for b, _ in benches[1:]], "devs": devs,
                          "do_bench_setting": "1 s do_bench(rep=1000) untimed, then do_bench(rep=max(1000, window))",
                          "window_ms": window})  # fmt: skip
             lines.append(f"{suite_name:<18} {shape_label(shape):<16} {n:<22} {med:10.4f} {bench:10.4f} {dev * 100:6.2f}%"
                          f"  runner {clock(m, n)} | do_bench {bclk}{'' if good else '  MISSED'}"
-                         + (f" | do_bench again {', '.join(again)} ms" if again else ""))  # fmt: skip
+                         + (f" | do_bench again {', '.join(again)} ms" if again else "")
+                         + f"\n{'':<58}runner {block_text(bk, med)}")  # fmt: skip
         del ls
         torch.cuda.empty_cache()
+        save(m, "(running)")
 
     lines += ["", "2. the same kernel beside two partners, and run-to-run: targets within 2 %"]
     suite = load_suite("persistent-matmul")
@@ -138,36 +187,36 @@ def main() -> int:
         m1 = measure({"tiled": ls["tiled"], "persistent": ls["persistent"]}, opts)
         m2 = measure({"tiled": ls["tiled"], "persistent-noflatten": ls["persistent-noflatten"]}, opts)
         m3 = measure({"tiled": ls["tiled"], "persistent": ls["persistent"]}, opts)
-        t1, t2, t3 = (summarize(m.samples["tiled"]).median_ms for m in (m1, m2, m3))
+        m0 = measure({"tiled": ls["tiled"]}, opts)  # alone: the partner-free reference
+        t1, t2, t3, t0 = (summarize(m.samples["tiled"]).median_ms for m in (m1, m2, m3, m0))
         p1, p3 = (summarize(m.samples["persistent"]).median_ms for m in (m1, m3))
         partner_dev, run_dev, run_dev_p = t2 / t1 - 1.0, t3 / t1 - 1.0, p3 / p1 - 1.0
         good = abs(partner_dev) <= 0.02 and abs(run_dev) <= 0.02 and abs(run_dev_p) <= 0.02
         ok &= good
         rows.append({"test": "partners", "shape": shape, "tiled_beside_persistent_ms": t1,
-                     "tiled_beside_noflatten_ms": t2, "tiled_again_ms": t3, "persistent_ms": p1,
-                     "persistent_again_ms": p3, "partner_dev": partner_dev, "run_dev": run_dev,
+                     "tiled_beside_noflatten_ms": t2, "tiled_again_ms": t3, "tiled_alone_ms": t0,
+                     "persistent_ms": p1, "persistent_again_ms": p3, "partner_dev": partner_dev, "run_dev": run_dev,
                      "run_dev_persistent": run_dev_p, "ok": good,
-                     "clocks": {"m1": m1.clocks, "m2": m2.clocks, "m3": m3.clocks}})  # fmt: skip
+                     "clocks": {"m1": m1.clocks, "m2": m2.clocks, "m3": m3.clocks, "alone": m0.clocks},
+                     "blocks": {k: block_facts(mm, "tiled") for k, mm in (("m1", m1), ("m2", m2), ("m3", m3),
+                                                                           ("alone", m0))}})  # fmt: skip
         lines.append(
             f"{shape_label(shape)}: tiled beside persistent {t1:.4f} ms ({clock(m1, 'tiled')}), beside "
             f"persistent-noflatten {t2:.4f} ms ({clock(m2, 'tiled')}): {partner_dev * 100:+.2f}%; run again "
             f"{t3:.4f} ms: {run_dev * 100:+.2f}%; persistent {p1:.4f} then {p3:.4f} ms: {run_dev_p * 100:+.2f}%"
             + ("" if good else "  MISSED")
         )
+        lines.append(
+            f"{'':<16}tiled alone {t0:.4f} ms ({clock(m0, 'tiled')}): beside persistent {t1 / t0 - 1:+.2%}, beside "
+            f"persistent-noflatten {t2 / t0 - 1:+.2%}; settling of tiled (median ms, unsteady blocks): "
+            + ", ".join(f"{k} {block_facts(mm, 'tiled')['settle_ms'] or 0:.0f}/{block_facts(mm, 'tiled')['unsteady']}"
+                        for k, mm in (("beside persistent", m1), ("beside noflatten", m2), ("alone", m0)))
+        )  # fmt: skip
         del ls
         torch.cuda.empty_cache()
-    head = [
-        f"device: {device_info()['name']}; Triton {triton.__version__}; torch {torch.__version__}",
-        f"method: {m1.method}",
-        "",
-    ]
-    text = "\n".join(head + lines)
+        save(m1, "(running)")
+    text = save(m1, "")
     print(text)
-    if a.out:
-        out = Path(a.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "bench_agreement.txt").write_text(text + "\n")
-        (out / "bench_agreement.json").write_text(json.dumps({"rows": rows}, indent=1, default=str))
     return 0 if ok else 1
 
 

@@ -33,7 +33,7 @@ from irdiff.run.inputs import Inputs, build_inputs, clone_outputs, poison_output
 from irdiff.run.isolate import check_isolated
 from irdiff.run.launch import Launch, make_launch
 from irdiff.run.peaks import lookup_peak, pct_of_peak
-from irdiff.run.stats import summarize, verdict
+from irdiff.run.stats import median_interval, summarize, verdict
 from irdiff.run.sweep import shape_label
 from irdiff.run.timing import TimingOptions, device_info, measure
 from irdiff.suite import Suite, load_suite
@@ -431,8 +431,17 @@ def _block_verdict(m: Any, a: str, an: str, b: str, bn: str) -> Any:
 
 
 def _clock_entry(m: Any, key: str) -> dict[str, Any]:
+    """Block medians, the interval of the median they give (:func:`irdiff.run.stats.median_interval`: it covers
+    block-to-block variation), what was seen during each block, and the median NVML clock and power."""
     c = getattr(m, "clocks", {}).get(key)
-    out: dict[str, Any] = {"block_medians_ms": _block_medians(m, key) if getattr(m, "blocks", {}).get(key) else []}
+    has_blocks = bool(getattr(m, "blocks", {}).get(key))
+    out: dict[str, Any] = {"block_medians_ms": _block_medians(m, key) if has_blocks else []}
+    if has_blocks and len(out["block_medians_ms"]) >= 2:
+        lo, hi, level = median_interval(out["block_medians_ms"])
+        out.update({"median_ci_ms": [lo, hi], "median_ci_level": level})
+    info = getattr(m, "block_info", {}).get(key)
+    if info:
+        out["blocks"] = info
     if c:
         out.update({"sm_mhz": c["sm_mhz"], "power_w": c["power_w"]})
     return out

@@ -16,7 +16,17 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["FASTER", "NO_DIFFERENCE", "SLOWER", "Summary", "Verdict", "bootstrap_ratio", "summarize", "verdict"]
+__all__ = [
+    "FASTER",
+    "NO_DIFFERENCE",
+    "SLOWER",
+    "Summary",
+    "Verdict",
+    "bootstrap_ratio",
+    "median_interval",
+    "summarize",
+    "verdict",
+]
 
 FASTER = "faster"
 SLOWER = "slower"
@@ -64,6 +74,37 @@ def summarize(samples_ms: Sequence[float]) -> Summary:
         min_ms=float(x.min()),
         max_ms=float(x.max()),
     )
+
+
+def median_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Distribution-free interval of the median from order statistics (the sign test's interval).
+
+    For ``n`` values sorted ``x(1) ≤ … ≤ x(n)``, ``[x(k), x(n+1-k)]`` holds the population median with
+    probability ``1 - 2·P(Binomial(n, 1/2) < k)``; ``k`` is the largest with that probability ≥ ``confidence``.
+    Fed the block medians of one variant, it covers block-to-block variation (drift, clock, power) without assuming
+    a distribution: six blocks give ``[min, max]`` at 96.9 %. With too few values for ``confidence`` (≤ 5 for 95 %),
+    ``[min, max]`` and the lower probability it has.
+
+    :returns: ``(low, high, achieved)``; ``achieved`` is the coverage probability of that interval.
+    :raises ValueError: no values.
+
+    >>> median_interval([1.0, 1.2, 0.9, 1.1, 1.05, 0.95])
+    (0.9, 1.2, 0.96875)
+    """
+    from math import comb
+
+    if len(values) == 0:
+        raise ValueError("no values for a median interval")
+    xs = sorted(float(v) for v in values)
+    n = len(xs)
+    cdf = [sum(comb(n, j) for j in range(i + 1)) / 2**n for i in range(n + 1)]  # P(B <= i)
+    k = 1
+    for cand in range(1, n // 2 + 1):
+        if 1.0 - 2.0 * (cdf[cand - 1]) >= confidence:
+            k = cand
+        else:
+            break
+    return xs[k - 1], xs[n - k], 1.0 - 2.0 * cdf[k - 1]
 
 
 def bootstrap_ratio(
