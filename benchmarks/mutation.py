@@ -20,7 +20,8 @@ tests in ``tests/test_normalize_patterns.py`` cover those).
 Too slow for CI (minutes per module on 2 cores): run it when a core module changes. The selections below avoid
 kernel compiles except through the shared compile cache (``IRDIFF_CACHE_DIR``), which stays warm because only the
 mutated module changes and it is not a compile source (compile/, bundle, stages, suite, target) — except for
-``irdiff/bundle.py``, whose selection reads the recorded bundle under ``tests/data/bundles/`` and compiles nothing.
+``irdiff/bundle.py``, whose selection (``tests/test_bundle.py``) reads the recorded bundle under ``tests/data/bundles/``
+and compiles nothing.
 """
 
 from __future__ import annotations
@@ -58,13 +59,28 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_planted_bugs.py",
         "tests/test_normalize_ptx.py",
     ],
-    "irdiff/normalize/mlir.py": _NORMALIZE,
+    "irdiff/normalize/mlir.py": [*_NORMALIZE, "tests/test_normalize_mlir.py"],
     "irdiff/normalize/llir.py": _NORMALIZE,
     "irdiff/normalize/ptx.py": ["tests/test_normalize_ptx.py"],
     "irdiff/normalize/sass.py": _NORMALIZE,
     "irdiff/normalize/locations.py": [*_NORMALIZE, "tests/test_source_diff.py"],
+    # Render escaping: run these with --only on the escaping functions (see the README of the results).
     "irdiff/render/html.py": ["tests/test_escaping.py"],
-    "irdiff/bundle.py": ["tests/test_bundle_cli.py"],
+    "irdiff/render/markdown.py": [
+        "tests/test_escaping.py",
+        "tests/test_markdown.py::test_code_span_is_literal",
+        "tests/test_markdown.py::test_text_is_literal",
+    ],
+    "irdiff/render/terminal.py": [
+        "tests/test_escaping.py",
+        "tests/test_terminal.py::test_control_characters_are_neutralised",
+    ],
+    "irdiff/bundle.py": [
+        "tests/test_bundle.py",
+        "tests/test_reliability.py::test_install_dir_replaces_in_one_step",
+        "tests/test_reliability.py::test_dead_process_temporaries_are_reclaimed",
+        "tests/test_reliability.py::test_confined_paths",
+    ],
     "irdiff/diagnose/params.py": ["tests/test_params.py", "tests/test_rule_units.py"],
     "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_units.py"],
     "irdiff/diagnose/rules/resources.py": ["tests/test_rule_units.py"],

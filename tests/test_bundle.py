@@ -1,0 +1,435 @@
+"""The bundle layer (``irdiff/bundle.py``) on the recorded bundle and hand-made records, without compiling:
+records validated and read back field by field, names that never become paths, confinement, concurrent-safe
+saving (merge of another writer's variants and runs), atomic writes, temporaries and one-step installation."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from irdiff import bundle as B
+from irdiff.bundle import ArgSpec, Bundle, BundleError, Resources, VariantResult
+
+RECORDED = Path(__file__).parent / "data" / "bundles" / "matmul-sm86"
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> Path:
+    dest = tmp_path / "rec"
+    shutil.copytree(RECORDED, dest)
+    return dest
+
+
+def test_recorded_bundle_reads_back_every_field(recorded: Path) -> None:
+    b = B.load_bundle(recorded)
+    m = json.loads((recorded / "manifest.json").read_text())
+    assert (b.suite, b.target, b.triton_version, b.ptxas_version) == ("matmul", "sm86", "3.9.0", "ptxas V12.9.86")
+    assert b.command == m["command"] and b.created == m["created"] and b.shape == {"M": 1024, "N": 1024, "K": 1024}
+    assert b.pair == ["annotated", "unannotated"] and list(b.variants) == ["annotated", "unannotated"]
+    assert b.runs == {} and b.schema == B.SCHEMA and b.directory == str(recorded)
+    assert b.manifest() == m  # what save() would write is what was read
+    v = b.compiled_variant("annotated")
+    rec = json.loads((recorded / "annotated" / "variant.json").read_text())
+    assert v.directory == str(recorded / "annotated") and v.to_json() == {**rec, "settings": {}}
+    a0 = v.specialization[0]
+    assert isinstance(a0, ArgSpec) and (a0.name, a0.index, a0.type, a0.divisibility) == ("a_ptr", 0, "*fp16", 16)
+    assert isinstance(v.resources, Resources) and v.resources.registers == 255 and v.resources.shared_bytes == 32768
+    assert v.text("ttir") == (recorded / "annotated" / "ttir.mlir").read_text() and "tt.func" in v.text("ttir")
+    assert v.text("ptxas") == (recorded / "annotated" / "ptxas.log").read_text()
+    assert v.path("ttgir") == recorded / "annotated" / "ttgir.mlir"
+    assert v.path("sass") is None and v.text("sass") == ""  # the recorded bundle keeps no SASS
+    (recorded / "annotated" / "ttgir.mlir").unlink()
+    assert v.text("ttgir") == ""  # named but missing: not produced
+
+
+def test_unknown_fields_are_ignored_known_ones_kept() -> None:
+    d = {
+        "name": "v",
+        "future": 1,
+        "specialization": [{"name": "x", "index": 2, "type": "i32", "divisibility": 16, "novel": True}],
+        "resources": {"registers": 40, "novel": 3},
+        "cache_hit": True,
+    }
+    v = VariantResult.from_json(d, directory="/d")
+    assert v.specialization == [ArgSpec(name="x", index=2, type="i32", divisibility=16)]
+    assert v.resources == Resources(registers=40) and v.cache_hit and v.directory == "/d"
+    assert "directory" not in v.to_json() and "future" not in v.to_json()
+    assert (
+        VariantResult.from_json({"name": "w"}).specialization == []
+        and VariantResult.from_json({"name": "w"}).resources == Resources()
+    )
+
+
+def test_argspec_kind_and_summary() -> None:
+    assert ArgSpec("n", 0, "constexpr", constexpr="1").kind == "constexpr"
+    assert ArgSpec("n", 0, "constexpr", constexpr="1").summary() == "constexpr = 1"
+    assert ArgSpec("p", 0, "*fp16", divisibility=16).kind == "pointer"
+    assert ArgSpec("p", 0, "*fp16", divisibility=16).summary() == "*fp16 div16"
+    assert ArgSpec("s", 0, "i32").kind == "scalar" and ArgSpec("s", 0, "i32").summary() == "i32"
+    assert ArgSpec("s", 0, "i64", divisibility=8).summary() == "i64 div8"
+
+
+def test_compiled_variant_errors_name_what_is_there() -> None:
+    b = Bundle(
+        suite="s",
+        target="sm90",
+        variants={"ok": VariantResult("ok"), "bad": VariantResult("bad", error="\n  E1: boom\nmore")},
+    )
+    assert b.compiled_variant("ok").name == "ok"
+    with pytest.raises(BundleError, match=r"^variant 'nope' is not in the bundle \(it has: ok, bad\)$"):
+        b.compiled_variant("nope")
+    b.directory = "/x/y"
+    with pytest.raises(BundleError, match=r"^variant 'nope' is not in the bundle /x/y \(it has: ok, bad\)$"):
+        b.compiled_variant("nope")
+    with pytest.raises(BundleError, match=r"^variant 'bad' failed to compile: E1: boom$"):
+        b.compiled_variant("bad")
+    with pytest.raises(BundleError, match=r"it has: none\)$"):
+        Bundle(suite="s", target="t").compiled_variant("a")
+    b.variants["blank"] = VariantResult("blank", error="   ")
+    with pytest.raises(BundleError, match=r"^variant 'blank' failed to compile:    $"):
+        b.compiled_variant("blank")
+
+
+def test_variant_dirname_never_a_path_and_never_shared() -> None:
+    assert B.variant_dirname("annotated") == "annotated"
+    assert B.variant_dirname("a_b@c+d=e,f.g-h") == "a_b@c+d=e,f.g-h"
+    assert B.variant_dirname("x" * 120) == "x" * 120
+    long = B.variant_dirname("x" * 121)
+    assert long.startswith("x" * 100 + "-") and len(long) == 109
+    odd = B.variant_dirname("a/b")
+    assert odd.startswith("a_b-") and len(odd) == len("a_b-") + 8 and odd != B.variant_dirname("a_b")
+    assert B.variant_dirname("a/b") != B.variant_dirname("a\\b")
+    for name in (".", "..", ".hidden", "../up", "/abs", "~", "é"):
+        d = B.variant_dirname(name)
+        assert "/" not in d and not d.startswith(".") and d not in (".", "..")
+    assert B.variant_dirname("..").startswith("variant-") and B.variant_dirname(".hidden").startswith("hidden-")
+    assert B.variant_dirname("\udcff").startswith("_-")  # a lone surrogate hashes too
+
+
+def test_confined(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "f").write_text("x")
+    assert B.confined(tmp_path / "in", "f") == tmp_path / "in" / "f"
+    assert B.confined(tmp_path / "in", ".") == tmp_path / "in" / "."
+    for bad in ("/etc/passwd", "~/x", "../x", "a/../../x", ""):
+        with pytest.raises(BundleError, match="refusing the path"):
+            B.confined(tmp_path / "in", bad)
+    os.symlink(tmp_path, tmp_path / "in" / "up")
+    with pytest.raises(BundleError, match=r"refusing 'up/f': it leads outside the bundle \(to "):
+        B.confined(tmp_path / "in", "up/f")
+    for bad in ("/abs", "up/f"):  # control characters of a bundle's path never reach the terminal
+        with pytest.raises(BundleError, match="x\ufffdy") as e:
+            B.confined(tmp_path / "x\x1b[2Jy", bad) if bad == "/abs" else B.confined(tmp_path / "in", "up/x\x1b[2Jy")
+        assert "\x1b" not in str(e.value)
+
+
+def _write_variant(root: Path, name: str, **rec: object) -> Path:
+    d = root / B.variant_dirname(name)
+    d.mkdir(parents=True)
+    (d / "variant.json").write_text(json.dumps({"name": name, **rec}))
+    return d
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("{", r"variant\.json: not valid JSON: "),
+        ('{"name": 3}', r"variant\.json: malformed record at name: 3 is not of type 'string'$"),
+        ('{"name": "v", "stages": {"ttir": "../x"}}', r"malformed record at stages/ttir: '\.\./x' does not match"),
+        ('{"kernel": "k"}', r"malformed record at \(top level\): 'name' is a required property$"),
+        ('{"name": "v", "kernel": "' + "k" * 300 + '", "resources": {"registers": "' + "r" * 300 + '"}}', r"\.\.\.$"),
+    ],
+)
+def test_bad_variant_records_give_one_line_errors(tmp_path: Path, record: str, message: str) -> None:
+    d = tmp_path / "v"
+    d.mkdir()
+    (d / "variant.json").write_text(record)
+    with pytest.raises(BundleError, match=message) as e:
+        B.load_variant_dir(d)
+    assert "\n" not in str(e.value) and str(e.value).startswith(str(d / "variant.json"))
+    if message.endswith(r"\.\.\.$"):
+        assert len(str(e.value).split("malformed record at resources/registers: ")[1]) == 160
+
+
+def test_load_errors(tmp_path: Path, recorded: Path) -> None:
+    with pytest.raises(BundleError, match=r"is not an irdiff bundle \(no manifest\.json\)$"):
+        B.load_bundle(tmp_path / "none")
+    with pytest.raises(BundleError, match=r"is not an irdiff variant directory \(no variant\.json\)$"):
+        B.load_variant_dir(tmp_path)
+    (tmp_path / "unreadable.json").mkdir()
+    with pytest.raises(BundleError, match=r"unreadable\.json: cannot read the manifest: Is a directory$"):
+        B.read_record(tmp_path / "unreadable.json", B.MANIFEST_SCHEMA, "manifest")
+    mf = recorded / "manifest.json"
+    m = json.loads(mf.read_text())
+    for schema, shown in (("irdiff.bundle/2", "'irdiff.bundle/2'"), ("other/1", "'other/1'"), ("", "'\\(none\\)'")):
+        mf.write_text(json.dumps({**m, "schema": schema}))
+        with pytest.raises(
+            BundleError, match=rf"bundle schema {shown} is not supported \(this irdiff reads irdiff\.bundle/1\)"
+        ):
+            B.load_bundle(recorded)
+    mf.write_text(json.dumps({k: v for k, v in m.items() if k != "schema"}))
+    with pytest.raises(BundleError, match="'schema' is a required property"):
+        B.load_bundle(recorded)
+    mf.write_text(json.dumps({"schema": B.SCHEMA}))  # every other field optional
+    b = B.load_bundle(recorded)
+    assert (b.suite, b.target, b.triton_version, b.ptxas_version, b.created) == ("", "", "", "", "")
+    assert (b.command, b.shape, b.variants, b.pair, b.runs) == ([], {}, {}, [], {})
+    mf.write_text(json.dumps({**m, "variants": ["annotated", "gone"]}))
+    with pytest.raises(BundleError, match=r"gone is not an irdiff variant directory"):
+        B.load_bundle(recorded)
+    shutil.rmtree(recorded / "unannotated")
+    os.symlink(recorded / "annotated", recorded / "unannotated")
+    mf.write_text(json.dumps(m))
+    assert B.load_bundle(recorded).variants["unannotated"].name == "annotated"  # a link inside the bundle is fine
+    (recorded / "unannotated").unlink()
+    os.symlink(tmp_path / "elsewhere", recorded / "unannotated")
+    with pytest.raises(BundleError, match="leads outside the bundle"):
+        B.load_bundle(recorded)
+
+
+def test_record_with_wrong_types_inside_gives_bundle_error(tmp_path: Path) -> None:
+    d = _write_variant(tmp_path, "v", specialization=[{"name": "x", "index": 0, "type": "i32"}], resources={})
+    assert B.load_variant_dir(d).specialization == [ArgSpec("x", 0, "i32")]
+    (d / "variant.json").write_text(json.dumps({"name": "v", "resources": []}))
+    with pytest.raises(BundleError, match="malformed record at resources"):
+        B.load_variant_dir(d)
+
+
+def test_save_writes_records_and_merges_another_writers_work(tmp_path: Path) -> None:
+    root = tmp_path / "b"
+    b = Bundle(
+        suite="s",
+        target="sm90",
+        variants={"a/1": VariantResult("a/1", metadata={"cache_key": "k1"})},
+        pair=["a/1"],
+        runs={"r1": 1},
+        directory=str(root),
+    )
+    b.save()
+    assert B.load_bundle(root).manifest() == b.manifest()
+    assert (root / B.variant_dirname("a/1") / "variant.json").is_file() and not (root / "a").exists()
+    # Another process adds a variant and a run; this stale copy saves later: both stay.
+    other = B.load_bundle(root)
+    other.variants["c"] = VariantResult("c", directory=str(root / "c"))
+    other.runs = {"r2": 2}
+    other.save()
+    b.runs = {"r1": 10}
+    b.save()
+    back = B.load_bundle(root)
+    assert list(back.variants) == ["a/1", "c"] and back.runs == {"r1": 10, "r2": 2}
+    # A name listed on disk whose directory is gone, or that is not a string, is not carried over.
+    m = json.loads((root / "manifest.json").read_text())
+    (root / "manifest.json").write_text(json.dumps({**m, "variants": ["a/1", "c", "ghost", 7], "runs": []}))
+    b.save()
+    m2 = json.loads((root / "manifest.json").read_text())
+    assert m2["variants"] == ["a/1", "c"] and m2["runs"] == {"r1": 10}
+    # A manifest of another schema, or not an object, contributes nothing.
+    (root / "manifest.json").write_text(json.dumps({**m, "schema": "irdiff.bundle/0"}))
+    b.save()
+    assert json.loads((root / "manifest.json").read_text())["variants"] == ["a/1"]
+    (root / "manifest.json").write_text("[1]")
+    b.save()
+    assert json.loads((root / "manifest.json").read_text())["variants"] == ["a/1"]
+    (root / "manifest.json").write_text("{")
+    b.save()
+    assert json.loads((root / "manifest.json").read_text())["runs"] == {"r1": 10}
+    assert not [p for p in root.iterdir() if p.name.startswith(B.TMP_PREFIX)]
+
+
+def test_save_keeps_a_record_another_compile_installed(tmp_path: Path) -> None:
+    root = tmp_path / "b"
+    v = VariantResult("v", kernel="mine", metadata={"cache_key": "k1"})
+    b = Bundle(suite="s", target="t", variants={"v": v}, directory=str(root))
+    b.save()
+    vj = root / "v" / "variant.json"
+    assert json.loads(vj.read_text())["kernel"] == "mine"
+    vj.write_text(json.dumps({"name": "v", "kernel": "theirs", "metadata": {"cache_key": "k2"}}))
+    b.save()
+    assert json.loads(vj.read_text())["kernel"] == "theirs"  # another compile: its record stays
+    vj.write_text(json.dumps({"name": "v", "kernel": "same", "metadata": {"cache_key": "k1"}}))
+    b.save()
+    assert json.loads(vj.read_text())["kernel"] == "mine"  # the same compile: rewritten
+    for junk in ("{", "[]", json.dumps({"name": "v"})):  # unreadable or keyless record on disk: rewritten
+        vj.write_text(junk)
+        b.save()
+        assert json.loads(vj.read_text())["kernel"] == "mine"
+    v.metadata = {}
+    vj.write_text(json.dumps({"name": "v", "kernel": "theirs", "metadata": {"cache_key": "k2"}}))
+    b.save()
+    assert json.loads(vj.read_text())["kernel"] == "mine"  # no key of its own: nothing to compare, written
+
+
+def test_atomic_write_text_bytes_and_failure(tmp_path: Path) -> None:
+    p = tmp_path / "f"
+    B.atomic_write(p, "text é")
+    assert p.read_text() == "text é"
+    B.atomic_write(p, b"\x00\xff")
+    assert p.read_bytes() == b"\x00\xff"
+    with pytest.raises(TypeError):
+        B.atomic_write(p, 3)  # type: ignore[arg-type]
+    assert p.read_bytes() == b"\x00\xff" and sorted(x.name for x in tmp_path.iterdir()) == ["f"]
+    (tmp_path / "d").mkdir()
+    with pytest.raises(IsADirectoryError):
+        B.atomic_write(tmp_path / "d", "x")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["d", "f"]
+
+
+def test_bundle_lock_one_per_path_timeout_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "sub" / "b"
+    lock = B.bundle_lock(root, timeout=2)
+    assert lock.lock_file == str(tmp_path / "sub" / ".b.lock") and lock.timeout == 2 and root.parent.is_dir()
+    assert B.bundle_lock(str(root)) is lock and lock.timeout == B.LOCK_TIMEOUT_S
+    monkeypatch.setenv("IRDIFF_LOCK_TIMEOUT", "7.5")
+    assert B.bundle_lock(root).timeout == 7.5
+    monkeypatch.setenv("IRDIFF_LOCK_TIMEOUT", "")
+    assert B.bundle_lock(root).timeout == B.LOCK_TIMEOUT_S
+    with B.bundle_lock(root) as held:
+        assert held is lock and lock.is_locked
+        with B.bundle_lock(root):  # reentrant in one thread
+            assert lock.is_locked
+        assert lock.is_locked
+    assert not lock.is_locked
+    assert B.bundle_lock(tmp_path / "other") is not lock
+
+
+def test_bundle_lock_timeout_message(tmp_path: Path) -> None:
+    root = tmp_path / "b"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"from irdiff.bundle import bundle_lock\nimport time\nwith bundle_lock({str(root)!r}):\n print('held', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(
+            BundleError, match=r"\.b\.lock: another irdiff process has been writing this bundle for 0 s$"
+        ):
+            with B.bundle_lock(root, timeout=0.2):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_temporaries_are_named_for_their_process_and_reclaimed(tmp_path: Path) -> None:
+    t = B.tmp_dir_in(tmp_path / "p", "a/b c" + "x" * 50)
+    assert t.is_dir() and t.parent == tmp_path / "p"
+    assert t.name.startswith(f".tmp-{os.getpid()}-a_b_c{'x' * 35}-")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    assert not B._pid_alive(pid) and B._pid_alive(os.getpid()) and B._pid_alive(1)
+    gone_dir = tmp_path / "p" / f".tmp-{pid}-x"
+    gone_dir.mkdir()
+    (gone_dir / "f").write_text("x")
+    gone_file = tmp_path / "p" / f".tmp-{pid}-y"
+    gone_file.write_text("x")
+    old_live = tmp_path / "p" / f".tmp-{os.getppid()}-old"
+    old_live.mkdir()
+    long_ago = time.time() - B.STALE_TMP_S - 60
+    os.utime(old_live, (long_ago, long_ago))
+    young_live = tmp_path / "p" / f".tmp-{os.getppid()}-young"
+    young_live.mkdir()
+    other = tmp_path / "p" / f"tmp-{pid}-kept"
+    other.mkdir()
+    mine = B.tmp_dir_in(tmp_path / "p")
+    removed = B.reclaim_temporaries(tmp_path / "p")
+    assert sorted(removed) == sorted([gone_dir, gone_file, old_live])
+    assert not gone_dir.exists() and not gone_file.exists() and not old_live.exists()
+    assert young_live.is_dir() and other.is_dir() and mine.is_dir() and t.is_dir()
+    assert B.reclaim_temporaries(tmp_path / "missing") == []
+
+
+def test_remove_path_never_follows_links(tmp_path: Path) -> None:
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "keep").write_text("k")
+    link = tmp_path / "link"
+    os.symlink(target, link)
+    B.remove_path(link)
+    assert not link.is_symlink() and (target / "keep").is_file()
+    f = tmp_path / "f"
+    f.write_text("x")
+    B.remove_path(f)
+    assert not f.exists()
+    B.remove_path(target)
+    assert not target.exists()
+    B.remove_path(tmp_path / "missing")  # fine
+
+
+@pytest.mark.parametrize("old", ["dir", "file", "link", "none", "empty"])
+def test_install_dir_replaces_whatever_is_there(tmp_path: Path, old: str) -> None:
+    new = tmp_path / "new"
+    new.mkdir()
+    (new / "v").write_text("new")
+    dest = tmp_path / "dest"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("keep")
+    if old == "dir":
+        dest.mkdir()
+        (dest / "v").write_text("old")
+    elif old == "file":
+        dest.write_text("old")
+    elif old == "link":
+        os.symlink(outside, dest)
+    elif old == "empty":
+        dest.mkdir()
+    B.install_dir(new, dest)
+    assert (dest / "v").read_text() == "new" and not dest.is_symlink() and not new.exists()
+    assert (outside / "keep").read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dest", "outside"]
+
+
+def test_install_dir_without_exchange_renames_aside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(B, "_exchange", lambda a, b: False)
+    new, dest = tmp_path / "new", tmp_path / "dest"
+    new.mkdir()
+    (new / "v").write_text("new")
+    dest.mkdir()
+    (dest / "v").write_text("old")
+    aside = tmp_path / f".tmp-{os.getpid()}-old-dest"
+    aside.write_text("stale leftover")
+    B.install_dir(new, dest)
+    assert (dest / "v").read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["dest"]
+
+
+def test_install_dir_other_errors_propagate(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        B.install_dir(tmp_path / "absent", tmp_path / "dest")
+
+
+def test_exchange_swaps_or_raises(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text("A")
+    b.mkdir()
+    assert B._exchange(a, b) is True
+    assert a.is_dir() and b.read_text() == "A"
+    with pytest.raises(FileNotFoundError, match=str(tmp_path / "none")):
+        B._exchange(a, tmp_path / "none")
+
+
+def test_copy_variant_installs_a_copy(tmp_path: Path, recorded: Path) -> None:
+    src = B.load_bundle(recorded).variants["annotated"]
+    os.symlink("/nonexistent", recorded / "annotated" / "dangling")
+    dest = tmp_path / "out" / "annotated"
+    dest.mkdir(parents=True)
+    (dest / "stale").write_text("old")
+    v = B.copy_variant(src, dest)
+    assert v.directory == str(dest) and v.to_json() == src.to_json() and v.text("ttir") == src.text("ttir")
+    assert not (dest / "stale").exists() and (dest / "dangling").is_symlink()  # links copied, not followed
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["annotated"]
+    broken = VariantResult("x", directory=str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError):
+        B.copy_variant(broken, tmp_path / "out" / "x")
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["annotated"]  # its temporary is gone
