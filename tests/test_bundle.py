@@ -142,7 +142,14 @@ def _write_variant(root: Path, name: str, **rec: object) -> Path:
     [
         ("{", r"variant\.json: not valid JSON: "),
         ('{"name": 3}', r"variant\.json: malformed record at name: 3 is not of type 'string'$"),
-        ('{"name": "v", "stages": {"ttir": "../x"}}', r"malformed record at stages/ttir: '\.\./x' does not match"),
+        (
+            '{"name": "v", "stages": {"ttir": "../x"}}',
+            r"malformed record at stages/ttir: '\.\./x' is not a relative path inside the bundle \(",
+        ),
+        (
+            '{"name": "v", "passes": ["' + "p" * 70 + '/"]}',
+            r"malformed record at passes/0: '" + "p" * 56 + r"\.\.\. is not a relative path inside the bundle",
+        ),
         ('{"kernel": "k"}', r"malformed record at \(top level\): 'name' is a required property$"),
         ('{"name": "v", "kernel": "' + "k" * 300 + '", "resources": {"registers": "' + "r" * 300 + '"}}', r"\.\.\.$"),
     ],
