@@ -280,7 +280,8 @@ def _synthetic_record() -> dict:
     def entry(ms: float, correct: bool = True, err: float = 2.1e-4) -> dict:
         tflops = 2 * 4096**3 / (ms * 1e-3) / 1e12
         return {"median_ms": ms, "iqr_ms": ms / 100, "n": 60, "tflops": tflops, "gbps": 100.0 * 0.27 / ms,
-                "pct_peak": tflops / 9.895, "correct": correct, "rel_err": err}  # fmt: skip
+                "pct_peak": tflops / 9.895, "correct": correct, "rel_err": err,
+                "median_ci_ms": [ms * 0.996, ms * 1.006]}  # fmt: skip
 
     shape = {"M": 4096, "N": 4096, "K": 4096}
     v = verdict("annotated", [5.5, 5.6, 5.4], "unannotated", [0.27, 0.28, 0.27])
@@ -316,6 +317,7 @@ def test_format_timing_golden(update_goldens: bool) -> None:
         golden.write_text(text + "\n")
     assert text + "\n" == golden.read_text(), "rendering changed: rerun pytest with --update-goldens if intended"
     assert "499.8 ✗" in text and "20.37x slower" in text and "25.0 ✗" not in text
+    assert text.count("-0.4/+0.6%") == 3  # each kernel's interval of the median from its block medians
 
 
 # ---------------------------------------------------------------- interpreter (real kernels, CPU)

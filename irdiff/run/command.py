@@ -112,8 +112,8 @@ def format_timing(rec: Mapping[str, Any]) -> str:
         )
     lines += ["", format_table(rec), ""]
     ref_name = rec.get("reference_name") or "reference"
-    det = [["shape", "kernel", "median ms", "IQR ms", "n", "TFLOP/s", "GB/s", "% peak", "SM MHz", "W", "err vs fp64",
-            "correctness"]]  # fmt: skip
+    det = [["shape", "kernel", "median ms", "IQR ms", "block CI", "n", "TFLOP/s", "GB/s", "% peak", "SM MHz", "W",
+            "err vs fp64", "correctness"]]  # fmt: skip
     for r in rec.get("rows", []):
         label = shape_label(r["shape"])
         entries = [(n, r["variants"].get(n, {})) for n in rec.get("variants", [])]
@@ -122,7 +122,7 @@ def format_timing(rec: Mapping[str, Any]) -> str:
             entries.append((ref_name, r["reference"]))
         for name, e in entries:
             if e.get("error"):
-                det.append([label, name, "—", "", "", "", "", "", "", "", "", "failed (see findings)"])
+                det.append([label, name, "—", "", "", "", "", "", "", "", "", "", "failed (see findings)"])
                 continue
             det.append(
                 [
@@ -130,6 +130,7 @@ def format_timing(rec: Mapping[str, Any]) -> str:
                     name,
                     _num(e.get("median_ms"), ".4f"),
                     _num(e.get("iqr_ms"), ".4f"),
+                    block_ci_cell(e),
                     str(e.get("n", "—")),
                     _num(e.get("tflops"), ".1f"),
                     _num(e.get("gbps"), ".0f"),
@@ -153,6 +154,20 @@ def format_timing(rec: Mapping[str, Any]) -> str:
         lines += [f"  {shape_label(v['shape'])}: {v['sentence']}" for v in vds]
     lines += _findings(rec.get("findings", []), rec)
     return "\n".join(lines)
+
+
+def block_ci_cell(e: Mapping[str, Any]) -> str:
+    """The interval of the median from the block medians (``median_ci_ms``, :func:`irdiff.run.stats.median_interval`)
+    as percent of the median, e.g. ``-0.4/+0.6%``; ``—`` without blocks.
+
+    >>> block_ci_cell({"median_ms": 0.25, "median_ci_ms": [0.249, 0.2515]})
+    '-0.4/+0.6%'
+    """
+    ci, med = e.get("median_ci_ms"), e.get("median_ms")
+    if not isinstance(ci, (list, tuple)) or len(ci) != 2 or not isinstance(med, (int, float)) or med <= 0:
+        return "—"
+    lo, hi = (float(x) / med - 1.0 for x in ci)
+    return f"{lo * 100:+.1f}/{hi * 100:+.1f}%"
 
 
 SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2, "info": 3}
