@@ -7,6 +7,7 @@ of the power) to show that the time read no longer depends on the partner; GPU r
 from __future__ import annotations
 
 import doctest
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -411,6 +412,25 @@ def test_measure_loop_on_a_simulated_device(monkeypatch: pytest.MonkeyPatch) -> 
     assert m.clocks == {} and "no NVML clocks" in m.method
     timed = [n for n, prev in zip(order, [None, *order], strict=False) if n != prev]
     assert timed[:2] == ["slow", "fast"]  # JIT launch of each first
+
+
+def test_block_report_reads_the_committed_h200_run() -> None:
+    """``benchmarks/agreement_blocks.py`` on the H200 run in ``benchmarks/results/agreement-h200-final``."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("agreement_blocks", root / "benchmarks" / "agreement_blocks.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = json.loads((root / "benchmarks/results/agreement-h200-final/bench_agreement.json").read_text())["rows"]
+    text = mod.report(rows)
+    assert re.search(r"matmul +1024 unannotated +97 +-3\.58%", text)
+    assert "M=N=8192: partner effect +2.69%" in text
+    assert "m1 tiled      1500/633 1485/625 1455/698" in text
+    assert text == (root / "benchmarks/results/agreement-h200-final/blocks.txt").read_text().split("\n", 1)[1].rstrip()
 
 
 @pytest.mark.gpu
