@@ -6,13 +6,22 @@ layout attribute can carry."""
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
 
+from irdiff.bundle import Bundle
+from irdiff.normalize import normalize
 from irdiff.normalize.mlir import _alias_name, release_spelling
+from irdiff.normalize.model import Region
 
 RECORDED = Path(__file__).parent / "data" / "bundles" / "matmul-sm86"
+
+
+@pytest.fixture(scope="module")
+def softmax(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite("softmax", ["stages4", "stages1"], "sm86")  # the same compile as tests/test_rules.py
 
 
 def _h(body: str) -> str:
@@ -96,3 +105,82 @@ def test_release_spelling_of_triton_3_2() -> None:
     assert release_spelling("%x = mytriton_gpu.op") == "%x = mytriton_gpu.op"
     today = "%67 = ttg.local_alloc : () -> !ttg.memdesc<4x128x32xf16, #shared, #smem, mutable>"
     assert release_spelling(today) is today
+
+
+# ------------------------------------------------------------------------------------- whole texts, real IR
+
+
+def _recorded(stage: str) -> tuple[str, str]:
+    from irdiff.bundle import load_bundle
+
+    v = load_bundle(RECORDED).variants["annotated"]
+    return v.text(stage), v.kernel
+
+
+def test_recorded_ttir_regions() -> None:
+    raw, kernel = _recorded("ttir")
+    ns = normalize("ttir", raw, kernel_name=kernel)
+    loop = next(i for i, ln in enumerate(ns.lines) if "scf.for" in ln)
+    end = len(ns.lines) - 2  # the function's closing brace; the module's is last and makes no region
+    assert ns.lines[end].strip() == "}" and ns.lines[-1] == "}"
+    assert ns.regions == [
+        Region(1, end, "tt.func @KERNEL", "tt.func @KERNEL", anchor=True, function=True),
+        Region(loop, 115, "scf.for", f"scf.for (line {ns.raw_line[loop]})", anchor=True, function=False),
+    ]
+    assert ns.lines[115].strip().startswith("}") and (loop, ns.raw_line[loop]) == (91, 92)
+
+
+def test_recorded_ttir_names_by_first_appearance_and_shapes_erase_them() -> None:
+    raw, kernel = _recorded("ttir")
+    ns = normalize("ttir", raw, kernel_name=kernel)
+    numbered = [s for syms in ns.symbols for s in syms if s[1:].isdigit()]
+    firsts = list(dict.fromkeys(numbered))
+    assert firsts == [f"%{n}" for n in range(len(firsts))]  # numbered values: %0, %1, ... in order of appearance
+    assert len(firsts) == len(set(re.findall(r"%(\d+)\b", raw))) > 10  # none merged
+    named = {s for syms in ns.symbols for s in syms if not s[1:].isdigit()}
+    assert len(named) == len(set(re.findall(r"%([A-Za-z_][\w$.\-]*)", raw)))
+    assert {"%a_ptr.0", "%pid.0", "%grid_m.0", "%grid_m.1"} <= named
+    for line, shape, syms, spans in zip(ns.lines, ns.shapes, ns.symbols, ns.symbol_spans, strict=True):
+        assert shape.count("%_") == len(syms) and shape.count("%") == len(syms)
+        assert [line[s:e] for s, e in spans] == list(syms)
+    # Indentation kept as printed (after the signature, which is split one argument per line).
+    body = [i for i in range(len(ns.lines)) if ns.raw_line[i] > ns.raw_line[1]]
+    raw_lines = raw.splitlines()
+    for i in body:
+        printed = raw_lines[ns.raw_line[i] - 1]
+        assert len(ns.lines[i]) - len(ns.lines[i].lstrip()) == len(printed) - len(printed.lstrip())
+
+
+def test_blank_lines_change_nothing_but_raw_numbers() -> None:
+    raw, kernel = _recorded("ttgir")
+    ns = normalize("ttgir", raw, kernel_name=kernel)
+    spaced = normalize("ttgir", "\n   \n".join(raw.splitlines()), kernel_name=kernel)
+    assert spaced.lines == ns.lines and spaced.shapes == ns.shapes
+    assert spaced.raw_line == [2 * n - 1 for n in ns.raw_line]
+
+
+def test_block_arguments_and_strings(softmax: Bundle) -> None:
+    """The pipelined loop's block arguments (``scf.for %arg6 = ... iter_args(%arg7 = ...``, Triton 3.9 softmax with
+    ``num_stages=4``) keep ``%argN`` names, renumbered by first appearance; a string (``tt.print``'s prefix) is never rewritten, aliases outside it are."""
+    v = softmax.variants["stages4"]
+    raw = v.text("ttgir")
+    ns = normalize("ttgir", raw, kernel_name=v.kernel)
+    args = [s for syms in ns.symbols for s in syms if s.startswith("%arg")]
+    assert args and list(dict.fromkeys(args)) == [f"%arg{n}" for n in range(len(set(args)))]
+    assert len(set(args)) == len(set(re.findall(r"%(arg\d+)\b", raw)))
+    assert any(" = scf.for %arg0 = " in ln for ln in ns.lines)
+    text = "\n".join(
+        [
+            "#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>",
+            'module attributes {"ttg.num-warps" = 4 : i32} {',
+            "  tt.func public @k(%x: tensor<128xi32, #blocked>) {",
+            '    tt.print " #blocked %x: " {hex = false, isSigned = array<i32: 1>} : %x : tensor<128xi32, #blocked>',
+            "    tt.return",
+            "  }",
+            "}",
+        ]
+    )
+    out = normalize("ttgir", text)
+    assert out.lines[5] == (
+        '    tt.print " #blocked %x: " {hex = false, isSigned = array<i32: 1>} : %x.0 : tensor<128xi32, #blocked_s1_t32_w4_o0>'
+    )
