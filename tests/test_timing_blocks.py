@@ -433,6 +433,62 @@ def test_block_report_reads_the_committed_h200_run() -> None:
     assert text == (root / "benchmarks/results/agreement-h200-final/blocks.txt").read_text().split("\n", 1)[1].rstrip()
 
 
+class _FakeNvml:
+    """A ClockSampler stand-in: capped at 1470 MHz / 690 W, reasons SwPowerCap, whatever the window."""
+
+    available = True
+
+    def __enter__(self) -> _FakeNvml:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def window(self, t0: float, t1: float) -> dict[str, Any] | None:
+        return window_stats([(t0, 1470.0, 690.0, 4), (t1, 1470.0, 690.0, 4), (t1, 1470.0, 690.0, 4)])
+
+
+def test_measure_records_nvml_per_block_on_a_simulated_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The NVML path of :func:`measure`: settling ends by its criterion (flat clock and power under the cap), each
+    block carries clock, power, limit share and trend, and the variant's median clock and power are reported."""
+    torch = pytest.importorskip("torch")
+    gpu = _SimGpu()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(timing_mod, "_Cuda", lambda flush, spin: gpu)
+    monkeypatch.setattr(timing_mod, "ClockSampler", _FakeNvml)
+
+    def launch() -> None:
+        gpu.now += 0.5
+        time.sleep(0.001)  # settling is timed on the host
+
+    opts = TimingOptions(block_ms=5.0, blocks=2, settle_min_ms=10.0, settle_chunk_ms=2.0, clock_window_ms=5.0,
+                         power_window_ms=10.0, spin=False)  # fmt: skip
+    m = timing_mod.measure({"tiled": launch}, opts)
+    rows = m.block_info["tiled"]
+    assert len(rows) == 2
+    for r in rows:
+        assert r["settled"] is True and r["settle_ms"] >= 10.0
+        assert (r["sm_mhz"], r["power_w"], r["limited_pct"], r["clock_trend_mhz"]) == (1470.0, 690.0, 100.0, 0.0)
+    assert m.clocks["tiled"]["sm_mhz"] == 1470.0 and m.clocks["tiled"]["power_w"] == 690.0
+    assert len(m.clocks["tiled"]["per_block"]) == 2
+    assert "SM clock and power sampled through NVML" in m.method and "not steady" not in m.method
+    assert m.settings["unsteady_blocks"] == 0
+
+    class Climbing(_FakeNvml):  # the power average never flattens: every settling runs into settle_max_ms
+        calls = 0
+
+        def window(self, t0: float, t1: float) -> dict[str, Any] | None:
+            Climbing.calls += 1
+            w = 600.0 + 20.0 * Climbing.calls
+            return window_stats([(t0, 1470.0, w, 4), (t1, 1470.0, w, 4), (t1, 1470.0, w, 4)])
+
+    monkeypatch.setattr(timing_mod, "ClockSampler", Climbing)
+    m = timing_mod.measure({"tiled": launch}, TimingOptions(**{**opts.to_json(), "settle_max_ms": 30.0}))
+    assert [r["settled"] for r in m.block_info["tiled"]] == [False, False]
+    assert m.settings["unsteady_blocks"] == 2 and "2 blocks not steady by 30 ms" in m.method
+
+
 @pytest.mark.gpu
 def test_gpu_blocks_equal_in_time_and_recorded() -> None:
     torch = pytest.importorskip("torch")
