@@ -68,6 +68,11 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="fewer shapes (a smoke run)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default=None, help="comma-separated SUITE:SIZE cases (e.g. matmul:2048), no partner test")
+    ap.add_argument(
+        "--partner-sizes",
+        default=None,
+        help="comma-separated M=N sizes of the partner test (default 4096,8192; none with --only)",
+    )
     ap.add_argument("--settle-min-ms", type=float, default=None, help="TimingOptions.settle_min_ms")
     ap.add_argument("--dobench-repeat", type=int, default=2, help="time each variant with do_bench this many times")
     a = ap.parse_args()
@@ -181,7 +186,11 @@ def main() -> int:
     lines += ["", "2. the same kernel beside two partners, and run-to-run: targets within 2 %"]
     suite = load_suite("persistent-matmul")
     m1 = m
-    for size in [] if a.only else [8192] if a.quick else [4096, 8192]:
+    if a.partner_sizes is not None:
+        partner_sizes = [int(x) for x in a.partner_sizes.split(",") if x]
+    else:
+        partner_sizes = [] if a.only else [8192] if a.quick else [4096, 8192]
+    for size in partner_sizes:
         shape = {**suite.shape, "M": size, "N": size}
         ls = launches(suite, ["tiled", "persistent", "persistent-noflatten"], shape)
         m1 = measure({"tiled": ls["tiled"], "persistent": ls["persistent"]}, opts)
