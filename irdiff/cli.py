@@ -780,8 +780,9 @@ def compare_cmd(
         # Every config compiled (variants a@0, a@1, …): the per-config table, then the chosen config's comparison.
         a, b = _all_configs_table(bundle, a, b, config, width, jobs)
         no_run = True  # the runner times one config; run it with --config N
-    bundle.pair = [a, b]
-    bundle.save()
+    if bundle.pair != [a, b]:  # a repeated command leaves the bundle as it is (nothing is rewritten)
+        bundle.pair = [a, b]
+        bundle.save()
     if not passes and not any(v.error for v in bundle.variants.values()):
         from irdiff.diagnose.passes import needs_pass_trace
 

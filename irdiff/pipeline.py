@@ -47,8 +47,13 @@ def build_comparison(
     stages: Iterable[str] | str | None = None,
     raw: bool = False,
     context: int = 3,
+    cache: bool = True,
 ) -> Comparison:
     """Normalize and diff each stage present in both variants, in pipeline order, then diagnose.
+
+    The stage diffs and the diagnosis are taken from :mod:`irdiff.comparison_cache` when the same pair (by content),
+    options and irdiff sources were compared before, and stored there otherwise; ``cache=False`` neither reads nor
+    writes it.
 
     :param a: the inspected variant (``--variant``; shown ``-``/left).
     :param b: the baseline (``--against``; shown ``+``/right).
@@ -57,14 +62,23 @@ def build_comparison(
     :param context: lines of context around each hunk (≥ 0).
     :raises ValueError: unknown variant or stage, a variant that failed to compile, negative context.
     """
-    from irdiff.align import diff_stage
-    from irdiff.normalize import normalize
-
     if context < 0:
         raise ValueError(f"--context must be 0 or more, not {context}")
     wanted = parse_stages(stages) or list(STAGES)
     va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
-    diffs = []
+    key = None
+    if cache:
+        from irdiff import comparison_cache
+
+        key = comparison_cache.comparison_key(bundle, a, b, wanted, raw, context)
+        hit = comparison_cache.load(key, a, b, {s: (va.text(s), vb.text(s)) for s in wanted})
+        if hit is not None:
+            return Comparison(bundle=bundle, a=a, b=b, stage_diffs=hit[0], diagnosis=hit[1], raw=raw, context=context)
+
+    from irdiff.align import diff_stage
+    from irdiff.normalize import normalize
+
+    diffs, texts = [], []
     for stage in wanted:
         ta, tb = va.text(stage), vb.text(stage)
         if not ta or not tb:
@@ -73,6 +87,7 @@ def build_comparison(
         na = normalize(stage, ta, va.kernel or None, raw=raw, line_range=ra)
         nb = normalize(stage, tb, vb.kernel or None, raw=raw, line_range=rb)
         diffs.append(diff_stage(na, nb, context=context))
+        texts.append((ta, tb))
 
     diagnosis, note = None, None
     try:
@@ -85,6 +100,8 @@ def build_comparison(
             diagnosis = diagnose(bundle, a, b, stage_diffs=[] if raw else diffs)
         except Exception as e:  # the diffs stay useful when a diagnostic rule breaks on unusual input
             note = f"diagnostics failed: {type(e).__name__}: {e}"
+    if key is not None and note is None:
+        comparison_cache.store(key, diffs, diagnosis, texts)
     return Comparison(
         bundle=bundle,
         a=a,

@@ -22,20 +22,35 @@ from typing import TYPE_CHECKING, Any
 
 from irdiff import stages
 from irdiff.bundle import Bundle, VariantResult
-from irdiff.diagnose.counters import join as join_counters
-from irdiff.diagnose.counts import KEY_COUNTS, count_ops
-from irdiff.diagnose.facts import VariantFacts, extract_facts
-from irdiff.diagnose.mechfacts import extract_mech_facts
 from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding, Severity
-from irdiff.diagnose.params import pair_params
-from irdiff.diagnose.roots import ROOT_IDS, apply_roots
-from irdiff.diagnose.rules import CAUSES, DIRECTION, EFFECTS, RULE_IDS, Context, run_rules
-from irdiff.diagnose.settings import link_to_settings, same_source, settings_diff, settings_findings
-from irdiff.diagnose.source import diff_sources
-from irdiff.diagnose.texts import stage_text
 
 if TYPE_CHECKING:
     from irdiff.align import StageDiff
+    from irdiff.diagnose.counts import KEY_COUNTS, count_ops
+    from irdiff.diagnose.facts import VariantFacts, extract_facts
+    from irdiff.diagnose.roots import ROOT_IDS
+    from irdiff.diagnose.rules import RULE_IDS
+
+# Names re-exported from the modules that define them, imported on first use (PEP 562): importing the package (a
+# renderer reading a cached Diagnosis, irdiff.comparison_cache) loads only the data model, not the rules and fact
+# extractors with their hundreds of regular expressions; :func:`diagnose` imports those when it runs.
+_LAZY = {
+    "KEY_COUNTS": "counts",
+    "count_ops": "counts",
+    "VariantFacts": "facts",
+    "extract_facts": "facts",
+    "ROOT_IDS": "roots",
+    "RULE_IDS": "rules",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "KEY_COUNTS",
@@ -66,6 +81,7 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult, stage_di
         (:func:`irdiff.pipeline.build_comparison`); those stages are not normalized and aligned again.
     """
     from irdiff.align import diff_stage
+    from irdiff.diagnose.texts import stage_text
     from irdiff.normalize import normalize
 
     spec = [(s.name, s.type, s.divisibility, s.constexpr) for s in va.specialization]
@@ -98,6 +114,8 @@ def _link(findings: list[Finding]) -> None:
     none of whose causes is present stays unlinked here: :func:`irdiff.diagnose.roots.apply_roots` links it by
     provenance or lists it as unexplained (rules declare no structural "fallback" neighbours: a link needs a declared
     cause that is present, or evidence)."""
+    from irdiff.diagnose.rules import CAUSES, DIRECTION
+
     by_id = {f.id: f for f in findings}
 
     def fits(c: str, f: Finding) -> bool:
@@ -137,6 +155,8 @@ def _mark_without_effect(findings: list[Finding]) -> None:
     """A stage-0 finding of :data:`EFFECTS` with none of its effects present explains nothing here: say so, make it
     ``info`` and stop it predicting a slower variant (e.g. ``do_not_specialize`` on a bound whose alignment the kernel
     states with ``tl.multiple_of``)."""
+    from irdiff.diagnose.rules import EFFECTS
+
     for f in findings:
         prefixes = EFFECTS.get(f.id)
         if prefixes is None or any(f.id in g.causes for g in findings):
@@ -415,6 +435,16 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
         True (and ``findings`` empty) when both compile to the same code after normalization.
     :raises ValueError: a variant is missing from the bundle or failed to compile (one-line message).
     """
+    from irdiff.diagnose.counters import join as join_counters
+    from irdiff.diagnose.facts import extract_facts
+    from irdiff.diagnose.mechfacts import extract_mech_facts
+    from irdiff.diagnose.params import pair_params
+    from irdiff.diagnose.roots import apply_roots
+    from irdiff.diagnose.rules import Context, run_rules
+    from irdiff.diagnose.settings import link_to_settings, same_source, settings_diff, settings_findings
+    from irdiff.diagnose.source import diff_sources
+    from irdiff.diagnose.texts import stage_text
+
     va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
     fa, fb = extract_facts(va), extract_facts(vb)
     fa.mech, fb.mech = extract_mech_facts(va), extract_mech_facts(vb)

@@ -43,15 +43,13 @@ from dataclasses import replace
 from typing import Any
 
 from irdiff import stages
-from irdiff.normalize.builder import Builder
-from irdiff.normalize.llir import normalize_llir
-from irdiff.normalize.mlir import normalize_mlir
 from irdiff.normalize.model import NormalizedStage, Region
-from irdiff.normalize.ptx import normalize_ptx, normalize_ptx_fast
-from irdiff.normalize.sass import normalize_sass
 
 __all__ = ["NormalizedStage", "Region", "normalize", "dialect_of", "rename"]
 
+
+# Dialects with a normalizer module of their own (``irdiff/normalize/<dialect>.py``); others are plain text.
+_DIALECTS = ("mlir", "llir", "ptx", "sass")
 
 # Stage names outside irdiff.stages that still read as a dialect ("source": MLIR given to ``irdiff show``).
 _EXTRA_DIALECTS = {"source": "mlir"}
@@ -90,23 +88,32 @@ def normalize(
     raw_lines = text.splitlines()
     if raw:  # the python stage still keeps only the kernel function's lines: the file is shared by both variants
         return _plain(stage, text, raw_lines, strip=False, line_range=line_range)
+    # Each dialect's normalizer (many regular expressions) is imported when a text of its dialect is first
+    # normalized, not with the package: reading a cached comparison (irdiff.comparison_cache) needs only the data
+    # model, and a TTIR-only check only the MLIR normalizer. Imported outside the try below: a broken import is an
+    # error, not a fallback.
+    import importlib
+
+    from irdiff.normalize.builder import Builder
+
     dialect = dialect_of(stage)
+    mod: Any = importlib.import_module(f"irdiff.normalize.{dialect}") if dialect in _DIALECTS else None
     try:
         if dialect == "mlir":
             out = Builder(stage, text)
-            normalize_mlir(out, raw_lines, kernel_name)
+            mod.normalize_mlir(out, raw_lines, kernel_name)
         elif dialect == "llir":
             out = Builder(stage, text)
-            normalize_llir(out, raw_lines, kernel_name)
+            mod.normalize_llir(out, raw_lines, kernel_name)
         elif dialect == "ptx":
-            fast = normalize_ptx_fast(stage, text, raw_lines, kernel_name)
+            fast = mod.normalize_ptx_fast(stage, text, raw_lines, kernel_name)
             if fast is not None:
-                return fast
+                return fast  # type: ignore[no-any-return]
             out = Builder(stage, text)
-            normalize_ptx(out, raw_lines, kernel_name)
+            mod.normalize_ptx(out, raw_lines, kernel_name)
         elif dialect == "sass":
             out = Builder(stage, text, with_columns=True)
-            normalize_sass(out, raw_lines, kernel_name)
+            mod.normalize_sass(out, raw_lines, kernel_name)
         else:
             return _plain(stage, text, raw_lines, strip=True, line_range=line_range, kernel_name=kernel_name)
         return out.build()

@@ -49,7 +49,6 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from pygments.token import Comment, Error, Keyword, Name, Number, String, _TokenType
 
-from irdiff.lexers import lexer_for_stage
 from irdiff.render import Comparison, SpecRow, resource_rows, spec_rows, stage_summaries
 from irdiff.render.order import ROLE_LABELS, present_findings, standalone_verdict
 from irdiff.render.views import shapes_note
@@ -467,6 +466,8 @@ def _lex_lines(stage: str, lines: Sequence[str], only: Iterable[int] | None = No
     :param only: indices of the lines that will be shown; each run of consecutive shown lines is lexed as one text
         (so constructs spanning lines keep their state), the rest is skipped. None lexes everything.
     """
+    from irdiff.lexers import lexer_for_stage  # pygments' lexers: only a coloured report needs them
+
     lexer = lexer_for_stage(stage)
     out: list[LineTokens] = [[] for _ in lines]
     if lexer is None or not lines:

@@ -1,0 +1,449 @@
+"""A cache of computed comparisons: the stage diffs and the diagnosis of one pair, stored as data (not rendered).
+
+:func:`irdiff.pipeline.build_comparison` normalizes, aligns and diagnoses a pair of variants; on a fully cached
+main job that is most of the time left (about 70 % of 1.1 s for ``matmul`` on sm86). The result only depends on
+what the pipeline reads and on the code that computes it, so it is stored under :func:`comparison_key`:
+
+* the pair's content (:func:`variant_digest` of each side: its record as the pipeline sees it, less the fields
+  that only say where and how it was loaded, and the sha256 of every stage, log and pass file it names), the
+  variant names and the bundle's ``runs`` (the time and counter findings read them);
+* every option that changes the result: the stages compared (in order), ``raw`` and ``context``, and the stages
+  declared (:mod:`irdiff.stages`: a stage declared at run time changes what the diagnosis reads);
+* :func:`sources_digest`: every file of the ``irdiff`` package except the renderers and the command line (the
+  renderers run every time, so theme, colour, width and format options are never part of the key), plus the
+  interpreter and the alignment library (rapidfuzz) it runs with.
+
+An entry is ``<cache>/comparisons/<key>.json.z``: zlib-compressed JSON (its Adler-32 checksum catches a truncated
+or damaged file), written atomically (:func:`irdiff.bundle.atomic_write`: readers see a whole entry or none; two
+writers of one key write the same bytes). Entries are untrusted on read: :func:`load` checks every field's type,
+every index against the lines it points into and every span against its text, and anything else — another format,
+another key, a damaged file — is a miss (recomputed and rewritten), never an error. The directory is kept under
+:data:`MAX_BYTES` by removing the least recently written entries.
+
+Not cached: comparisons whose diagnosis failed (the note is recomputed), and stages aligned by the linear fallback
+for huge functions (their symbol lists are computed lazily and would cost more to store than to recompute).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import zlib
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from irdiff.bundle import Bundle, VariantResult
+
+if TYPE_CHECKING:
+    from irdiff.align import DiffLine, Hunk, StageDiff
+    from irdiff.diagnose.model import Diagnosis
+    from irdiff.normalize.model import NormalizedStage
+
+__all__ = ["FORMAT", "MAX_BYTES", "comparison_key", "load", "store", "sources_digest", "variant_digest"]
+
+FORMAT = "irdiff.comparison-cache/1"
+MAX_BYTES = 512 * 1024 * 1024  # the directory's size bound (entries are ~0.3-1 MB compressed for a built-in suite)
+
+# Parts of the package that do not change a comparison: they run after it (renderers) or before it (command line).
+_NOT_SOURCES = ("render", "cli.py", "__main__.py")
+# VariantResult fields that say where or how a record was loaded, not what was compiled.
+_VOLATILE = ("cache_hit", "directory")
+_TAGS = ("equal", "delete", "insert", "replace")
+
+
+class Invalid(ValueError):
+    """An entry that is not a well-formed comparison of this format (a miss)."""
+
+
+def cache_root() -> Path:
+    """``<irdiff cache>/comparisons`` (:func:`irdiff.compile.cache_dir`: ``$IRDIFF_CACHE_DIR`` or
+    ``~/.cache/irdiff``)."""
+    from irdiff.compile import cache_dir
+
+    return cache_dir() / "comparisons"
+
+
+# The fields this codec writes and reads, per class: a class that gains or loses a field makes every entry a miss
+# (:func:`_known_layout`) until the codec handles it, so a new field is never silently left at its default.
+_LAYOUT = {
+    "NormalizedStage": ("stage", "lines", "shapes", "raw_line", "columns", "raw", "symbols", "regions", "fallback",
+                        "symbol_spans"),
+    "Region": ("start", "end", "kind", "label", "anchor", "function"),
+    "Span": ("start", "end"),
+    "DiffLine": ("tag", "a", "b", "a_text", "b_text", "a_spans", "b_spans"),
+    "Hunk": ("header", "a_start", "a_len", "b_start", "b_len", "lines"),
+    "StageDiff": ("stage", "a", "b", "hunks", "added", "removed", "lines", "notes"),
+    "Evidence": ("variant", "stage", "line", "text"),
+    "Finding": ("id", "severity", "title", "explanation", "evidence", "causes", "remedy", "stage", "predicts",
+                "instructions"),
+    "Diagnosis": ("a", "b", "findings", "identical", "facts", "verdict", "notes", "unexplained", "source_changes"),
+}  # fmt: skip
+
+
+def _known_layout() -> bool:
+    """Every class of a comparison has exactly the fields of :data:`_LAYOUT`."""
+    from irdiff.align import DiffLine, Hunk, Span, StageDiff
+    from irdiff.diagnose.model import Diagnosis, Evidence, Finding
+    from irdiff.normalize.model import NormalizedStage, Region
+
+    classes = (NormalizedStage, Region, Span, DiffLine, Hunk, StageDiff, Evidence, Finding, Diagnosis)
+    return all(tuple(f.name for f in fields(c)) == _LAYOUT[c.__name__] for c in classes)
+
+
+_SOURCES: str | None = None
+
+
+def sources_digest() -> str:
+    """sha256 over every file of the ``irdiff`` package except :data:`_NOT_SOURCES` (path and content), the
+    interpreter (``sys.version``, ``sys.executable``) and the installed rapidfuzz (the line matcher: its file's
+    size and mtime). Computed once per process (about 5 ms)."""
+    global _SOURCES
+    if _SOURCES is None:
+        import importlib.util
+
+        root = Path(__file__).resolve().parent
+        h = hashlib.sha256(f"{FORMAT}\0{sys.version}\0{sys.executable}\0".encode())
+        for p in sorted(root.rglob("*")):
+            rel = p.relative_to(root)
+            if rel.parts[0] in _NOT_SOURCES or "__pycache__" in rel.parts or not p.is_file():
+                continue
+            h.update(f"{rel.as_posix()}\0{p.stat().st_size}\0".encode())
+            h.update(p.read_bytes())
+        try:
+            spec = importlib.util.find_spec("rapidfuzz")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin:
+            st = os.stat(spec.origin)
+            h.update(f"rapidfuzz\0{spec.origin}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+        _SOURCES = h.hexdigest()
+    return _SOURCES
+
+
+def variant_digest(v: VariantResult) -> str:
+    """sha256 of what the pipeline reads of one variant: its record (:meth:`VariantResult.to_json` less
+    :data:`_VOLATILE`) and the content of every stage, log and pass file it names.
+
+    :raises irdiff.bundle.BundleError: a named file lies outside the variant directory.
+    """
+    from irdiff.bundle import confined
+
+    record = {k: x for k, x in v.to_json().items() if k not in _VOLATILE}
+    h = hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode())
+    for name in sorted({*v.stages, *v.logs}):
+        h.update(f"\0{name}\0".encode())
+        h.update(v.text(name).encode("utf-8", "surrogatepass"))
+    for rel in v.passes:
+        p = confined(Path(v.directory), rel) if v.directory else None
+        h.update(f"\0pass\0{rel}\0".encode())
+        if p is not None and p.is_file():
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def comparison_key(bundle: Bundle, a: str, b: str, stages: Sequence[str], raw: bool, context: int) -> str:
+    """The cache key of ``build_comparison(bundle, a, b, stages, raw, context)`` (see the module docstring).
+
+    :raises irdiff.bundle.BundleError: as :meth:`Bundle.compiled_variant` and :func:`variant_digest`.
+    """
+    from irdiff import stages as declared
+
+    va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
+    ident = [FORMAT, sources_digest(), a, b, list(stages), bool(raw), int(context),
+             variant_digest(va), variant_digest(vb), bundle.runs,
+             [repr(s) for s in declared.text_stages()]]  # fmt: skip
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:40]
+
+
+def _path(key: str) -> Path:
+    return cache_root() / f"{key}.json.z"
+
+
+# ---------------------------------------------------------------------------------------------------- writing
+#
+# A row is ``[tag, a, b, a_text, b_text, a_spans, b_spans]`` with spans flattened (``[s0, e0, s1, e1, …]``); a row
+# text that is its side's normalized line (or None on the missing side: the usual case) is stored as 0. A stage's
+# raw text that is the bundle's own text of that stage (the usual case) is stored as None and read back from the
+# bundle, whose content is part of the key.
+
+
+def _spans(spans: Sequence[Any]) -> list[int]:
+    return [x for s in spans for x in (s.start, s.end)]
+
+
+def _row(r: DiffLine, a_lines: list[str], b_lines: list[str]) -> list[Any]:
+    at = 0 if r.a_text == (a_lines[r.a] if r.a is not None else None) else r.a_text
+    bt = 0 if r.b_text == (b_lines[r.b] if r.b is not None else None) else r.b_text
+    return [r.tag, r.a, r.b, at, bt, _spans(r.a_spans), _spans(r.b_spans)]
+
+
+def _stage(ns: NormalizedStage, bundle_text: str) -> dict[str, Any] | None:
+    from irdiff.normalize.model import LazyPerLine
+
+    if isinstance(ns.symbols, LazyPerLine) or isinstance(ns.symbol_spans, LazyPerLine):
+        return None  # a huge function aligned by the linear fallback: not stored
+    return {
+        "stage": ns.stage,
+        "lines": ns.lines,
+        "shapes": ns.shapes,
+        "raw_line": ns.raw_line,
+        "columns": ns.columns,
+        "raw": None if ns.raw == bundle_text else ns.raw,
+        "symbols": [list(s) for s in ns.symbols],
+        "regions": [[r.start, r.end, r.kind, r.label, r.anchor, r.function] for r in ns.regions],
+        "fallback": ns.fallback,
+        "symbol_spans": [[x for span in s for x in span] for s in ns.symbol_spans],
+    }
+
+
+def _hunk(h: Hunk, index: dict[int, int], a_lines: list[str], b_lines: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"header": h.header, "a_start": h.a_start, "a_len": h.a_len, "b_start": h.b_start,
+                           "b_len": h.b_len}  # fmt: skip
+    first = index.get(id(h.lines[0])) if h.lines else None
+    if first is not None and all(index.get(id(r)) == first + k for k, r in enumerate(h.lines)):
+        out["rows"] = [first, len(h.lines)]  # a run of the stage's alignment rows (the usual case): shared
+    else:
+        out["lines"] = [_row(r, a_lines, b_lines) for r in h.lines]
+    return out
+
+
+def _encode(
+    diffs: Sequence[StageDiff], diagnosis: Diagnosis | None, texts: Sequence[tuple[str, str]]
+) -> dict[str, Any] | None:
+    out = []
+    for d, (ta, tb) in zip(diffs, texts, strict=True):
+        sa, sb = _stage(d.a, ta), _stage(d.b, tb)
+        if sa is None or sb is None:
+            return None
+        index = {id(r): k for k, r in enumerate(d.lines)}
+        al, bl = d.a.lines, d.b.lines
+        out.append({"stage": d.stage, "a": sa, "b": sb, "added": d.added, "removed": d.removed,
+                    "lines": [_row(r, al, bl) for r in d.lines], "hunks": [_hunk(h, index, al, bl) for h in d.hunks],
+                    "notes": d.notes})  # fmt: skip
+    return {"stage_diffs": out, "diagnosis": diagnosis.to_json() if diagnosis is not None else None}
+
+
+def _prune(root: Path, keep: Path) -> None:
+    """Remove the least recently written entries until the directory holds at most :data:`MAX_BYTES`."""
+    try:
+        entries = [(e.stat().st_mtime_ns, e.stat().st_size, e) for e in root.glob("*.json.z")]
+    except OSError:
+        return
+    total = sum(s for _, s, _ in entries)
+    for _, size, e in sorted(entries, key=lambda t: t[0]):
+        if total <= MAX_BYTES:
+            break
+        if e == keep:
+            continue
+        try:
+            e.unlink()
+            total -= size
+        except OSError:
+            pass
+
+
+def store(key: str, diffs: Sequence[StageDiff], diagnosis: Diagnosis | None, texts: Sequence[tuple[str, str]]) -> bool:
+    """Write the entry of ``key`` (atomically); False when it is not stored (see the module docstring) or the cache
+    directory cannot be written (the cache only saves time: a failure to write it is not an error).
+
+    :param texts: per stage diff, the bundle's texts of that stage for ``a`` and ``b`` (what was normalized).
+    """
+    from irdiff.bundle import atomic_write
+
+    data = _encode(diffs, diagnosis, texts) if _known_layout() else None
+    if data is None:
+        return False
+    payload = json.dumps({"format": FORMAT, "key": key, **data}, separators=(",", ":"), ensure_ascii=False)
+    path = _path(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, zlib.compress(payload.encode("utf-8", "surrogatepass"), 1))
+    except OSError:
+        return False
+    _prune(path.parent, path)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------- reading
+#
+# Checks are made in bulk (``set(map(type, xs)) <= {str}``) where a per-item Python check would cost more than the
+# decoding itself: a built-in suite's entry has ~10 000 rows and ~20 000 lines.
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise Invalid(what)
+
+
+def _types(xs: Any, *allowed: type) -> bool:
+    return type(xs) is list and set(map(type, xs)) <= set(allowed)
+
+
+def _str_list(x: Any, what: str) -> list[str]:
+    _need(_types(x, str), what)
+    return x  # type: ignore[no-any-return]
+
+
+def _int(x: Any, what: str, lo: int = 0, hi: int | None = None) -> int:
+    _need(type(x) is int and x >= lo and (hi is None or x <= hi), what)
+    return x  # type: ignore[no-any-return]
+
+
+def _opt_str(x: Any, what: str) -> str | None:
+    _need(x is None or type(x) is str, what)
+    return x  # type: ignore[no-any-return]
+
+
+def _decode_rows(xs: Any, a_lines: list[str], b_lines: list[str]) -> list[DiffLine]:
+    """Rows of an alignment (see the writing notes), every index and span checked against its line."""
+    from irdiff.align import DiffLine, Span
+
+    _need(_types(xs, list) and all(len(x) == 7 for x in xs), "rows")
+    _need({x[0] for x in xs} <= set(_TAGS), "row tag")
+    na, nb = len(a_lines), len(b_lines)
+    _need(_types([x[1] for x in xs], int, type(None)) and _types([x[2] for x in xs], int, type(None)), "row index")
+    _need(all(x[1] is None or 0 <= x[1] < na for x in xs), "row index a")
+    _need(all(x[2] is None or 0 <= x[2] < nb for x in xs), "row index b")
+    _need(_types([x[3] for x in xs], int, str, type(None)) and _types([x[4] for x in xs], int, str, type(None)), "t")
+    _need(_types([x[5] for x in xs], list) and _types([x[6] for x in xs], list), "row spans")
+    out = []
+    for tag, a, b, at, bt, sa, sb in xs:
+        if at == 0 and type(at) is int:
+            at = a_lines[a] if a is not None else None
+        if bt == 0 and type(bt) is int:
+            bt = b_lines[b] if b is not None else None
+        _need(type(at) is not int and type(bt) is not int, "row text")
+        spans_a = spans_b = []
+        if sa:
+            _need(_types(sa, int) and len(sa) % 2 == 0 and at is not None, "spans a")
+            _need(all(0 <= sa[k] <= sa[k + 1] <= len(at) for k in range(0, len(sa), 2)), "spans a")  # type: ignore
+            spans_a = [Span(sa[k], sa[k + 1]) for k in range(0, len(sa), 2)]
+        if sb:
+            _need(_types(sb, int) and len(sb) % 2 == 0 and bt is not None, "spans b")
+            _need(all(0 <= sb[k] <= sb[k + 1] <= len(bt) for k in range(0, len(sb), 2)), "spans b")  # type: ignore
+            spans_b = [Span(sb[k], sb[k + 1]) for k in range(0, len(sb), 2)]
+        out.append(DiffLine(tag, a, b, at, bt, spans_a, spans_b))
+    return out
+
+
+def _decode_stage(x: Any, bundle_text: str) -> NormalizedStage:
+    from irdiff.normalize.model import NormalizedStage, Region
+
+    _need(type(x) is dict and set(x) == set(_LAYOUT["NormalizedStage"]), "stage fields")
+    lines = _str_list(x["lines"], "lines")
+    n = len(lines)
+    shapes = _str_list(x["shapes"], "shapes")
+    raw = bundle_text if x["raw"] is None else x["raw"]
+    _need(type(raw) is str and type(x["stage"]) is str and type(x["fallback"]) is bool, "stage scalars")
+    raw_line = x["raw_line"]
+    _need(_types(raw_line, int) and (not raw_line or min(raw_line) >= 0), "raw_line")
+    columns = x["columns"]
+    _need(columns is None or _types(columns, str), "columns")
+    symbols = x["symbols"]
+    _need(_types(symbols, list) and set(map(type, (t for s in symbols for t in s))) <= {str}, "symbols")
+    spans = x["symbol_spans"]
+    _need(_types(spans, list) and set(map(type, (t for s in spans for t in s))) <= {int}, "symbol spans")
+    _need(len(shapes) == len(raw_line) == n and (columns is None or len(columns) == n), "per-line lengths")
+    _need(len(symbols) in (0, n) and len(spans) in (0, n), "per-line symbol lengths")
+    _need(all(len(s) % 2 == 0 and (not s or (min(s) >= 0 and max(s) <= len(ln))) for s, ln in zip(spans, lines)), "sp")
+    sym_spans = [tuple((s[i], s[i + 1]) for i in range(0, len(s), 2)) for s in spans]
+    regions = []
+    _need(type(x["regions"]) is list, "regions")
+    for r in x["regions"]:
+        _need(type(r) is list and len(r) == 6, "region")
+        _need(type(r[2]) is str and type(r[3]) is str and type(r[4]) is bool and type(r[5]) is bool, "region")
+        regions.append(Region(_int(r[0], "region"), _int(r[1], "region"), r[2], r[3], r[4], r[5]))
+    return NormalizedStage(stage=x["stage"], lines=lines, shapes=shapes, raw_line=raw_line, columns=columns, raw=raw,
+                           symbols=[tuple(s) for s in symbols], regions=regions, fallback=x["fallback"],
+                           symbol_spans=sym_spans)  # fmt: skip
+
+
+def _decode_diff(x: Any, texts: dict[str, tuple[str, str]]) -> StageDiff:
+    from irdiff.align import Hunk, StageDiff
+
+    _need(type(x) is dict and set(x) == {"stage", "a", "b", "added", "removed", "lines", "hunks", "notes"}, "diff")
+    _need(type(x["stage"]) is str and x["stage"] in texts, "diff stage")
+    ta, tb = texts[x["stage"]]
+    a, b = _decode_stage(x["a"], ta), _decode_stage(x["b"], tb)
+    _need(type(x["hunks"]) is list, "hunks")
+    rows = _decode_rows(x["lines"], a.lines, b.lines)
+    hunks = []
+    for h in x["hunks"]:
+        _need(type(h) is dict and type(h.get("header")) is str, "hunk")
+        if "rows" in h:
+            _need(set(h) == {"header", "a_start", "a_len", "b_start", "b_len", "rows"}, "hunk fields")
+            r = h["rows"]
+            _need(type(r) is list and len(r) == 2, "hunk rows")
+            first, n = _int(r[0], "hunk rows"), _int(r[1], "hunk rows", 1)
+            _need(first + n <= len(rows), "hunk rows")
+            body = rows[first : first + n]
+        else:
+            _need(set(h) == {"header", "a_start", "a_len", "b_start", "b_len", "lines"}, "hunk fields")
+            body = _decode_rows(h["lines"], a.lines, b.lines)
+        hunks.append(Hunk(h["header"], _int(h["a_start"], "hunk", 0, len(a.lines)), _int(h["a_len"], "hunk"),
+                          _int(h["b_start"], "hunk", 0, len(b.lines)), _int(h["b_len"], "hunk"), body))  # fmt: skip
+    return StageDiff(stage=x["stage"], a=a, b=b, hunks=hunks, added=_int(x["added"], "added"),
+                     removed=_int(x["removed"], "removed"), lines=rows,
+                     notes=_str_list(x["notes"], "notes"))  # fmt: skip
+
+
+def _decode_diagnosis(x: Any, a: str, b: str) -> Diagnosis:
+    from irdiff.diagnose.model import SEVERITIES, Diagnosis, Evidence, Finding
+
+    keys = set(_LAYOUT["Diagnosis"])
+    _need(type(x) is dict and set(x) == keys and x["a"] == a and x["b"] == b, "diagnosis")
+    _need(type(x["identical"]) is bool and type(x["facts"]) is dict, "diagnosis fields")
+    _need(type(x["source_changes"]) is list and all(type(c) is dict for c in x["source_changes"]), "source changes")
+    _need(type(x["findings"]) is list, "findings")
+    finding_keys = set(_LAYOUT["Finding"])
+    findings = []
+    for f in x["findings"]:
+        _need(type(f) is dict and set(f) == finding_keys, "finding fields")
+        _need(all(type(f[k]) is str for k in ("id", "title", "explanation", "stage")), "finding text")
+        _need(f["severity"] in SEVERITIES and type(f["evidence"]) is list, "finding severity")
+        ev = []
+        for e in f["evidence"]:
+            _need(type(e) is dict and set(e) == set(_LAYOUT["Evidence"]), "evidence")
+            _need(type(e["variant"]) is str and type(e["stage"]) is str and type(e["text"]) is str, "evidence")
+            _need(e["line"] is None or (type(e["line"]) is int and e["line"] >= 0), "evidence line")
+            ev.append(Evidence(e["variant"], e["stage"], e["line"], e["text"]))
+        _need(f["instructions"] is None or type(f["instructions"]) is int, "finding instructions")
+        findings.append(Finding(id=f["id"], severity=f["severity"], title=f["title"], explanation=f["explanation"],
+                                evidence=ev, causes=_str_list(f["causes"], "causes"),
+                                remedy=_opt_str(f["remedy"], "remedy"), stage=f["stage"],
+                                predicts=_opt_str(f["predicts"], "predicts"),
+                                instructions=f["instructions"]))  # fmt: skip
+    return Diagnosis(a=a, b=b, findings=findings, identical=x["identical"], facts=x["facts"],
+                     verdict=_opt_str(x["verdict"], "verdict"), notes=_str_list(x["notes"], "notes"),
+                     unexplained=_str_list(x["unexplained"], "unexplained"),
+                     source_changes=x["source_changes"])  # fmt: skip
+
+
+def load(
+    key: str, a: str, b: str, texts: dict[str, tuple[str, str]]
+) -> tuple[list[StageDiff], Diagnosis | None] | None:
+    """The stored stage diffs and diagnosis of ``key`` for the pair ``a``, ``b``, or None when there is no
+    well-formed entry (missing, damaged, another format or key: a miss, never an error).
+
+    :param texts: per stage asked for, the bundle's texts of ``a`` and ``b`` (``{"ttgir": (text_a, text_b)}``).
+    """
+    try:
+        raw = _path(key).read_bytes()
+    except OSError:
+        return None
+    if not _known_layout():
+        return None
+    try:
+        data = json.loads(zlib.decompress(raw).decode("utf-8", "surrogatepass"))
+        _need(type(data) is dict and data.get("format") == FORMAT and data.get("key") == key, "format")
+        _need(set(data) == {"format", "key", "stage_diffs", "diagnosis"}, "entry fields")
+        _need(type(data["stage_diffs"]) is list, "stage diffs")
+        diffs = [_decode_diff(d, texts) for d in data["stage_diffs"]]
+        diagnosis = _decode_diagnosis(data["diagnosis"], a, b) if data["diagnosis"] is not None else None
+    except (Invalid, ValueError, TypeError, KeyError, IndexError, AttributeError, zlib.error, RecursionError):
+        return None
+    return diffs, diagnosis

@@ -1,0 +1,212 @@
+"""The comparison cache (irdiff/comparison_cache.py, issue 17 item 8): a warm comparison renders byte for byte what a
+cold one renders in every format; an edited variant, another option, other irdiff sources or a damaged entry give a
+freshly computed result, never a stale one and never an error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from irdiff import comparison_cache as cc
+from irdiff.bundle import STAGES, Bundle, load_bundle
+from irdiff.cli import cli
+from irdiff.pipeline import build_comparison
+from irdiff.render import Comparison
+from irdiff.render.report import FORMATS
+from irdiff.render.terminal import TerminalOptions, render
+
+RECORDED = Path(__file__).parent / "data" / "bundles" / "matmul-sm86"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh irdiff cache directory for this test (the comparison cache lives in ``<cache>/comparisons``)."""
+    monkeypatch.setenv("IRDIFF_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "comparisons"
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> Bundle:
+    """A private copy of the recorded matmul bundle (its texts may be edited by a test)."""
+    shutil.copytree(RECORDED, tmp_path / "b")
+    return load_bundle(tmp_path / "b")
+
+
+def outputs(
+    c: Comparison, monkeypatch: pytest.MonkeyPatch, formats: tuple[str, ...] = tuple(FORMATS)
+) -> dict[str, str]:
+    """Renderings of ``c``: terminal (plain, coloured, side by side, every stage) and the report ``formats`` (the
+    HTML report's per-render CSP nonce fixed)."""
+    import irdiff.render.html as html
+
+    monkeypatch.setattr(html.secrets, "token_urlsafe", lambda n=16: "NONCE")
+    out = {
+        "terminal": render(c, TerminalOptions(color=False, width=100, hunk_stages=("python", "ttir", "ttgir"))),
+        "color": render(c, TerminalOptions(color=True, width=140, theme="light")),
+        "side": render(c, TerminalOptions(color=False, width=160, side_by_side=True)),
+    }
+    out.update({name: FORMATS[name].render(c) for name in formats})
+    return out
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*.json.z")) if cache.is_dir() else []
+
+
+def test_warm_renders_byte_identical_to_cold(matmul_sm86: Bundle, cache: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Every stage (Python to SASS) of a real compile, both orders: the entry written by the first comparison is
+    read back by the second (no normalization, alignment or diagnosis runs: they are made to fail), and it renders
+    the same bytes as a comparison computed without the cache (every format in one order, the terminal and
+    Markdown in the other: the HTML of all six stages is the slow part)."""
+    import irdiff.align as align
+    import irdiff.diagnose as diagnose
+
+    for a, b, formats in (("annotated", "unannotated", tuple(FORMATS)), ("unannotated", "annotated", ("md",))):
+        cold = build_comparison(matmul_sm86, a, b, cache=False)
+        build_comparison(matmul_sm86, a, b)  # computed again, and stored
+        with monkeypatch.context() as m:
+            m.setattr(align, "diff_stage", lambda *x, **k: pytest.fail("aligned although cached"))
+            m.setattr(diagnose, "diagnose", lambda *x, **k: pytest.fail("diagnosed although cached"))
+            warm = build_comparison(matmul_sm86, a, b)
+        assert warm.diagnosis is not None and warm.diagnosis.findings
+        assert [d.stage for d in warm.stage_diffs] == ["python", "ttir", "ttgir", "llir", "ptx", "sass"]
+        assert outputs(warm, monkeypatch, formats) == outputs(cold, monkeypatch, formats)
+    assert len(entries(cache)) == 2
+
+
+def test_cli_outputs_identical_cold_and_warm(tmp_path: Path, cache: Path) -> None:
+    """``irdiff diff`` and ``irdiff report`` of the recorded bundle, twice: the second run reads the entry the
+    first wrote, and the terminal output and the Markdown, JSON and HTML reports are the same bytes (the HTML
+    report's nonce aside)."""
+    runs = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        out.mkdir()
+        r = CliRunner().invoke(cli, ["diff", str(RECORDED), "--color", "never", "--paging", "never", "--stage", "all"])
+        assert r.exit_code == 0, r.output
+        files = {}
+        for ext in ("md", "json", "html"):
+            rr = CliRunner().invoke(cli, ["report", str(RECORDED), "-o", str(out / f"r.{ext}")])
+            assert rr.exit_code == 0, rr.output
+            files[ext] = (out / f"r.{ext}").read_text()
+        files["html"] = __import__("re").sub(r'nonce="[^"]+"|nonce-[A-Za-z0-9_-]+', "NONCE", files["html"])
+        runs.append((r.output, files))
+        assert len(entries(cache)) == 1
+    assert runs[0] == runs[1]
+
+
+def test_edited_variant_gets_a_new_result(recorded: Bundle, cache: Path) -> None:
+    """An edited kernel gives other IR: a new key, and the comparison shows the edit (never the stored result)."""
+    a, b = "annotated", "unannotated"
+    before = build_comparison(recorded, a, b)
+    key = cc.comparison_key(recorded, a, b, ["python", "ttir", "ttgir"], False, 3)
+    ttgir = Path(recorded.variants[a].path("ttgir") or "")
+    text = ttgir.read_text()
+    at = text.index("tt.return")
+    ttgir.write_text(text[:at] + 'tt.print " edited " {hex = false, isSigned = array<i32>} : \n    ' + text[at:])
+    assert cc.comparison_key(recorded, a, b, ["python", "ttir", "ttgir"], False, 3) != key
+    after = build_comparison(recorded, a, b)
+    diff = next(d for d in after.stage_diffs if d.stage == "ttgir")
+    old = next(d for d in before.stage_diffs if d.stage == "ttgir")
+    assert any(r.a_text and "edited" in r.a_text for r in diff.lines)
+    assert diff.removed == old.removed + 1
+    assert len(entries(cache)) == 2
+    # the variant record counts too (e.g. another compile's metadata), and so does the timing the bundle holds
+    recorded.variants[b].metadata["num_warps"] = 8
+    assert cc.comparison_key(recorded, a, b, ["python", "ttir", "ttgir"], False, 3) != key
+    recorded.variants[b].metadata.pop("num_warps")
+    recorded.runs = {"timing": {"shapes": []}}
+    assert cc.comparison_key(recorded, a, b, ["python", "ttir", "ttgir"], False, 3) != key
+
+
+def test_every_option_that_changes_the_result_is_in_the_key(recorded: Bundle, cache: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Another context, stage list, ``--raw``, pair order or irdiff source digest: a new entry, computed afresh
+    (the results differ where the option shows); the same options again: no new entry."""
+    a, b = "annotated", "unannotated"
+    base = build_comparison(recorded, a, b, context=3)
+    ctx1 = build_comparison(recorded, a, b, context=1)
+    assert len(entries(cache)) == 2
+    assert sum(len(h.lines) for d in ctx1.stage_diffs for h in d.hunks) < sum(
+        len(h.lines) for d in base.stage_diffs for h in d.hunks
+    )
+    only = build_comparison(recorded, a, b, stages="ttgir")
+    assert [d.stage for d in only.stage_diffs] == ["ttgir"]
+    raw = build_comparison(recorded, a, b, raw=True)
+    assert raw.raw and any("loc(" in ln for d in raw.stage_diffs for ln in d.a.lines)
+    swapped = build_comparison(recorded, b, a)
+    assert swapped.diagnosis is not None and swapped.diagnosis.a == b
+    assert len(entries(cache)) == 5
+    build_comparison(recorded, a, b, context=1)
+    assert len(entries(cache)) == 5
+    monkeypatch.setattr(cc, "_SOURCES", "0" * 64)  # an edit to normalize/align/diagnose
+    build_comparison(recorded, a, b, context=1)
+    assert len(entries(cache)) == 6
+
+
+def _damaged(data: bytes) -> list[bytes]:
+    """Ways an entry can be damaged: truncated, bytes flipped, not zlib, and well-formed JSON that lies (an index
+    or a span out of range, a wrong type, another format, a field missing)."""
+    doc = json.loads(zlib.decompress(data))
+    lies = []
+    for change in (
+        lambda d: d["stage_diffs"][1]["lines"][0].__setitem__(1, 10**6),
+        lambda d: d["stage_diffs"][1]["lines"][0].__setitem__(5, [0, 10**6]),
+        lambda d: d["stage_diffs"][1]["a"]["lines"].__setitem__(0, 7),
+        lambda d: d["stage_diffs"][1]["hunks"][0].__setitem__("rows", [10**6, 3]),
+        lambda d: d["diagnosis"]["findings"][0].__setitem__("severity", "fatal"),
+        lambda d: d["diagnosis"]["findings"][0].pop("causes"),
+        lambda d: d.__setitem__("format", "irdiff.comparison-cache/0"),
+        lambda d: d["stage_diffs"][1]["a"]["shapes"].pop(),
+    ):
+        d = json.loads(json.dumps(doc))
+        change(d)
+        lies.append(zlib.compress(json.dumps(d).encode()))
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0x55
+    return [data[: len(data) // 2], bytes(flipped), b"{}", b"", *lies]
+
+
+def test_damaged_entries_are_recomputed(recorded: Bundle, cache: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A damaged or lying entry is a miss: the comparison is computed again (the same output as a cold one) and the
+    entry rewritten, never trusted and never an error."""
+    a, b = "annotated", "unannotated"
+    want = outputs(build_comparison(recorded, a, b, cache=False), monkeypatch, ("md", "json"))
+    build_comparison(recorded, a, b)
+    (entry,) = entries(cache)
+    good = entry.read_bytes()
+    key = entry.name.removesuffix(".json.z")
+    texts = {s: (recorded.variants[a].text(s), recorded.variants[b].text(s)) for s in STAGES}
+    assert cc.load(key, a, b, texts) is not None
+    for bad in _damaged(good):
+        entry.write_bytes(bad)
+        assert cc.load(key, a, b, texts) is None
+        assert outputs(build_comparison(recorded, a, b), monkeypatch, ("md", "json")) == want
+        assert entry.read_bytes() == good  # rewritten by the recomputation
+    entry.write_bytes(good)
+    assert cc.load(key, "unannotated", "annotated", texts) is None  # an entry of another pair: not used
+
+
+def test_codec_knows_every_field() -> None:
+    """A field added to a class of the comparison makes every entry a miss until the codec stores it."""
+    assert cc._known_layout()
+
+
+def test_diagnose_package_imports_only_its_data_model() -> None:
+    """Reading a cached comparison imports the data model, not the rules and fact extractors (the warm main job's
+    cost): ``import irdiff.diagnose`` stays light, and its re-exported names still resolve."""
+    code = (
+        "import sys, irdiff.diagnose as d, irdiff.comparison_cache\n"
+        "heavy = sorted(m for m in sys.modules if m.startswith(('irdiff.diagnose.', 'irdiff.run', 'irdiff.render'))"
+        " and m != 'irdiff.diagnose.model')\n"
+        "print(heavy)\n"
+        "print(len(d.KEY_COUNTS) > 0, callable(d.count_ops), callable(d.extract_facts), len(d.RULE_IDS) > 0)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.splitlines() == ["[]", "True True True True"]
