@@ -112,6 +112,32 @@ def test_single_config_by_name_without_all_configs() -> None:
     )
     assert r.exit_code == 0, r.stderr
     assert "annotated vs unit" in r.stdout
+    # the stage-0 note says which config was compiled (config 2: BLOCK_M=32, BLOCK_N=64, num_warps=4)
+    assert "not timed; config BLOCK_M=32, BLOCK_N=64, num_warps=4\n" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "config"),
+    [([], "BLOCK_M=32, BLOCK_N=1, num_warps=1"),  # the suite's default_config=0
+     (["--config", "1"], "BLOCK_M=16, BLOCK_N=128, num_warps=2"),
+     (["--variant", "unit@1", "--against", "annotated"], "BLOCK_M=16, BLOCK_N=128, num_warps=2"),
+     (["--all-configs"], None)],
+)  # fmt: skip
+def test_the_compiled_config_is_named_in_every_format(extra: list[str], config: str | None, tmp_path: Path) -> None:
+    """Which config a comparison comes from is stated beside the compiled shape, in the terminal, Markdown and HTML
+    alike; under --all-configs it is the config of the pair shown (the table's ▶ row)."""
+    md, html = tmp_path / "r.md", tmp_path / "r.html"
+    args = [SUITE, *extra, "--target", "sm80", "--color", "never", "--paging", "never", "--no-run", "--stage", "ttir"]
+    r = CliRunner().invoke(cli, [*args, "--md", str(md), "--html", str(html)], env={"IRDIFF_NO_GPU_PROBE": "1"})
+    assert r.exit_code == 0, r.stderr
+    if config is None:  # --all-configs: the config of the chosen row
+        chosen = next(ln for ln in table_rows(r.stdout).values() if ln.startswith("▶"))
+        block_m, block_n = re.search(r"(\d+)×(\d+) w", chosen).groups()  # type: ignore[union-attr]
+        config = f"BLOCK_M={block_m}, BLOCK_N={block_n}, "
+    note = re.search(r"^  compiled at M=256,N=512; not timed; config (.*)$", r.stdout, re.M)
+    assert note is not None and (note.group(1) + ", ").startswith(config), r.stdout
+    assert config.rstrip(", ") in md.read_text().replace("\\_", "_")  # Markdown escapes `_`
+    assert config.rstrip(", ") in html.read_text()
 
 
 @pytest.mark.parametrize(

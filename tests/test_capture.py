@@ -341,6 +341,30 @@ def test_program_without_triton_gets_a_warning(tmp_path: Path) -> None:
     assert "0 kernels" in r.stderr and "no Python process" in r.stderr
 
 
+def test_no_gpu_and_no_target_names_the_option(tmp_path: Path) -> None:
+    """Without a GPU and without --target, a program's launches fail before anything compiles (Triton finds no
+    driver): the capture says which option captures without a GPU instead of only "0 kernels"."""
+    from irdiff.compile import local_gpu_capability
+
+    if local_gpu_capability() is not None:
+        pytest.skip("a CUDA GPU is present: launches compile")
+    prog = tmp_path / "launch.py"
+    prog.write_text(
+        "import torch, triton, triton.language as tl\n"
+        "@triton.jit\n"
+        "def scale(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)\n"
+        "x = torch.ones(300)\n"
+        "scale[(3,)](x, 300, BLOCK=128)\n"
+    )
+    cmd = [sys.executable, "-m", "irdiff", "capture", "-o", str(tmp_path / "c"), "--", sys.executable, str(prog)]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode != 0  # the program's own failure, passed through
+    assert "0 kernels" in r.stderr
+    assert "no CUDA GPU here" in r.stderr and "--target" in r.stderr.split("no CUDA GPU here")[1]
+
+
 def test_killed_program_gives_128_plus_signal(tmp_path: Path) -> None:
     r = capture(tmp_path / "killed", sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)")
     assert r.returncode == 128 + 15

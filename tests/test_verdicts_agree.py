@@ -242,15 +242,29 @@ def test_shapes_note_without_timing(matmul_sm86: Any) -> None:
     import dataclasses
 
     from irdiff.pipeline import build_comparison
-    from irdiff.render.views import shapes_note
+    from irdiff.render.views import config_text, shapes_note
 
     c = build_comparison(dataclasses.replace(matmul_sm86, runs={}, shape={"M": 512, "N": 512, "K": 64}),
                          "annotated", "unannotated")  # fmt: skip
-    assert shapes_note(c) == "compiled at M=512,N=512,K=64; not timed"
-    assert "compiled at M=512,N=512,K=64; not timed" in _said(c, "markdown")
+    # the config both variants were compiled with, from the bundle (the matmul's default autotune config)
+    v = matmul_sm86.variants["annotated"]
+    config = config_text(v.config, v.options)
+    assert config.startswith("BLOCK_SIZE_M=128, BLOCK_SIZE_N=") and f"num_warps={v.options['num_warps']}" in config
+    assert shapes_note(c) == f"compiled at M=512,N=512,K=64; not timed; config {config}"
+    assert "compiled at M=512,N=512,K=64; not timed; config BLOCK" in _said(c, "markdown").replace("\\_", "_")
     same = _timed_comparison(matmul_sm86, "annotated", "unannotated", 2.0)
     same = build_comparison(dataclasses.replace(same.bundle, shape={"M": 4096, "N": 4096, "K": 4096}),
                             "annotated", "unannotated")  # fmt: skip
-    assert shapes_note(same) == "compiled and timed at M=4096,N=4096,K=4096"
+    assert shapes_note(same) == f"compiled and timed at M=4096,N=4096,K=4096; config {config}"
     assert shapes_note(build_comparison(dataclasses.replace(matmul_sm86, runs={}, shape={}), "annotated",
-                                        "unannotated")) is None  # fmt: skip
+                                        "unannotated")) == f"compiled with {config}; not timed"  # fmt: skip
+    # two variants compiled with different configs: each named with its variant
+    other = dataclasses.replace(matmul_sm86.variants["unannotated"], config={**v.config, "BLOCK_SIZE_K": 64})
+    two = dataclasses.replace(matmul_sm86, runs={}, variants={**matmul_sm86.variants, "unannotated": other})
+    note = shapes_note(build_comparison(two, "annotated", "unannotated"))
+    assert (
+        note is not None and f"{config} in annotated, " in note and "BLOCK_SIZE_K=64" in note.split(" in annotated")[1]
+    )
+    assert shapes_note(build_comparison(dataclasses.replace(matmul_sm86, runs={}, shape={}, variants={
+        n: dataclasses.replace(x, config={}, options={}) for n, x in matmul_sm86.variants.items()}),
+        "annotated", "unannotated")) is None  # fmt: skip

@@ -230,6 +230,15 @@ def run_capture(
             "(nothing compiled, or Python was started with -S/-I/-E)"
         )
 
+    if not result.kernels and result.processes and target is None:
+        from irdiff.compile import local_gpu_capability
+
+        if local_gpu_capability() is None:
+            result.warnings.append(
+                "no CUDA GPU here, so the program's kernel launches fail before compiling: "
+                "capture without a GPU with --target (e.g. --target sm90)"
+            )
+
     t1 = time.perf_counter()
     if result.kernels:
         try:

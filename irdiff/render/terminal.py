@@ -752,8 +752,9 @@ def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
         )
     ]
     note = shapes_note(c)
-    if note:  # which shape the IR comes from, and which shapes the runner timed
-        out.append(_line([_s(_clean(f"  {note}"), S_DIM)], color))
+    if note:  # which shape and config the IR comes from, and which shapes the runner timed
+        for part in textwrap.wrap(_clean(note), max(40, width - 2), initial_indent="  ", subsequent_indent="    "):
+            out.append(_line([_s(part, S_DIM)], color))
     out.append(
         _line(
             [

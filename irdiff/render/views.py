@@ -19,6 +19,7 @@ __all__ = [
     "Header",
     "TimingSeries",
     "TimingTable",
+    "config_text",
     "header",
     "shape_label",
     "shapes_note",
@@ -149,24 +150,59 @@ def _shape_text(shape: Mapping[str, Any]) -> str:
     return ",".join(f"{k}={v}" for k, v in shape.items())
 
 
-def shapes_note(c: Comparison, most: int = 8) -> str | None:
-    """Which shape the IR was compiled at and which shapes the runner timed, for the stage-0 table of every format.
+# Compile options worth naming beside the constexprs (Triton's ``CUDAOptions``): what an autotune config sets.
+_CONFIG_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 
-    ``"compiled at M=1024,N=1024,K=1024; timed at M=4096,N=4096,K=4096"``; ``"compiled and timed at …"`` when they
-    are the same; ``"compiled at …; not timed"`` without a timing record. None when the bundle has no shape
-    (a capture) and nothing was timed. At most ``most`` timed shapes are listed (``(+N more)``).
+
+def config_text(config: Mapping[str, Any], options: Mapping[str, Any]) -> str:
+    """The constexprs and launch options a variant was compiled with, ``"BLOCK=1024, num_warps=4, num_stages=3"``
+    (the bundle's ``variant.json`` ``config`` and ``options``; ``num_ctas=1`` and an unset ``maxnreg`` are
+    Triton's defaults and left out). Empty when the variant records neither."""
+    parts = [f"{k}={v}" for k, v in config.items()]
+    for k in _CONFIG_OPTIONS:
+        v = options.get(k)
+        if v is None or (k == "num_ctas" and v == 1):
+            continue
+        parts.append(f"{k}={v}")
+    return ", ".join(parts)
+
+
+def _configs_text(c: Comparison) -> str:
+    """The config of both variants: once when they agree, else each with its variant's name."""
+    va, vb = c.bundle.variants.get(c.a), c.bundle.variants.get(c.b)
+    if va is None or vb is None:
+        return ""
+    ta, tb = config_text(va.config, va.options), config_text(vb.config, vb.options)
+    if ta == tb:
+        return ta
+    return f"{ta or 'no config'} in {c.a}, {tb or 'no config'} in {c.b}"
+
+
+def shapes_note(c: Comparison, most: int = 8) -> str | None:
+    """Which shape and config (constexprs, ``num_warps``/``num_stages``) the IR was compiled with and which shapes
+    the runner timed, for the stage-0 table of every format: the config tells ``--config N`` / ``--variant A@N``
+    runs apart.
+
+    ``"compiled at M=1024,N=1024,K=1024; timed at M=4096,N=4096,K=4096; config BLOCK_M=128, num_warps=4"``;
+    ``"compiled and timed at …"`` when the shapes are the same; ``"compiled at …; not timed"`` without a timing
+    record; ``"compiled with …"`` for a bundle without a shape (a capture) that was not timed. None when there is
+    neither a shape nor a config and nothing was timed. At most ``most`` timed shapes are listed (``(+N more)``).
     """
     compiled = _shape_text(c.bundle.shape or {})
+    config = _configs_text(c)
+    tail = f"; config {config}" if config else ""
     rec = timing_record(c)
     timed = [_shape_text(r.get("shape") or {}) or "the default shape" for r in (rec or {}).get("rows") or []
              if isinstance(r, Mapping)]  # fmt: skip
     if not timed:
-        return f"compiled at {compiled}; not timed" if compiled else None
+        if compiled:
+            return f"compiled at {compiled}; not timed{tail}"
+        return f"compiled with {config}; not timed" if config else None
     where = compiled or "the suite's default shape"
     if timed == [where]:
-        return f"compiled and timed at {where}"
+        return f"compiled and timed at {where}{tail}"
     more = f" (+{len(timed) - most} more)" if len(timed) > most else ""
-    return f"compiled at {where}; timed at {'; '.join(timed[:most])}{more}"
+    return f"compiled at {where}; timed at {'; '.join(timed[:most])}{more}{tail}"
 
 
 def _num(x: Any) -> float | None:
