@@ -63,7 +63,12 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/normalize/llir.py": _NORMALIZE,
     "irdiff/normalize/ptx.py": ["tests/test_normalize_ptx.py"],
     "irdiff/normalize/sass.py": _NORMALIZE,
-    "irdiff/normalize/locations.py": [*_NORMALIZE, "tests/test_source_diff.py"],
+    "irdiff/normalize/locations.py": [
+        "tests/test_locations.py",
+        "tests/test_html.py::test_source_map_follows_triton_locations",
+        "tests/test_html.py::test_source_map_formats_of_triton_36",
+        "tests/test_html.py::test_source_map_never_raises",
+    ],
     # Render escaping: run these with --only on the escaping functions (see the README of the results).
     "irdiff/render/html.py": ["tests/test_escaping.py"],
     "irdiff/render/markdown.py": [

@@ -81,7 +81,7 @@ _PTX_INLINED = re.compile(
 _PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 # Example:
 #   //## File "/home/user/seed1.py", line 13 inlined at "/home/user/seed1.py", line 20
-_SASS_FILE = re.compile(r'File "([^"]*)", line (\d+)')
+_SASS_FILE = re.compile(r'(?:File|inlined at) "([^"]*)", line (\d+)')
 
 
 def _same_file(path: str, source_path: str) -> bool:

@@ -1,0 +1,148 @@
+"""Source locations per stage (``irdiff/normalize/locations.py``) on the forms Triton prints: nvdisasm's ``//##``
+line info (Triton 3.9, sm86), PTX ``.loc``/``.file`` with inlining, MLIR location aliases (call sites, fused and
+named locations), LLVM debug metadata. Live compiles are checked in ``tests/test_html.py``
+(``test_source_map_*``); these pin the details those cannot reach."""
+
+from __future__ import annotations
+
+import pytest
+
+from irdiff.normalize.locations import source_map, stages_with_locations
+
+# nvdisasm -g of matmul sm86 (tests/golden/lexers/cuda-sass/nvdisasm-sm86-triton39.txt) plus an inlined frame.
+SASS = """\
+//--------------------- .text.matmul_kernel_unannotated --------------------------
+\t.section\t.text.matmul_kernel_unannotated,"ax",@progbits
+.text.matmul_kernel_unannotated:
+\t//## File "/work/main/irdiff/suites/matmul.py", line 91
+        /*13a0*/               @P0 BRA `(.L_x_0) ;
+
+        /*1cc0*/                   UIADD3 UR7, UR17, UR7, URZ ;
+\t//## File "/site/triton/language/standard.py", line 40 inlined at "/work/main/irdiff/suites/matmul.py", line 37
+        /*1cd0*/                   IMAD R1, R2, R3, RZ ;
+        // a comment
+\t//## File "/site/triton/language/standard.py", line 41
+        /*1ce0*/                   MOV R1, R2 ;
+Function : other
+        /*0000*/                   EXIT ;
+\t//## File "/elsewhere/matmul.py", line 12
+        /*0010*/                   NOP ;
+"""
+
+
+def test_sass_line_info() -> None:
+    # An instruction inlined from another file maps to the call in ours (the ``inlined at`` frame).
+    assert source_map("sass", SASS, "/work/main/irdiff/suites/matmul.py") == {5: 91, 7: 91, 9: 37, 16: 12}
+
+
+def test_python_and_unknown_stages() -> None:
+    assert source_map("python", "a\nb\n\nc", "/k.py") == {1: 1, 2: 2, 3: 3, 4: 4}
+    assert source_map("nope", "a", "/k.py") == {} and source_map("ptx", "", "/k.py") == {}
+    assert {"python", "ttir", "ttgir", "llir", "ptx", "sass"} <= set(stages_with_locations())
+
+
+PTX = """\
+\t.file\t1 "/src/k.py"
+\t.file\t2 "/site/triton/language/standard.py"
+\tmov.u32 \t%r0, 0;
+\t.loc\t1 36 24
+\tadd.s32 \t%r1, %r2, 1;
+$L__BB0_1:
+\t// comment
+\t{
+\t.loc\t2 43 17, function_name $L__info_string0, inlined_at 1 37 14
+\tmul.lo.s32 \t%r3, %r1, 2;
+\t.loc\t2 50 1
+\tret;
+\t.loc\t1 38 1
+\t}
+\t@@DWARF .b8 1
+\tst.global.b32 \t[%rd1], %r3;
+\t.section\t.debug_info
+\t.loc\t1 39 1
+\tmov.u32 \t%r9, 9;
+"""
+
+
+def test_ptx_locations() -> None:
+    # Before any .loc nothing maps; a .loc of another file without an inlining frame in ours maps nothing; labels,
+    # comments, braces and DWARF bytes are not code; nothing after the first .section is read.
+    assert source_map("ptx", PTX, "/src/k.py") == {5: 36, 10: 37, 16: 38}
+    assert source_map("ptx", PTX, "/other/dir/k.py") == {5: 36, 10: 37, 16: 38}  # matched by file name
+    assert source_map("ptx", PTX, "/src/j.py") == {}
+    assert source_map("ptx", PTX, "") == {}
+
+
+MLIR = """\
+#loc = loc("/src/k.py":99:0)
+module {
+  %0 = arith.addi %a, %b : i32 loc(#loc3)
+  %1 = tt.dot %x, %y, %z : tensor<4xf32> loc(#loc4)
+  %2 = arith.muli %a, %b : i32 loc(fused[#loc5, #loc1])
+  %3 = tt.call @f() {note = "loc(#loc1)"} : () -> i32 loc(#loc6)
+  %4 = arith.subi %a, %b : i32 loc(#loc9)
+  %5 = arith.addf %x, %y : f32 myloc(#loc1)
+  %6 = arith.addf %x, %y : f32 loc(#loc1
+  %7 = arith.addf %x, %y : f32 loc(loc("/src/k.py":70:2))
+  %8 = arith.addf %x, %y : f32 loc("/src/a\\"b.py":71:2)
+  %9 = arith.addf %x, %y : f32 loc(#loc7)
+  %10 = arith.addf %x, %y : f32 loc(#loc5) loc(#loc1)
+}
+#loc1 = loc("/src/k.py":64:14)
+#loc2 = loc("/src/k.py":119:4)
+#loc3 = loc(callsite(#loc1 at #loc2))
+#loc4 = loc("acc"(#loc3))
+#loc5 = loc("/site/triton/language/standard.py":40:1)
+#loc6 = loc(callsite(#loc5 at #loc2))
+#loc7 = loc(callsite(#loc5 at #loc8))
+#loc8 = loc(unknown)
+"""
+
+
+def test_mlir_locations() -> None:
+    assert source_map("ttgir", MLIR, "/src/k.py") == {3: 64, 4: 64, 5: 64, 6: 119, 10: 70, 13: 64}
+    assert source_map("ttir", MLIR.replace("/src/k.py", '/src/a\\"b.py'), '/src/a"b.py')[11] == 71
+    assert source_map("ttgir", MLIR, "/src/other.py") == {}
+
+
+def test_mlir_location_cycles_end() -> None:
+    text = "  %0 = arith.addi %a, %b : i32 loc(#loc1)\n#loc1 = loc(#loc2)\n#loc2 = loc(#loc1)\n"
+    assert source_map("ttgir", text, "/src/k.py") == {}
+    deep = "".join(f'#loc{i} = loc("n"(#loc{i + 1}))\n' for i in range(1, 80)) + '#loc80 = loc("/src/k.py":5:1)\n'
+    assert source_map("ttgir", "  %0 = arith.addi %a, %b : i32 loc(#loc1)\n" + deep, "/src/k.py") == {}
+    shallow = "".join(f'#loc{i} = loc("n"(#loc{i + 1}))\n' for i in range(1, 20)) + '#loc20 = loc("/src/k.py":5:1)\n'
+    assert source_map("ttgir", "  %0 = arith.addi %a, %b : i32 loc(#loc1)\n" + shallow, "/src/k.py") == {1: 5}
+
+
+LLIR = """\
+  %5 = add i32 %3, %4, !dbg !12
+  %6 = mul i32 %3, %4, !dbg !15
+  %7 = mul i32 %3, %4, !dbg !16
+  %8 = mul i32 %3, %4, !dbg !17
+  %9 = mul i32 %3, %4, !dbg !99
+  %10 = mul i32 %3, %4
+!1 = !DIFile(filename: "k.py", directory: "/src")
+!2 = !DIFile(filename: "/abs/j.py", directory: "/src")
+!3 = !DIFile(filename: "s.py", directory: "")
+!4 = distinct !DISubprogram(name: "k", scope: !1, file: !1, line: 99)
+!5 = distinct !DISubprogram(name: "j", scope: !2, file: !2, line: 9)
+!6 = distinct !DISubprogram(name: "s", scope: !3, line: 9)
+!13 = distinct !DILexicalBlockFile(scope: !4, discriminator: 0)
+!12 = !DILocation(line: 36, column: 11, scope: !13, inlinedAt: !14)
+!14 = !DILocation(line: 117, column: 5, scope: !4)
+!15 = !DILocation(line: 7, column: 5, scope: !5, inlinedAt: !14)
+!16 = !DILocation(line: 8, column: 5, scope: !6)
+!17 = !DILocation(line: x, column: 5, scope: !4)
+"""
+
+
+def test_llir_locations() -> None:
+    assert source_map("llir", LLIR, "/src/k.py") == {1: 36, 2: 117}
+    assert source_map("llir", LLIR, "/abs/j.py") == {2: 7}
+    assert source_map("llir", LLIR, "s.py") == {3: 8}
+    assert source_map("llir", LLIR, "/src/j.py") == {2: 7}  # same file name
+
+
+@pytest.mark.parametrize("stage", ["ttir", "llir", "ptx", "sass"])
+def test_no_locations_map_nothing(stage: str) -> None:
+    assert source_map(stage, "  add r1, r2\n  mul r3, r4\n", "/src/k.py") == {}
