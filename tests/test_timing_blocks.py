@@ -148,22 +148,34 @@ def test_is_steady_needs_the_minimum_time_and_a_window_before() -> None:
 def test_is_steady_rejects_a_clock_step_anywhere_in_the_window() -> None:
     """One chunk 30 MHz off inside the last 100 ms is drift, even when the ends agree."""
     opts = TimingOptions()
-    m = [1500.0] * 10
+    m = [1500.0] * 60  # 1.5 s: past the minimum settling under a limit
     m[-2] = 1530.0
-    assert not is_steady(_chunks(m, [690.0] * 10, [True] * 10), opts)
+    assert not is_steady(_chunks(m, [690.0] * 60, [True] * 60), opts)
     m[-2] = 1515.0  # one NVML step (15 MHz) is within tolerance
-    assert is_steady(_chunks(m, [690.0] * 10, [True] * 10), opts)
+    assert is_steady(_chunks(m, [690.0] * 60, [True] * 60), opts)
 
 
 @pytest.mark.parametrize("limited", [True, None])
 def test_power_must_be_flat_when_a_limit_holds_the_clock_or_reasons_are_unknown(limited: bool | None) -> None:
     opts = TimingOptions()
-    ramp = _chunks([1470.0] * 20, [600.0 + 2.5 * i for i in range(20)], [limited] * 20)  # +20 W per 200 ms
+    ramp = _chunks([1470.0] * 60, [600.0 + 2.5 * i for i in range(60)], [limited] * 60)  # +20 W per 200 ms
     assert not is_steady(ramp, opts)
-    flat = _chunks([1470.0] * 20, [690.0 + (i % 2) * 3.0 for i in range(20)], [limited] * 20)
+    flat = _chunks([1470.0] * 60, [690.0 + (i % 2) * 3.0 for i in range(60)], [limited] * 60)
     assert is_steady(flat, opts)
     free = _chunks([1980.0] * 20, [600.0 + 2.5 * i for i in range(20)], [False] * 20)
     assert is_steady(free, opts)
+
+
+def test_under_a_limit_settling_lasts_the_power_averaging_window() -> None:
+    """Under a power limit a flat clock and power are not enough before ``limited_settle_min_ms`` (NVML's ~1 s
+    power average still holds the partner's load); without a limit ``settle_min_ms`` is enough."""
+    opts = TimingOptions()
+    n_short = int(opts.limited_settle_min_ms / opts.settle_chunk_ms) - 2
+    capped = _chunks([1470.0] * n_short, [690.0] * n_short, [True] * n_short)
+    assert not is_steady(capped, opts)
+    n_long = n_short + 4
+    assert is_steady(_chunks([1470.0] * n_long, [690.0] * n_long, [True] * n_long), opts)
+    assert is_steady(_chunks([1980.0] * n_short, [300.0] * n_short, [False] * n_short), opts)
 
 
 def test_a_limit_seen_in_the_power_window_counts() -> None:
@@ -263,7 +275,7 @@ class _ModelSampler:
 def test_settle_loop_waits_for_the_power_average_under_the_cap() -> None:
     """The settle loop itself (fake device, real time): power flat after ~120 ms, capped throughout."""
     opts = TimingOptions(settle_min_ms=10.0, settle_max_ms=1000.0, settle_chunk_ms=5.0, clock_window_ms=20.0,
-                         power_window_ms=40.0)  # fmt: skip
+                         power_window_ms=40.0, limited_settle_min_ms=60.0)  # fmt: skip
 
     def model(ms: float) -> tuple[float, float, bool]:
         return 1470.0, 600.0 + min(ms, 120.0) * 0.9, True
