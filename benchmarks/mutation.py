@@ -185,14 +185,17 @@ def _report(
     counts: dict[str, int] = {}
     for s in status.values():
         counts[s] = counts.get(s, 0) + 1
-    total = len(status) - counts.get("skipped", 0)
+    # Mutants a stopped run never reached ("not checked": the run was cut at its time budget, see --report) are
+    # left out of the score and named as not run.
+    unchecked = counts.get("not checked", 0)
+    total = len(status) - counts.get("skipped", 0) - unchecked
     killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("caught by type check", 0)
     score = 100.0 * killed / total if total else 100.0
     out = [
         f"# Mutation score: `{module}`",
         "",
         f"- command: `PYTHONPATH=. python benchmarks/mutation.py {module}` (mutmut {_mutmut_version()}, "
-        f"Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M %Z')}, {seconds:.0f} s wall, niced, "
+        f"Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M %Z')}, {f'{seconds:.0f} s wall' if seconds else 'written by --report'}, niced, "
         "shared 2-core machine)",
         f"- tests: `pytest {' '.join(tests)}`",
         *(
@@ -201,13 +204,23 @@ def _report(
             else []
         ),
         *([f"- **partial run**: only the mutants matching `{' '.join(only)}` (`--only`)"] if only else []),
+        *(
+            [
+                f"- **stopped early**: {unchecked} of {len(status)} mutants were not run (the run was stopped at its "
+                f"time budget); the score is over the {len(status) - unchecked} that ran. Not run, by function: "
+                + ", ".join(f"`{k}` {v}" for k, v in _by_function(status, "not checked").items())
+            ]
+            if unchecked
+            else []
+        ),
         f"- mutants: {len(status)}; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
         f"- **score: {killed}/{total} = {score:.1f} %** (target ≥ 85 %)",
         "",
         "## Mutants not killed",
         "",
     ]
-    alive = sorted(k for k, s in status.items() if s not in ("killed", "timeout", "caught by type check", "skipped"))
+    done = ("killed", "timeout", "caught by type check", "skipped", "not checked")
+    alive = sorted(k for k, s in status.items() if s not in done)
     if not alive:
         out.append("None.")
     path = RESULTS / f"{_slug(module)}.md"
@@ -220,6 +233,15 @@ def _report(
     _summary()
     print(f"{module}: {killed}/{total} = {score:.1f} % ({len(alive)} not killed) -> {path.relative_to(ROOT)}")
     return path
+
+
+def _by_function(status: dict[str, str], which: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for k, s in status.items():
+        if s == which:
+            f = re.sub(r"__mutmut_\d+$", "", k).rsplit(".", 1)[-1]
+            out[f] = out.get(f, 0) + 1
+    return out
 
 
 def _summary() -> None:
@@ -235,7 +257,10 @@ def _summary() -> None:
             continue
         alive = int(score[2]) - int(score[1])
         partial = re.search(r"^- \*\*partial run\*\*: only the mutants matching `([^`]*)`", text, re.M)
+        stopped = re.search(r"^- \*\*stopped early\*\*: (\d+) of (\d+) mutants were not run", text, re.M)
         name = f"`{module[1]}`" + (f" (partial: `{partial[1]}`)" if partial else "")
+        if stopped:
+            name += f" (stopped early: {stopped[1]} of {stopped[2]} mutants not run)"
         rows.append(
             f"| {name} | {score[1]}/{score[2]} | **{score[3]} %** | {alive} | [{report.name}]({report.name}) "
             f"| `{tests[1]}` | {when[1] if when else ''} |"
@@ -300,6 +325,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--only", nargs="+", help="mutant name globs (e.g. 'irdiff.align.x__alike*'): a partial run of these only"
     )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="write the report from the scratch project's results so far, without running (e.g. after stopping a "
+        "run at its time budget: mutants not reached are named as not run and left out of the score)",
+    )
     p.add_argument("--list", action="store_true", help="print the modules and their test selections")
     a = p.parse_args(argv)
     if a.list or not a.module:
@@ -315,6 +346,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no test selection for {module}: pass --tests", file=sys.stderr)
         return 2
     workdir = a.workdir or Path(f"/tmp/irdiff-mutmut-{os.environ.get('USER', 'user')}") / _slug(module)
+    if a.report:
+        status = _status_of(workdir, module)
+        if a.only:
+            status = {k: v for k, v in status.items() if any(fnmatch.fnmatch(k, g) for g in a.only)}
+        _report(module, tests, workdir, status, 0.0, a.only, survivors=a.survivors)
+        return 0
     run(module, tests, workdir, a.children, fresh=not a.keep, survivors=a.survivors, only=a.only)
     return 0
 

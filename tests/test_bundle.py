@@ -440,3 +440,95 @@ def test_copy_variant_installs_a_copy(tmp_path: Path, recorded: Path) -> None:
     with pytest.raises(FileNotFoundError):
         B.copy_variant(broken, tmp_path / "out" / "x")
     assert sorted(p.name for p in dest.parent.iterdir()) == ["annotated"]  # its temporary is gone
+
+
+def test_exchange_relative_paths_and_unsupported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("a").write_text("A")
+    Path("b").mkdir()
+    assert B._exchange(Path("a"), Path("b")) is True  # relative to the working directory (AT_FDCWD)
+    assert Path("b").read_text() == "A"
+    # Moving a directory into its own subdirectory: EINVAL, reported as "no exchange here".
+    Path("b2").mkdir()
+    (Path("b2") / "sub").mkdir()
+    assert B._exchange(Path("b2"), Path("b2") / "sub") is False
+    with pytest.raises(FileNotFoundError) as e:
+        B._exchange(Path("a"), Path("none"))
+    assert e.value.strerror == os.strerror(e.value.errno) and e.value.filename == "none"
+
+    def no_libc(*a: object, **k: object) -> None:
+        raise OSError("no libc")
+
+    monkeypatch.setattr(B.ctypes, "CDLL", no_libc)
+    assert B._exchange(Path("a"), Path("b")) is False
+
+
+def test_pid_alive_sends_no_signal(tmp_path: Path) -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert B._pid_alive(child.pid)
+        time.sleep(0.2)
+        assert child.poll() is None  # probed with signal 0: still running
+    finally:
+        child.kill()
+        child.wait()
+    assert not B._pid_alive(child.pid)
+
+
+def test_atomic_write_goes_through_a_temporary_beside_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+    real = os.replace
+
+    def spy(src: str, dst: object) -> None:
+        seen.append(src)
+        real(src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(B.os, "replace", spy)
+    B.atomic_write(tmp_path / "f", "x")
+    assert Path(seen[0]).parent == tmp_path and Path(seen[0]).name.startswith(f".tmp-{os.getpid()}-")
+
+    def vanish(src: str, dst: object) -> None:
+        os.unlink(src)  # the temporary is gone (reclaimed) before the failure: only the failure is reported
+        raise PermissionError("replace failed")
+
+    monkeypatch.setattr(B.os, "replace", vanish)
+    with pytest.raises(PermissionError, match="replace failed"):
+        B.atomic_write(tmp_path / "g", "x")
+
+
+def test_temporaries_names_and_nested_parents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = B.tmp_dir_in(tmp_path / "x" / "y")
+    assert t.parent == tmp_path / "x" / "y" and t.name.startswith(f".tmp-{os.getpid()}--")
+    assert B.tmp_dir_in(tmp_path, "AbC.z-9").name.startswith(f".tmp-{os.getpid()}-AbC.z-9-")
+    made: list[Path] = []
+    real = B.install_dir
+
+    def spy(new: Path, dest: Path) -> None:
+        made.append(new)
+        real(new, dest)
+
+    monkeypatch.setattr(B, "install_dir", spy)
+    src = VariantResult("v", directory=str(RECORDED / "annotated"))
+    B.copy_variant(src, tmp_path / "out" / "annotated")
+    assert made[0].name.startswith(f".tmp-{os.getpid()}-annotated-") and made[0].parent == tmp_path / "out"
+
+
+def test_save_nested_readable_and_keeps_going(tmp_path: Path) -> None:
+    root = tmp_path / "a" / "b"
+    theirs = VariantResult("first", metadata={"cache_key": "k1", "where": Path("/p")}, directory=str(root / "first"))
+    mine = VariantResult("second", directory=str(root / "deep" / "second"))
+    b = Bundle(
+        suite="s", target="t", variants={"first": theirs, "second": mine}, runs={"r": Path("/x")}, directory=str(root)
+    )
+    (root / "first").mkdir(parents=True)
+    (root / "first" / "variant.json").write_text(json.dumps({"name": "first", "metadata": {"cache_key": "k2"}}))
+    b.save()
+    # The first record belongs to another compile and stays; the second is still written after it.
+    assert json.loads((root / "first" / "variant.json").read_text())["metadata"] == {"cache_key": "k2"}
+    second = (root / "deep" / "second" / "variant.json").read_text()
+    assert second.startswith('{\n "name": "second",\n')  # indented one space: readable, diffs line by line
+    manifest = (root / "manifest.json").read_text()
+    assert manifest.startswith('{\n "schema": "irdiff.bundle/1",\n') and json.loads(manifest)["runs"] == {"r": "/x"}
+    theirs.metadata["cache_key"] = "k2"
+    b.save()
+    assert json.loads((root / "first" / "variant.json").read_text())["metadata"]["where"] == "/p"  # str() of a Path
