@@ -6,9 +6,17 @@
                through IRDIFF_TRITON_ENVS as CI does.
 ``scaling``    jobs/s of the local pool with 1, 2, 4, 8, 16 workers on benchmarks/plans/scaling.toml, each with an
                empty irdiff cache and an empty Triton cache (every job compiles); target ≥ 0.8 × workers.
-``overhead``   per-job overhead of the executors themselves: N empty jobs through the local pool and through Ray.
+``overhead``   per-job overhead of the executors themselves: N empty jobs through the local pool and through Ray
+               (throughput and one-job round trip), then real jobs whose compiles are cached (plans/overhead.toml:
+               cached compile jobs and diagnosis jobs) through both.
+``jobcpu``     the first ``--jobs`` compile jobs of plans/scaling.toml one after the other: wall and CPU seconds
+               (the worker process and its ptxas/cuobjdump children), and what `import triton`/`import torch` cost.
+``hardware``   what the machine's CPUs can give: topology (logical CPUs, cores, threads per core, affinity, cgroup
+               quota), then the same fixed work in 1, 2, 4, … N processes at once: a pure-Python loop (the reference
+               ceiling for CPU-bound jobs), a memory copy (bandwidth), and fresh interpreters importing torch (the
+               page-faulting that every Triton 3.6 compile did before the worker kept torch out).
 
-Run from the repository root: ``PYTHONPATH=. python3 benchmarks/bench_sweep.py executors|scaling|overhead``;
+Run from the repository root: ``PYTHONPATH=. python3 benchmarks/bench_sweep.py executors|scaling|overhead|hardware``;
 ``--json FILE`` writes the result (benchmarks/results/sweep_*.json).
 """
 
@@ -78,7 +86,14 @@ class LocalRayCluster:
         return f"127.0.0.1:{self.port}"
 
     def __enter__(self) -> LocalRayCluster:
-        """Start both nodes; on failure stop whatever started and raise :class:`RuntimeError` with Ray's message."""
+        """Start both nodes; on failure stop whatever started and raise :class:`RuntimeError` with Ray's message.
+
+        Token authentication is off for this loopback cluster (``RAY_AUTH_MODE=disabled`` here and in the driver
+        until :meth:`__exit__`, unless the caller set it): since Ray 2.5x, ``ray start --head`` turns it on by itself
+        once any local ``ray.init()`` has left a token in ``~/.ray/auth_token``, while ``ray start --address`` does
+        not, so the second node was refused ("InvalidAuthToken") and the cluster never started."""
+        self._auth = os.environ.get("RAY_AUTH_MODE")
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         common = ["--num-cpus", str(self.cpus), "--disable-usage-stats"]
         head = [
             self.ray,
@@ -137,6 +152,8 @@ class LocalRayCluster:
             if pids and sig == signal.SIGTERM:
                 time.sleep(3)
         shutil.rmtree(self.temp, ignore_errors=True)
+        if getattr(self, "_auth", "unset") is None:
+            os.environ.pop("RAY_AUTH_MODE", None)
 
 
 # ---------------------------------------------------------------------------------------------------------- executors
@@ -230,6 +247,11 @@ def scaling(plan_path: Path, worker_counts: list[int], budget_s: float, out_json
             "diagnose_s": round(r.diagnose_seconds, 2),
             "jobs_per_s": round(jobs / r.seconds, 3),
             "failed": r.counts.get("failed", 0),
+            # each job's wall time in its worker: growing with n while the hardware reference does not means the
+            # jobs contend for something (memory, disk, locks); equal means the wall time is lost between jobs
+            "compile_job_s": _stats(r.job_seconds.get("compile", [])),
+            "diagnosis_job_s": _stats(r.job_seconds.get("diagnosis", [])),
+            "loadavg_after": _loadavg(),
         }
         result["runs"].append(run)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -247,6 +269,173 @@ def scaling(plan_path: Path, worker_counts: list[int], budget_s: float, out_json
     return result
 
 
+def _stats(xs: list[float]) -> dict[str, float]:
+    if not xs:
+        return {}
+    xs = sorted(xs)
+    return {"n": len(xs), "mean": round(sum(xs) / len(xs), 3), "median": xs[len(xs) // 2], "max": xs[-1],
+            "sum": round(sum(xs), 2)}  # fmt: skip
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def job_cpu(plan_path: Path, k: int) -> dict[str, Any]:
+    """The first ``k`` compile jobs of the plan one after the other in this process (empty irdiff and Triton caches),
+    each with its wall time and the CPU seconds of this process and of its children (the compile worker, ptxas,
+    cuobjdump, nvdisasm); then the CPU cost of a fresh interpreter importing triton, and torch."""
+    import resource
+
+    _register_envs()
+    tmp = Path(tempfile.mkdtemp(prefix="irdiff-jobcpu-"))
+    os.environ["IRDIFF_CACHE_DIR"] = str(tmp / "irdiff")
+    os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton")
+    from irdiff.sweep import expand, load_plan
+    from irdiff.sweep.jobs import run_compile_job
+
+    def cpu() -> tuple[float, float]:
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return a.ru_utime + a.ru_stime, b.ru_utime + b.ru_stime
+
+    out: dict[str, Any] = {"plan": str(plan_path), "versions": _versions(), "loadavg_before": _loadavg(), "jobs": []}
+    for job in expand(load_plan(plan_path)).compile_jobs[:k]:
+        t, c0 = time.perf_counter(), cpu()
+        o = run_compile_job(job)
+        c1 = cpu()
+        out["jobs"].append({"job": job.label(), "status": o.status, "wall_s": round(time.perf_counter() - t, 2),
+                            "self_cpu_s": round(c1[0] - c0[0], 2), "children_cpu_s": round(c1[1] - c0[1], 2)})  # fmt: skip
+        print(json.dumps(out["jobs"][-1]), flush=True)
+    for mod in ("triton", "torch"):
+        c0 = cpu()
+        subprocess.run([sys.executable, "-c", f"import {mod}"], check=True, capture_output=True)
+        out[f"import_{mod}_cpu_s"] = round(cpu()[1] - c0[1], 2)
+    out["loadavg_after"] = _loadavg()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------- hardware
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return ""
+
+
+def topology() -> dict[str, Any]:
+    """Logical CPUs, physical cores (distinct (package, core id) pairs), threads per core, affinity, cgroup quota."""
+    cpus = sorted(int(d.name[3:]) for d in Path("/sys/devices/system/cpu").glob("cpu[0-9]*"))
+    cores = set()
+    siblings = set()
+    for c in cpus:
+        t = f"/sys/devices/system/cpu/cpu{c}/topology"
+        cores.add((_read(f"{t}/physical_package_id"), _read(f"{t}/core_id")))
+        siblings.add(_read(f"{t}/thread_siblings_list"))
+    info = _read("/proc/cpuinfo").splitlines()
+    first = {}
+    for line in info:
+        k, _, v = line.partition(":")
+        if k.strip() and k.strip() not in first:
+            first[k.strip()] = v.strip()
+    flags = set(first.get("flags", "").split())
+    lscpu = ""
+    if shutil.which("lscpu"):
+        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    keep = ("Model name", "Thread(s) per core", "Core(s) per socket", "Socket(s)", "CPU(s)", "NUMA node(s)",
+            "Hypervisor vendor", "Virtualization type", "L2 cache", "L3 cache", "CPU max MHz", "BogoMIPS")  # fmt: skip
+    return {
+        "logical_cpus": len(cpus),
+        "os_cpu_count": os.cpu_count(),
+        "affinity": len(os.sched_getaffinity(0)),
+        "distinct_cores": len(cores),
+        "thread_siblings_lists": sorted(siblings)[:8],
+        "cpuinfo": {k: first.get(k, "") for k in ("model name", "siblings", "cpu cores", "cpu MHz", "cache size")},
+        "flags": {f: f in flags for f in ("ht", "hypervisor", "avx512f", "amx_tile")},
+        "lscpu": [x.strip() for x in lscpu.splitlines() if x.split(":")[0].strip() in keep],
+        "cgroup_cpu_max": _read("/sys/fs/cgroup/cpu.max") or _read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"),
+        "cpu_pressure": _read("/proc/pressure/cpu").splitlines()[:1],
+        "meminfo": [x for x in _read("/proc/meminfo").splitlines() if x.split(":")[0] in ("MemTotal", "MemFree")],
+        "loadavg": _loadavg(),
+    }
+
+
+def _spin(n: int) -> float:
+    """A pure-Python CPU-bound loop; returns its own wall time (s)."""
+    t = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x = (x + i * i) % 1000003
+    return time.perf_counter() - t
+
+
+def _copy(mb: int) -> float:
+    """Copies of a ``mb`` MiB buffer (numpy when present, else bytes); returns GB/s (read + write)."""
+    try:
+        import numpy as np
+
+        a = np.ones(mb * 2**17)
+        b = np.empty_like(a)
+        b[:] = a  # first touch outside the timing
+        t = time.perf_counter()
+        for _ in range(10):
+            b[:] = a
+        return 2 * 10 * a.nbytes / (time.perf_counter() - t) / 1e9
+    except ImportError:
+        src = bytes(mb * 2**20)
+        t = time.perf_counter()
+        for _ in range(10):
+            bytearray(src)
+        return 2 * 10 * len(src) / (time.perf_counter() - t) / 1e9
+
+
+def _import_torch(_: int) -> float:
+    """A fresh interpreter importing torch (as each Triton 3.6 compile did); returns its wall time (s)."""
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import torch"], check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def _parallel(fn: Any, arg: int, n: int, pool: Any) -> dict[str, float]:
+    """``fn(arg)`` in ``n`` of the pool's processes at once; wall time of the batch and each process's own result."""
+    t = time.perf_counter()
+    got = list(pool.map(fn, [arg] * n))
+    return {"wall_s": round(time.perf_counter() - t, 3), "each_mean": round(sum(got) / n, 3)}
+
+
+def hardware(counts: list[int], spin: int, mb: int, imports: bool) -> dict[str, Any]:
+    """Topology plus the parallel references (see the module docstring). For the loop and the imports, efficiency
+    at n = the 1-process time / the n-process time (equal work per process: 1.0 is linear scaling)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    out: dict[str, Any] = {"topology": topology(), "versions": _versions()}
+    top = max(counts)
+    with ProcessPoolExecutor(top, mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(_spin, [1000] * top * 2))  # every process started before timing
+        for name, fn, arg in (("python_loop", _spin, spin), ("memory_copy", _copy, mb),
+                              *((("import_torch", _import_torch, 0),) if imports else ())):  # fmt: skip
+            rows = []
+            for n in counts:
+                r = _parallel(fn, arg, n, pool)
+                rows.append({"processes": n, **r})
+                print(name, json.dumps(rows[-1]), flush=True)
+            base = rows[0]
+            for r in rows:
+                if name == "memory_copy":  # GB/s per process; the aggregate is n × that
+                    r["aggregate_GBps"] = round(r["each_mean"] * r["processes"], 1)
+                    r["efficiency"] = round(r["each_mean"] / base["each_mean"], 2)
+                else:
+                    r["efficiency"] = round(base["wall_s"] / r["wall_s"], 2)
+            out[name] = rows
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------------- overhead
 
 
@@ -254,38 +443,95 @@ def _empty_job(i: int) -> int:
     return i
 
 
-def overhead(n: int, workers: int) -> dict[str, Any]:
-    """Seconds per empty job through the local pool and through Ray (two-node local cluster), ``workers`` each."""
+def _per_job(ex: Any, fn: Any, items: list[Any], *args: Any) -> tuple[float, list[Any]]:
+    """Wall seconds per job (all items through ``ex`` at once, divided by their number) and the results."""
+    t = time.perf_counter()
+    got = [r for _, r in ex.map_unordered(fn, items, *args)]
+    return (time.perf_counter() - t) / max(1, len(items)), got
+
+
+def _measure(ex: Any, n: int, compile_jobs: list[Any], diag_jobs: list[Any], out: Path) -> dict[str, Any]:
+    """Empty jobs (throughput, one-job round trip) and real cached jobs through the executor ``ex``; every worker
+    has run each kind of job once before anything is timed (imports are not per-job overhead)."""
+    from irdiff.sweep.jobs import JobOutcome, run_compile_job, run_diagnosis_job
+
+    w = ex.workers
+    list(ex.map_unordered(_empty_job, range(4 * w)))
+    list(ex.map_unordered(run_compile_job, compile_jobs[: 2 * w], True))
+    list(ex.map_unordered(run_diagnosis_job, diag_jobs[: 2 * w], str(out / "warm"), False))
+    r: dict[str, Any] = {"workers": w}
+    s, got = _per_job(ex, _empty_job, list(range(n)))
+    assert sorted(got) == list(range(n))
+    r["empty_ms_per_job"] = round(s * 1000, 3)
+    t = time.perf_counter()
+    for i in range(20):
+        list(ex.map_unordered(_empty_job, [i]))
+    r["empty_round_trip_ms"] = round((time.perf_counter() - t) / 20 * 1000, 2)
+    for kind, fn, items, args in (("cached_compile", run_compile_job, compile_jobs, (True,)),
+                                  ("diagnosis", run_diagnosis_job, diag_jobs, (str(out / "timed"), False))):  # fmt: skip
+        s, got = _per_job(ex, fn, items, *args)
+        outcomes = [g for g in got if isinstance(g, JobOutcome)]
+        assert len(outcomes) == len(items) and all(o.status in ("cached", "done") for o in outcomes), got[:2]
+        inside = sum(o.seconds for o in outcomes) / len(outcomes)
+        r[kind] = {
+            "jobs": len(items),
+            "wall_ms_per_job": round(s * 1000, 1),  # throughput: wall / jobs, `workers` at once
+            "in_worker_ms_per_job": round(inside * 1000, 1),  # the job function's own time, in its worker
+            # what the executor adds to each job: workers × wall per job − the job's own time
+            "overhead_ms_per_job": round((s * w - inside) * 1000, 1),
+        }
+    return r
+
+
+def overhead(n: int, workers: int, plan_path: Path) -> dict[str, Any]:
+    """Per-job cost of the local pool and of Ray (a two-node cluster started here), ``workers`` each: empty jobs,
+    and the real jobs of ``plan_path`` with every compile cached (compiled first if needed, not timed)."""
     _register_envs()
+    from irdiff.sweep import dry_run, load_plan, run_sweep
     from irdiff.sweep.executors import LocalExecutor, RayExecutor
 
-    out: dict[str, Any] = {"jobs": n, "workers": workers, "versions": _versions()}
+    plan = load_plan(plan_path)
+    exp, counts = dry_run(plan)
+    tmp = Path(tempfile.mkdtemp(prefix="irdiff-overhead-"))
+    out: dict[str, Any] = {"jobs": n, "workers": workers, "plan": str(plan_path.relative_to(ROOT)),
+                           "compiled_first": counts.compile_jobs - counts.cached, "versions": _versions(),
+                           "loadavg_before": _loadavg()}  # fmt: skip
+    if counts.cached < counts.compile_jobs:
+        ex = LocalExecutor(workers)
+        try:
+            run_sweep(plan, tmp / "fill", ex, expansion=exp)
+        finally:
+            ex.close()
+    exp, counts = dry_run(plan)
+    assert counts.cached == counts.compile_jobs, "compiles missing from the cache"
+    cjobs, djobs = list(exp.compile_jobs), list(exp.diagnosis_jobs)
     ex = LocalExecutor(workers)
-    list(ex.map_unordered(_empty_job, range(4)))  # start the workers first
-    t = time.perf_counter()
-    got = sorted(r for _, r in ex.map_unordered(_empty_job, range(n)))
-    out["local_ms_per_job"] = round((time.perf_counter() - t) / n * 1000, 3)
-    ex.close()
-    assert got == list(range(n))
+    try:
+        out["local"] = _measure(ex, n, cjobs, djobs, tmp / "local")
+    finally:
+        ex.close()
     with LocalRayCluster(cpus_per_node=max(1, workers // 2)) as cluster:
         rex = RayExecutor(cluster.address)
-        list(rex.map_unordered(_empty_job, range(4)))
-        t = time.perf_counter()
-        got = sorted(r for _, r in rex.map_unordered(_empty_job, range(n)))
-        out["ray_ms_per_job"] = round((time.perf_counter() - t) / n * 1000, 3)
-        rex.close()
-    assert got == list(range(n))
+        try:
+            out["ray"] = _measure(rex, n, cjobs, djobs, tmp / "ray")
+        finally:
+            rex.close()
+    out["loadavg_after"] = _loadavg()
+    shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["executors", "scaling", "overhead"])
+    ap.add_argument("what", choices=["executors", "scaling", "overhead", "hardware", "jobcpu"])
     ap.add_argument("--plan", type=Path, default=None)
     ap.add_argument("--workers", default="1,2,4,8,16", help="scaling: worker counts; executors/overhead: one count")
     ap.add_argument("--budget", type=float, default=540.0, help="scaling: stop before exceeding this many seconds")
     ap.add_argument("--out", type=Path, default=None, help="executors: output directory (default: a temp dir)")
     ap.add_argument("--jobs", type=int, default=200, help="overhead: empty jobs")
+    ap.add_argument("--spin", type=int, default=5_000_000, help="hardware: loop iterations per process (~1-2 s)")
+    ap.add_argument("--mb", type=int, default=256, help="hardware: MiB copied per process")
+    ap.add_argument("--no-imports", action="store_true", help="hardware: skip the parallel `import torch`")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args()
     if a.what == "executors":
@@ -294,8 +540,13 @@ def main() -> None:
     elif a.what == "scaling":
         counts = [int(x) for x in a.workers.split(",")]
         res = scaling(a.plan or ROOT / "benchmarks/plans/scaling.toml", counts, a.budget, a.json)
+    elif a.what == "jobcpu":
+        res = job_cpu(a.plan or ROOT / "benchmarks/plans/scaling.toml", a.jobs)
+    elif a.what == "hardware":
+        counts = [int(x) for x in a.workers.split(",")]
+        res = hardware(counts, a.spin, a.mb, not a.no_imports)
     else:
-        res = overhead(a.jobs, int(a.workers.split(",")[0]))
+        res = overhead(a.jobs, int(a.workers.split(",")[0]), a.plan or ROOT / "benchmarks/plans/overhead.toml")
     res["command"] = " ".join(["python3", *sys.argv])
     text = json.dumps(res, indent=1)
     print(text)

@@ -258,3 +258,31 @@ def test_a_bundle_never_mixes_triton_versions(tmp_path: Path) -> None:
     manifest.write_text(json.dumps(data))
     code, out = run_cli("compile", ref, "--variant", "dns", "--target", "sm86", "--save", str(tmp_path / "b"))
     assert code == 2 and "made with Triton 3.6.0-other" in out
+
+
+def test_worker_keeps_torch_out_of_the_compile_only() -> None:
+    """Triton 3.6's specializer imports torch only to recognize torch tensors the worker never passes: the compile
+    runs with torch refused (a fresh interpreter, so this test's own imports do not matter), nothing is refused
+    afterwards, and a torch that a suite already imported is left alone."""
+    code = (
+        "import importlib.util, sys, types\n"
+        "from irdiff.compile.worker import _torch_kept_out\n"
+        "with _torch_kept_out():\n"
+        "    for name in ('torch', 'torch.nn'):\n"
+        "        try:\n"
+        "            __import__(name)\n"
+        "        except ModuleNotFoundError as e:\n"
+        "            assert e.name == 'torch' and 'kept out' in str(e), e  # torch.nn: its parent is refused\n"
+        "        else:\n"
+        "            raise AssertionError(name + ' was imported')\n"
+        "assert 'torch' not in sys.modules and 'torch.nn' not in sys.modules\n"
+        "n = len(sys.meta_path)\n"
+        "importlib.util.find_spec('torch')  # finders asked again: no error (None when torch is not installed)\n"
+        "mine = sys.modules['torch'] = types.ModuleType('torch')  # as if the suite had imported torch\n"
+        "with _torch_kept_out():\n"
+        "    import torch\n"
+        "    assert torch is mine and len(sys.meta_path) == n\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

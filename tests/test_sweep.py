@@ -261,16 +261,18 @@ def test_ray_executor_gives_the_local_table(tmp_path: Path) -> None:
     local = run_sweep(plan, tmp_path / "local", LocalExecutor(1), expansion=exp)
     cluster = bench_sweep.LocalRayCluster(cpus_per_node=1, port=6397)
     try:
-        cluster.__enter__()
+        cluster.__enter__()  # entered once: a second `ray start --head` on the port fails ("already running")
     except RuntimeError as e:  # an overloaded machine: Ray's own start-up timed out (not irdiff's doing)
         pytest.skip(str(e))
-    with cluster:
+    try:
         ray_ex = RayExecutor(address=cluster.address)
         try:
             assert ray_ex.workers == 2  # two nodes of one CPU each
             ray = run_sweep(plan, tmp_path / "ray", ray_ex)
         finally:
             ray_ex.close()
+    finally:
+        cluster.__exit__(None, None, None)
     import pyarrow.parquet as pq
 
     a, b = pq.read_table(tmp_path / "local" / "results.parquet"), pq.read_table(tmp_path / "ray" / "results.parquet")

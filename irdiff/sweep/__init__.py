@@ -16,6 +16,7 @@ tasks running the same job functions, :mod:`irdiff.sweep.jobs`), and writes unde
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,10 +82,14 @@ class SweepResult:
     failures: list[tuple[str, str]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: from the start until the last compile job finished (s); diagnoses of pairs already compiled overlap it
     compile_seconds: float = 0.0
+    #: from the last compile job's end until the last diagnosis finished (s)
     diagnose_seconds: float = 0.0
     executor: str = ""
     workers: int = 0
+    #: each finished job's wall time in its worker (s), by kind: ``compile`` and ``diagnosis`` (jobs that ran only)
+    job_seconds: dict[str, list[float]] = field(default_factory=dict)
 
 
 # progress(event, label): event is "start" (with the total as label), "done", "cached", "failed"
@@ -121,36 +126,38 @@ def run_sweep(
             progress(event, label)
 
     tell("start", str(len(exp.compile_jobs) + len(exp.diagnosis_jobs)))
-    compile_jobs: list[CompileJob] = []
+    compile_jobs: deque[CompileJob] = deque()
     for job in exp.compile_jobs:
         if use_cache and job.id in exp.cached:  # deduplicated against the cache: nothing to run
             counts["cached"] += 1
             tell("cached", job.label())
         else:
             compile_jobs.append(job)
-    for job, res in executor.map_unordered(run_compile_job, compile_jobs, use_cache):
-        outcome = res if isinstance(res, JobOutcome) else JobOutcome(job.id, "failed", f"{type(res).__name__}: {res}")
-        counts[outcome.status] = counts.get(outcome.status, 0) + 1
-        if outcome.status == "failed":
-            failed_compiles[job.id] = outcome.error or "failed"
-            failures.append((job.label(), outcome.error or "failed"))
-        tell(outcome.status, job.label())
-    t1 = time.perf_counter()
+    # A pair's diagnosis starts as soon as its two compiles are done (before compiles still queued), so the workers
+    # that finish the last compiles early diagnose instead of idling until every compile of the sweep is over.
+    to_compile = {j.id for j in compile_jobs}
+    waiting: dict[str, list[DiagnosisJob]] = {}  # compile job id -> the diagnoses waiting for it
+    blocked: dict[str, int] = {}  # diagnosis job id -> compiles it still waits for
+    ready: deque[DiagnosisJob] = deque()
+    for d in exp.diagnosis_jobs:
+        needs = {j.id for j in (d.a, d.b) if j.id in to_compile}
+        for n in needs:
+            waiting.setdefault(n, []).append(d)
+        blocked[d.id] = len(needs)
+        if not needs:
+            ready.append(d)
 
     rows: list[dict[str, Any]] = []
-    runnable: list[DiagnosisJob] = []
-    for d in exp.diagnosis_jobs:
-        bad = next(((j, failed_compiles[j.id]) for j in (d.a, d.b) if j.id in failed_compiles), None)
-        if bad is not None:
-            err = f"{bad[0].variant} failed to compile: {bad[1]}"
-            rows.append(failed_row(d, err))
-            counts["failed"] += 1
-            tell("failed", d.label())
-        else:
-            runnable.append(d)
-    for djob, res in executor.map_unordered(run_diagnosis_job, runnable, str(out.resolve()), plan.reports):
+    t_compiled = t0
+    pending: dict[Any, CompileJob | DiagnosisJob] = {}
+    out_s = str(out.resolve())
+
+    job_seconds: dict[str, list[float]] = {"compile": [], "diagnosis": []}
+
+    def on_diagnosis(djob: DiagnosisJob, res: Any) -> None:
         if isinstance(res, JobOutcome):
             outcome = res
+            job_seconds["diagnosis"].append(round(res.seconds, 3))
         else:
             outcome = JobOutcome(djob.id, "failed", f"{type(res).__name__}: {res}", row=failed_row(djob, str(res)))
         rows.append(outcome.row or failed_row(djob, outcome.error or "failed"))
@@ -159,6 +166,50 @@ def run_sweep(
         if status == "failed":
             failures.append((djob.label(), outcome.error or "failed"))
         tell(status, djob.label())
+
+    def on_compile(job: CompileJob, res: Any) -> None:
+        outcome = res if isinstance(res, JobOutcome) else JobOutcome(job.id, "failed", f"{type(res).__name__}: {res}")
+        if isinstance(res, JobOutcome):
+            job_seconds["compile"].append(round(res.seconds, 3))
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        if outcome.status == "failed":
+            failed_compiles[job.id] = outcome.error or "failed"
+            failures.append((job.label(), outcome.error or "failed"))
+        tell(outcome.status, job.label())
+        for d in waiting.pop(job.id, []):
+            blocked[d.id] -= 1
+            if blocked[d.id] == 0:
+                ready.append(d)
+
+    try:
+        while compile_jobs or ready or pending:
+            while (compile_jobs or ready) and len(pending) < executor.max_in_flight:
+                if ready:  # diagnoses first: their compiles are done
+                    d = ready.popleft()
+                    bad = next(((j, failed_compiles[j.id]) for j in (d.a, d.b) if j.id in failed_compiles), None)
+                    if bad is not None:
+                        err = f"{bad[0].variant} failed to compile: {bad[1]}"
+                        rows.append(failed_row(d, err))
+                        counts["failed"] += 1  # its compile's failure is the one listed
+                        tell("failed", d.label())
+                        continue
+                    pending[executor.submit(run_diagnosis_job, d, out_s, plan.reports)] = d
+                else:
+                    job = compile_jobs.popleft()
+                    pending[executor.submit(run_compile_job, job, use_cache)] = job
+            if not pending:
+                continue
+            for handle, res in executor.wait_done(list(pending)):
+                item = pending.pop(handle)
+                if isinstance(item, DiagnosisJob):
+                    on_diagnosis(item, res)
+                else:
+                    on_compile(item, res)
+                    if not compile_jobs and not any(isinstance(x, CompileJob) for x in pending.values()):
+                        t_compiled = time.perf_counter()
+    finally:
+        if pending:
+            executor.cancel(list(pending))
     t2 = time.perf_counter()
 
     write_table(rows, out / "results.parquet")
@@ -172,8 +223,9 @@ def run_sweep(
         failures=failures,
         counts=counts,
         seconds=t2 - t0,
-        compile_seconds=t1 - t0,
-        diagnose_seconds=t2 - t1,
+        compile_seconds=t_compiled - t0,
+        diagnose_seconds=t2 - t_compiled,
         executor=executor.name,
         workers=executor.workers,
+        job_seconds=job_seconds,
     )

@@ -1,6 +1,8 @@
 """Where sweep jobs run: a local process pool (default) or a Ray cluster. Both call the same job functions
 (:mod:`irdiff.sweep.jobs`) and yield ``(item, result)`` as jobs finish; a job that raises yields the exception
-(one failing job never stops the others).
+(one failing job never stops the others). Underneath, both offer ``submit`` (start one job, get a handle) and
+``wait_done`` (the handles that finished, with their results): :func:`irdiff.sweep.run_sweep` uses them to start a
+pair's diagnosis as soon as its two compiles are done, instead of after every compile of the sweep.
 
 * :class:`LocalExecutor` — :class:`concurrent.futures.ProcessPoolExecutor` with ``N`` worker processes (spawned,
   so no Triton state is inherited). Each compile job additionally runs Triton in its own child process, as
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Protocol, TypeVar
 
@@ -37,6 +39,21 @@ def worker_env() -> dict[str, str]:
 class Executor(Protocol):
     name: str
     workers: int
+    #: how many jobs to keep submitted at once (queued in the executor or running): enough to keep every worker busy
+    max_in_flight: int
+
+    def submit(self, fn: Callable[..., Any], item: Any, *args: Any) -> Any:
+        """Start ``fn(item, *args)``; returns a handle for :meth:`wait_done`."""
+        ...
+
+    def wait_done(self, handles: Collection[Any]) -> list[tuple[Any, Any]]:
+        """Block until at least one of ``handles`` has finished; ``(handle, result or exception)`` for each finished
+        one (each handle is reported once: pass only those not reported yet)."""
+        ...
+
+    def cancel(self, handles: Collection[Any]) -> None:
+        """Drop jobs not reported yet (best effort: one already running may finish)."""
+        ...
 
     def map_unordered(self, fn: Callable[..., Any], items: Iterable[T], *args: Any) -> Iterator[tuple[T, Any]]:
         """``fn(item, *args)`` for each item, yielding ``(item, result or exception)`` as each finishes."""
@@ -45,13 +62,33 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+def _map_unordered(ex: Executor, fn: Callable[..., Any], items: Iterable[T], *args: Any) -> Iterator[tuple[T, Any]]:
+    """``map_unordered`` on top of ``submit``/``wait_done``, at most ``ex.max_in_flight`` jobs submitted at once; the
+    jobs not yet started are dropped when the caller stops early."""
+    todo = list(items)
+    todo.reverse()
+    pending: dict[Any, T] = {}
+    try:
+        while todo or pending:
+            while todo and len(pending) < ex.max_in_flight:
+                item = todo.pop()
+                pending[ex.submit(fn, item, *args)] = item
+            for handle, res in ex.wait_done(list(pending)):
+                yield pending.pop(handle), res
+    finally:
+        if pending:
+            ex.cancel(list(pending))
+
+
 class LocalExecutor:
-    """A pool of ``workers`` local processes (default: the number of cores)."""
+    """A pool of ``workers`` local processes (default: the number of cores). The processes live as long as the
+    executor: each imports irdiff (and, through the suites, Triton) once for all its jobs."""
 
     name = "local"
 
     def __init__(self, workers: int = 0):
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
+        self.max_in_flight = 2 * self.workers  # a queued job per worker: no worker waits for the driver
         self._pool: ProcessPoolExecutor | None = None
 
     def _get(self) -> ProcessPoolExecutor:
@@ -61,19 +98,23 @@ class LocalExecutor:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
         return self._pool
 
+    def submit(self, fn: Callable[..., Any], item: Any, *args: Any) -> Future[Any]:
+        return self._get().submit(fn, item, *args)
+
+    def wait_done(self, handles: Collection[Any]) -> list[tuple[Any, Any]]:
+        done, _ = wait(handles, return_when=FIRST_COMPLETED)
+        out = []
+        for f in done:
+            exc = f.exception()
+            out.append((f, exc if exc is not None else f.result()))
+        return out
+
+    def cancel(self, handles: Collection[Any]) -> None:
+        for f in handles:
+            f.cancel()
+
     def map_unordered(self, fn: Callable[..., Any], items: Iterable[T], *args: Any) -> Iterator[tuple[T, Any]]:
-        pool = self._get()
-        pending: dict[Future[Any], T] = {pool.submit(fn, item, *args): item for item in items}
-        try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    item = pending.pop(f)
-                    exc = f.exception()
-                    yield item, (exc if exc is not None else f.result())
-        finally:
-            for f in pending:
-                f.cancel()
+        return _map_unordered(self, fn, items, *args)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -118,32 +159,38 @@ class RayExecutor:
         self.workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.max_in_flight = max_in_flight or 4 * self.workers
         self._task = ray.remote(num_cpus=1, max_retries=1)(_ray_call)
+        self._refs: dict[int, Any] = {}
+
+    def submit(self, fn: Callable[..., Any], item: Any, *args: Any) -> Any:
+        ray = self._ray
+        fn_ref = self._refs.get(id(fn))
+        if fn_ref is None:  # the function is shipped to the object store once, not with every task
+            fn_ref = self._refs[id(fn)] = ray.put(fn)
+        return self._task.remote(fn_ref, item, *args)
+
+    def wait_done(self, handles: Collection[Any]) -> list[tuple[Any, Any]]:
+        ray = self._ray
+        done, rest = ray.wait(list(handles), num_returns=1)
+        more = ray.wait(rest, num_returns=len(rest), timeout=0)[0] if rest else []  # and any others done by now
+        out: list[tuple[Any, Any]] = []
+        for ref in [*done, *more]:
+            try:
+                out.append((ref, ray.get(ref)))
+            except Exception as e:  # noqa: BLE001 - a task that died is that job's failure
+                out.append((ref, e))
+        return out
+
+    def cancel(self, handles: Collection[Any]) -> None:
+        for ref in handles:
+            try:
+                self._ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001, S110 - best effort on the way out
+                pass
 
     def map_unordered(self, fn: Callable[..., Any], items: Iterable[T], *args: Any) -> Iterator[tuple[T, Any]]:
         ray = self._ray
-        todo = list(items)
-        todo.reverse()
-        pending: dict[Any, T] = {}
-        shared_args = [ray.put(a) for a in args]
-        fn_ref = ray.put(fn)
-        try:
-            while todo or pending:
-                while todo and len(pending) < self.max_in_flight:
-                    item = todo.pop()
-                    pending[self._task.remote(fn_ref, item, *shared_args)] = item
-                done, _ = ray.wait(list(pending), num_returns=1)
-                for ref in done:
-                    item = pending.pop(ref)
-                    try:
-                        yield item, ray.get(ref)
-                    except Exception as e:  # noqa: BLE001 - a task that died is that job's failure
-                        yield item, e
-        finally:
-            for ref in pending:
-                try:
-                    ray.cancel(ref, force=True)
-                except Exception:  # noqa: BLE001, S110 - best effort on the way out
-                    pass
+        shared = [ray.put(a) for a in args]  # each argument stored once, not copied into every task
+        return _map_unordered(self, fn, items, *shared)
 
     def close(self) -> None:
         if self._own:
