@@ -238,6 +238,26 @@ def test_a_failing_job_does_not_stop_the_sweep(tmp_path: Path) -> None:
     assert rows[("ok", "ok")]["status"] == "ok" and rows[("ok", "ok")]["identical"] is True
 
 
+def test_a_pair_is_diagnosed_as_soon_as_its_compiles_are_done(tmp_path: Path) -> None:
+    """One worker, two pairs (sm80 and sm90, compiled afresh): the sm80 pair's diagnosis runs before the last sm90
+    compile, not after every compile of the sweep; the table is the same as ever."""
+    plan = load_plan(_plan(tmp_path, f'targets = ["sm80", "sm90"]\nreports = false\n[[suite]]\nref = "{HINTS}"\n'))
+    events: list[tuple[str, str]] = []
+    ex = LocalExecutor(1)
+    try:
+        res = run_sweep(plan, tmp_path / "o", ex, progress=lambda e, label: events.append((e, label)),
+                        use_cache=False)  # fmt: skip
+    finally:
+        ex.close()
+    finished = [label for e, label in events if e in ("done", "failed", "cached")]
+    assert len(finished) == 6 and res.counts == {"done": 6, "cached": 0, "failed": 0}, events
+    diag_sm80 = finished.index("sweep_hints.py candidate→reference sm80 triton installed")
+    last_compile = finished.index("sweep_hints.py reference sm90 triton installed")
+    assert diag_sm80 < last_compile, finished
+    assert [r["target_a"] for r in res.rows] == ["sm80", "sm90"] and all(r["status"] == "ok" for r in res.rows)
+    assert len(res.job_seconds["compile"]) == 4 and len(res.job_seconds["diagnosis"]) == 2
+
+
 def test_gate_without_baseline_reads_the_absolute_severity(hint_sweeps: dict) -> None:
     rows = read_table(hint_sweeps["planted"] / "results.parquet")
     assert [t.rule for t in evaluate([parse_rule("severity>=major")], rows, None)] == ["severity>=major"]
