@@ -133,6 +133,33 @@ def test_diff_of_two_captures(captures: dict) -> None:
     assert out.count("━━ ") >= 1 and "━━ add_kernel" not in out
 
 
+def test_overview_counts_name_their_stage_when_several_stages_count_the_key(captures: dict) -> None:
+    """`instructions` (PTX and SASS) or `tt.load` (TTIR and TTGIR) in the overview's key counts carry their stage,
+    and every count shown is the one that stage's summary has."""
+    from irdiff.collections_diff.compare import compare_collections, overview_rows
+    from irdiff.render import stage_summaries
+
+    root = captures["root"]
+    cd = compare_collections(root / "before", root / "after")
+    rows = overview_rows(cd, max_counts=50)
+    shown = [c for r in rows for c in r.counts]
+    assert shown, "the pair that differs shows key counts"
+    for row, res in zip(rows, cd.results):
+        keys = [k for k, _, _ in row.counts]
+        assert len(keys) == len(set(keys)), keys
+        if res.comparison is None:
+            continue
+        by_stage = {s.stage: {k: (x, y) for k, x, y in s.counts} for s in stage_summaries(res.comparison)}
+        for key, x, y in row.counts:
+            stage, _, op = key.partition(" ")
+            if stage in by_stage and op in by_stage[stage]:
+                assert by_stage[stage][op] == (x, y), key
+                assert sum(op in c for c in by_stage.values()) > 1  # a prefix only where the key is ambiguous
+            else:
+                assert sum(key in c for c in by_stage.values()) == 1, key
+    assert any(k.startswith(("ptx instructions", "sass instructions")) for k, _, _ in shown), shown
+
+
 def test_diff_writes_reports_for_pairs_that_differ(captures: dict, tmp_path: Path) -> None:
     root, rep = captures["root"], tmp_path / "reports"
     args = ["diff", str(root / "before"), str(root / "after"), "--overview", "--reports", str(rep), "--color", "never"]

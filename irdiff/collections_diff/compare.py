@@ -349,7 +349,8 @@ class OverviewRow:
     :ivar kernel: variant name in A (``a → b`` when the names differ).
     :ivar paired: how the pair was found (``name+signature``, ``name``, ``source 0.93``).
     :ivar changed: stages that differ after normalization (``spec`` = the stage-0 specialization), or empty.
-    :ivar counts: ``[(key, count in A, count in B)]`` of key operation counts that differ (at most ``max_counts``).
+    :ivar counts: ``[(key, count in A, count in B)]`` of key operation counts that differ (at most ``max_counts``);
+        a key more than one stage counts is prefixed with its stage (``ptx instructions``, ``sass instructions``).
     :ivar registers: ``(A, B)`` registers per thread from ptxas; :ivar spills: spill stores in bytes ``(A, B)``.
     :ivar launches: launches recorded ``(A, B)`` (None when not recorded).
     :ivar config: the kernel's distinguishing configuration: its ``tl.constexpr`` values (``XBLOCK=1
@@ -390,9 +391,15 @@ def overview_rows(cd: CollectionDiff, max_counts: int = 3) -> list[OverviewRow]:
                 changed.append("spec")
             sums = {s.stage: s for s in stage_summaries(r.comparison)}
             changed += [s for s in sums if not sums[s].identical]
+            # a key several stages count (`instructions` in PTX and SASS) is named with its stage
+            seen: dict[str, int] = {}
+            for s in sums.values():
+                for k, _, _ in s.counts:
+                    seen[k] = seen.get(k, 0) + 1
             for st in OVERVIEW_STAGES:
                 if st in sums:
-                    counts += [c for c in sums[st].counts if c[1] != c[2] and len(counts) < max_counts]
+                    counts += [(f"{st} {k}" if seen[k] > 1 else k, x, y) for k, x, y in sums[st].counts
+                               if x != y and len(counts) < max_counts]  # fmt: skip
         rows.append(
             OverviewRow(
                 kernel=name,
