@@ -2,8 +2,9 @@
 
 A plan (TOML, :mod:`irdiff.sweep.plan`) expands into compile jobs (one variant under one setting) and diagnosis
 jobs (one pair under one setting). :func:`run_sweep` runs the compile jobs that irdiff's compile cache does not
-already hold, then every diagnosis job, on an executor (:mod:`irdiff.sweep.executors`: local processes or Ray
-tasks running the same job functions, :mod:`irdiff.sweep.jobs`), and writes under the output directory:
+already hold and every diagnosis job, each pair's as soon as its two compiles are done, on an executor
+(:mod:`irdiff.sweep.executors`: local processes or Ray tasks running the same job functions,
+:mod:`irdiff.sweep.jobs`), and writes under the output directory:
 
 * ``results.parquet`` — one row per pair and setting (:mod:`irdiff.sweep.table`, schema ``irdiff.sweep/1``);
 * ``overview.html`` — the table, sortable, each row linking to ``pairs/<pair>/report.html`` (:mod:`.report`);
