@@ -1,5 +1,9 @@
 """The linear-time paths for huge stages give the same results as the general ones (issue 15).
 
+* Every dialect: :class:`irdiff.normalize.builder.BulkBuilder` (chunks of lines renamed per regex split, strings and
+  explicit symbols as placeholders, per-line symbols computed when read) against the reference
+  :class:`~irdiff.normalize.builder.Builder` (line by line, per symbol), both driven by the same dialect normalizer,
+  on fuzzed texts of each dialect and on every stage of real sm86/sm90 compiles.
 * PTX: :func:`irdiff.normalize.ptx.normalize_ptx_fast` (whole chunks of lines per regex pass, per-line symbols
   computed when read) against :func:`irdiff.normalize.ptx.normalize_ptx` (line by line, through the Builder), on
   fuzzed PTX-like texts and on a real compile's PTX.
@@ -15,8 +19,8 @@ from hypothesis import strategies as st
 import irdiff.align as align
 from irdiff.align import DiffLine, StageDiff, diff_stage
 from irdiff.bundle import Bundle
-from irdiff.normalize import NormalizedStage, normalize
-from irdiff.normalize.builder import Builder
+from irdiff.normalize import NormalizedStage, dialect_normalizer, dialect_of, normalize
+from irdiff.normalize.builder import _SENTINELS, Builder, BulkBuilder
 from irdiff.normalize.ptx import normalize_ptx, normalize_ptx_fast
 
 
@@ -219,3 +223,137 @@ def test_linear_scanners_equal_the_character_loops(pieces: list[str], eat: bool,
     at = min(at, len(line))
     for opens, closes in (("(", ")"), ("([", ")]")):
         assert matching_paren(line, at, opens, closes) == _ref_matching_paren(line, at, opens, closes)
+
+
+def _built(make: type[Builder] | type[BulkBuilder], stage: str, text: str, kernel: str | None) -> NormalizedStage:
+    dialect = dialect_of(stage)
+    out = make(stage, text, with_columns=dialect == "sass")
+    dialect_normalizer(dialect)(out, text.splitlines(), kernel)
+    return out.build()
+
+
+def _bulk_equals_reference(stage: str, text: str, kernel: str | None) -> NormalizedStage:
+    ref = _built(Builder, stage, text, kernel)
+    _same(_built(BulkBuilder, stage, text, kernel), ref)
+    got = normalize(stage, text, kernel)  # the bulk builder (or, for PTX, its own fast path) is what normalize uses
+    assert not got.fallback
+    _same(got, ref)
+    return ref
+
+
+# Pieces of each dialect as Triton prints it, and what the normalizers must survive: symbols of every kind and
+# look-alikes, strings (with symbols and escapes inside, unterminated), labels, signatures, structure, comments,
+# debug lines, the kernel's name, placeholder characters, Unicode digits.
+_COMMON = [
+    "\n",
+    "\n",
+    "\n",
+    " ",
+    "  ",
+    "\t",
+    ",",
+    ";",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    "<",
+    ">",
+    "=",
+    ":",
+    '"',
+    '"%1 #0 R2"',
+    '"a\\"',
+    "\\",
+    "k",
+    "kk",
+    "x",
+    "0",
+    "12",
+    "\u0663",
+    "\u00b2",
+    _SENTINELS[0],
+    "\x0b",
+    # a quote that opens no string (a backslash ends the line): what follows it is not inside a string
+    '"#1 \\\n',
+    '"!3 %4 \\\n',
+]
+# fmt: off
+_DIALECT_PIECES = {
+    "ttgir": _COMMON + [
+        "%0", "%12", "%arg3", "%a_ptrs_61", "%a_ptrs.3", "%x", "%_", "%-", "%.y", "%12abc", "#blocked", "#blocked1",
+        "#blocked = #ttg.blocked<{sizePerThread = [8], order = [0]}>", "#blocked1 = #ttg.blocked<{order = [1, 0]}>",
+        "#mma = #ttg.nvidia_mma<{versionMajor = 2}>", "#smem = #ttg.shared_memory", "#loc3 = loc(\"k.py\":4:1)",
+        " loc(#loc1)", ' loc("x"(#loc))', "loc(", "tt.func public @k(", "%x: !tt.ptr<f16> {tt.divisibility = 16}",
+        ") attributes {noinline = false} {", "scf.for %i = %c0 to %n step %c1 {", "} else {", "scf.if %c {",
+        "module attributes {\"ttg.num-warps\" = 4 : i32} {", "triton_gpu.", "!tt.memdesc<", "tt.return",
+        "arith.addi", " = ", " : i32", "tensor<128xf32, #blocked>",
+    ],
+    "llir": _COMMON + [
+        "%0", "%12", "%.lr.ph", "%.frozen1147", "%x", "%a.", "#0", "#1", "#7", "!5", "!12", "a#0", "\"#0", ", !dbg !12",
+        " !dbg !3", "!dbg !", ", !dbg !1, !dbg !2", "; comment", "; ModuleID = 'm'", "source_filename = \"m\"",
+        "!4 = !DILocation(line: 1, scope: !2)", '!2 = !{i32 2, !"Debug Info Version", i32 3}', "12:", ".lr.ph:",
+        "  ", "define void @k(ptr %0, i32 %1) #0 {", "define ptx_kernel void @kk(i32 %x) local_unnamed_addr #1 {",
+        "attributes #0 = { nounwind }", "attributes #1 = { \"x\" }", "attributes #7 = {  }", "br label %12",
+        'call void asm sideeffect "mov.b32 $0, %r1;", "=r"(i32 %5)', "ret void", "tail call void @llvm.dbg.value",
+    ],
+    "sass": _COMMON + [
+        "--:-:-:-:1\t", "--:-:0:Y:4\t", "01:-:-:-:2\t", "MOV R1, c[0x0][0x28];", "S2R R0, SR_TID.X;", "R12", "UR4",
+        "P0", "UP1", "B0", "RZ", "PT", "R2.64", "R2UR", "@!P0 BRA LBB1;", "BRA 0x160;", "BSSY B0, LBB2;", "LBB1:",
+        "LBB2", ".L_x_3:", ".L_x_3", "`(.L_x_3)", "CALL.REL 0x20", "Function:k", "Function : kk", "//## File",
+        "        /*0070*/                   S2R R0, SR_TID.X ;                      /* 0x0000000000007919 */",
+        "        /*0160*/              @!P0 BRA 0x2d60 ;                        /* 0x0000002b00f08947 */",
+        "        /*2d60*/                   EXIT ;                                  /* 0x000000000000794d */",
+        "                                                                      /* 0x000e220000002100 */",
+        "code for sm_90", ".headerflags", "EXIT;", "LBB1R2",
+    ],
+    "ptx": _COMMON + [
+        "%r", "%rd", "%r1a", "%r12", "%rd3", "%f7", "%p1", "%hh2", "%fd10", "%r\u0663", "$L__BB0_", "$L__BB1_2",
+        "$L__BB1_2:", "$L__tmp0:", "@%p1 ", "bra.uni ", "ld.global.b32 ", ".loc\t1 40 0", ".visible .entry ", ".func ",
+        ".param .u64 k_param_0", "k_param_1", "// c", ".section\t.debug_info", "ret;",
+    ],
+}
+# fmt: on
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    stage=st.sampled_from(["ttir", "ttgir", "llir", "ptx", "sass"]),
+    kernel=st.one_of(st.none(), st.sampled_from(["k", "kk", ""])),
+)
+def test_bulk_builder_equals_the_reference_builder(data: st.DataObject, stage: str, kernel: str | None) -> None:
+    pieces = data.draw(st.lists(st.sampled_from(_DIALECT_PIECES["ttgir" if stage == "ttir" else stage]), max_size=80))
+    _bulk_equals_reference(stage, "".join(pieces), kernel)
+
+
+def test_bulk_builder_equals_the_reference_on_real_stages(matmul_sm86: Bundle, matmul_sm90: Bundle) -> None:
+    """Every stage of two real compiles (sm86: mma.sync, cp.async; sm90: wgmma, TMA), both variants."""
+    seen = 0
+    for bundle in (matmul_sm86, matmul_sm90):
+        for v in bundle.variants.values():
+            for stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+                text = v.text(stage)
+                if not text:
+                    continue
+                ref = _bulk_equals_reference(stage, text, v.kernel)
+                assert len(ref.lines) > 100 and sum(map(len, ref.symbols)) > 100, stage
+                seen += 1
+    assert seen >= 18  # five stages (SASS needs ptxas) of two variants on two targets
+
+
+def test_bulk_builder_steps_aside_when_every_placeholder_is_taken() -> None:
+    """A text holding every placeholder character is normalized by the reference builder, with the same result."""
+    text = "%0 = arith.addi %x, %1 : i32 " + _SENTINELS + "\n%2 = arith.muli %0, %0 : i32\n"
+    try:
+        BulkBuilder("ttgir", text)
+    except ValueError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("BulkBuilder accepted a text without a free placeholder character")
+    got = normalize("ttgir", text)
+    assert not got.fallback
+    _same(got, _built(Builder, "ttgir", text, None))
+    assert got.lines[1] == "%2 = arith.muli %0, %0 : i32"

@@ -38,7 +38,7 @@ alias and LLIR attribute-group names (content-derived).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -94,33 +94,47 @@ def normalize(
     # error, not a fallback.
     import importlib
 
-    from irdiff.normalize.builder import Builder
+    from irdiff.normalize.builder import Builder, BulkBuilder
 
     dialect = dialect_of(stage)
-    mod: Any = importlib.import_module(f"irdiff.normalize.{dialect}") if dialect in _DIALECTS else None
-    try:
-        if dialect == "mlir":
-            out = Builder(stage, text)
-            mod.normalize_mlir(out, raw_lines, kernel_name)
-        elif dialect == "llir":
-            out = Builder(stage, text)
-            mod.normalize_llir(out, raw_lines, kernel_name)
-        elif dialect == "ptx":
+    if dialect not in _DIALECTS:
+        return _plain(stage, text, raw_lines, strip=True, line_range=line_range, kernel_name=kernel_name)
+    mod: Any = importlib.import_module(f"irdiff.normalize.{dialect}")
+    if dialect == "ptx":
+        try:
             fast = mod.normalize_ptx_fast(stage, text, raw_lines, kernel_name)
-            if fast is not None:
-                return fast  # type: ignore[no-any-return]
-            out = Builder(stage, text)
-            mod.normalize_ptx(out, raw_lines, kernel_name)
-        elif dialect == "sass":
-            out = Builder(stage, text, with_columns=True)
-            mod.normalize_sass(out, raw_lines, kernel_name)
-        else:
-            return _plain(stage, text, raw_lines, strip=True, line_range=line_range, kernel_name=kernel_name)
-        return out.build()
-    except Exception:  # defensive: the differ must show something for any input
-        result = _plain(stage, text, raw_lines, strip=False)
-        result.fallback = True
-        return result
+        except Exception:  # defensive: the builders below decide
+            fast = None
+        if fast is not None:  # else a string on a kept line: the builders skip strings
+            return fast  # type: ignore[no-any-return]
+    run = getattr(mod, f"normalize_{dialect}")
+    # the bulk builder first (linear time), the reference builder if it fails, the raw lines if both do
+    for make in (BulkBuilder, Builder):
+        try:
+            out = make(stage, text, with_columns=dialect == "sass")
+            run(out, raw_lines, kernel_name)
+            return out.build()
+        except Exception:  # defensive: the differ must show something for any input
+            continue
+    result = _plain(stage, text, raw_lines, strip=False)
+    result.fallback = True
+    return result
+
+
+def dialect_normalizer(dialect: str) -> Callable[[Any, list[str], str | None], None]:
+    """The normalizer of a dialect in :data:`_DIALECTS` (``normalize_mlir`` ...), which drives either builder
+    (:class:`~irdiff.normalize.builder.Builder`, the reference, or :class:`~irdiff.normalize.builder.BulkBuilder`:
+    the same result, ``tests/test_normalize_fast.py``).
+
+    :raises KeyError: for a dialect without a normalizer (plain text)."""
+    if dialect not in _DIALECTS:
+        raise KeyError(dialect)
+    import importlib
+
+    fn: Callable[[Any, list[str], str | None], None] = getattr(
+        importlib.import_module(f"irdiff.normalize.{dialect}"), f"normalize_{dialect}"
+    )
+    return fn
 
 
 def rename(ns: NormalizedStage, mapping: Mapping[str, str]) -> NormalizedStage:

@@ -6,13 +6,37 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import filterfalse
 
-from irdiff.normalize.model import NormalizedStage, Region
+from irdiff.normalize.model import LazyPerLine, NormalizedStage, Region
 from irdiff.normalize.text import split_strings
+
+# How a dialect finds its renamable symbols in a line's text: the pattern, what a match becomes (see
+# :func:`tokenize_symbols`), and whether ``"..."`` strings are skipped.
+Make = Callable[[re.Match[str]], "Sym | str | None"]
+
+
+@dataclass(frozen=True)
+class Symbols:
+    """A dialect's symbol syntax: ``pattern`` finds a symbol, ``make(match)`` says what it becomes (a :class:`Sym`,
+    literal text, or None to keep it as it is); with ``strings`` nothing inside ``"..."`` is a symbol. ``plain`` is
+    ``pattern``'s source without capturing groups (compiled with its flags for :class:`BulkBuilder`'s ``re.split``);
+    it must find the same matches (``tests/test_normalize_fast.py`` checks each dialect's)."""
+
+    pattern: re.Pattern[str]
+    make: Make
+    plain: str
+    strings: bool = True
+    # the common symbols without a Sym: text -> (namespace, name, prefix, erased) when ``make`` would give
+    # ``Sym(namespace, name, erased, prefix + "{n}")``, else None (``make`` decides)
+    quick: Callable[[str], tuple[str, str, str, str] | None] | None = None
 
 
 class Builder:
-    """Collects normalized lines; symbols are renamed at the end (first-appearance order over the whole text)."""
+    """Collects normalized lines; symbols are renamed at the end (first-appearance order over the whole text).
+
+    The reference builder: every line is kept as parts (literal text and :class:`Sym`) until :meth:`build`.
+    :class:`BulkBuilder` gives the same result in linear time on huge texts."""
 
     def __init__(self, stage: str, raw: str, with_columns: bool = False) -> None:
         self.stage = stage
@@ -23,13 +47,38 @@ class Builder:
         self.columns: list[str] | None = [] if with_columns else None
         self.regions: list[Region] = []
         self.renamer = Renamer()
+        self.symbols: Symbols | None = None
+
+    def use(self, symbols: Symbols) -> None:
+        """The dialect's symbol syntax, for :meth:`add_text` (set before the first line)."""
+        self.symbols = symbols
+
+    def __len__(self) -> int:
+        return len(self.parts)
 
     def add(self, parts: list[str | Sym], raw_line: int, column: str = "") -> int:
+        """Add one line of literal text and symbols; returns its index."""
         self.parts.append(parts)
         self.raw_line.append(raw_line)
         if self.columns is not None:
             self.columns.append(column)
         return len(self.parts) - 1
+
+    def add_text(self, text: str | list[str | Sym], raw_line: int, column: str = "") -> int:
+        """Add one line whose symbols are found by :attr:`symbols` in ``text`` (or in the literal parts of a parts
+        list); returns its index."""
+        if self.symbols is None:
+            raise ValueError("add_text needs the dialect's symbols (Builder.use)")
+        syn = self.symbols
+        parts: list[str | Sym] = []
+        for p in [text] if isinstance(text, str) else text:
+            if isinstance(p, Sym):
+                parts.append(p)
+            elif syn.strings:
+                parts.extend(tokenize_symbols(p, syn.pattern, syn.make))
+            else:
+                parts.extend(_tokenize_segment(p, syn.pattern, syn.make))
+        return self.add(parts, raw_line, column)
 
     def build(self) -> NormalizedStage:
         lines: list[str] = []
@@ -84,6 +133,17 @@ class Renamer:
         self.names: dict[tuple[str, str], str] = {}
         self.counters: dict[tuple[str, str], int] = {}
 
+    def numbered(self, cls: str, name: str, prefix: str) -> str:
+        """:meth:`name` of ``Sym(cls, name, ..., prefix + "{n}")`` (a stem-less format), without making the Sym."""
+        key = (cls, name)
+        got = self.names.get(key)
+        if got is None:
+            ckey = (cls, "")
+            n = self.counters.get(ckey, 0)
+            self.counters[ckey] = n + 1
+            got = self.names[key] = prefix + str(n)
+        return got
+
     def name(self, sym: Sym) -> str:
         key = (sym.cls, sym.name)
         got = self.names.get(key)
@@ -126,16 +186,217 @@ def tokenize_symbols(
     for is_str, seg in split_strings(line):
         if is_str:
             parts.append(seg)
-            continue
-        pos = 0
-        for m in pattern.finditer(seg):
-            sym = make(m)
-            if sym is None:
-                continue
-            if m.start() > pos:
-                parts.append(seg[pos : m.start()])
-            parts.append(sym)
-            pos = m.end()
-        if pos < len(seg):
-            parts.append(seg[pos:])
+        else:
+            parts.extend(_tokenize_segment(seg, pattern, make))
     return parts
+
+
+def _tokenize_segment(seg: str, pattern: re.Pattern[str], make: Make) -> list[str | Sym]:
+    """Literal text and the symbols ``pattern`` finds in ``seg`` (no string skipping)."""
+    parts: list[str | Sym] = []
+    pos = 0
+    for m in pattern.finditer(seg):
+        sym = make(m)
+        if sym is None:
+            continue
+        if m.start() > pos:
+            parts.append(seg[pos : m.start()])
+        parts.append(sym)
+        pos = m.end()
+    if pos < len(seg):
+        parts.append(seg[pos:])
+    return parts
+
+
+# Characters a placeholder is made of (Unicode private use: not ``\w``, so no symbol pattern reads one as part of a
+# name); the first one absent from the raw text is used.
+_SENTINELS = "\ue000\ue001\ue002\ue003\ue004\ue005\ue006\ue007"
+_CHUNK = 4096  # lines per regex pass: bounds the temporary pieces of a split to about a MB
+
+
+class BulkBuilder:
+    """The same :class:`NormalizedStage` as :class:`Builder` (``tests/test_normalize_fast.py``) in linear time and
+    little memory on huge texts (a 10 MB function: ``benchmarks/bench_align_large.py``).
+
+    Lines given as text (:meth:`add_text`) are searched for symbols over chunks of lines with one ``re.split`` each
+    and renamed with ``map``/``join`` (C speed); each new symbol text is named once, in first-appearance order, by
+    the same :class:`Renamer` (a symbol's new name depends only on its class and name). What must not be searched
+    (a ``"..."`` string when the dialect skips strings, literal parts and :class:`Sym` of :meth:`add`) travels as a
+    placeholder (a private-use character, a number, the character again), which keeps line and segment boundaries
+    as the reference sees them: the placeholder's characters are not ``\\w``, so no lookaround or name class crosses
+    it. Per-line :attr:`~NormalizedStage.symbols` and spans are computed when read, from the kept pre-rename chunks.
+    """
+
+    def __init__(self, stage: str, raw: str, with_columns: bool = False) -> None:
+        sentinel = next((c for c in _SENTINELS if c not in raw), None)
+        if sentinel is None:
+            raise ValueError("no placeholder character is free in this text: use Builder")
+        self.stage = stage
+        self.raw = raw
+        self.raw_line: list[int] = []
+        self.columns: list[str] | None = [] if with_columns else None
+        self.regions: list[Region] = []
+        self.renamer = Renamer()
+        self.symbols = Symbols(re.compile("(?!)"), lambda m: None, "(?!)")
+        self._s = sentinel
+        self._split = re.compile(f"({sentinel}\\d+{sentinel})")
+        self._lines: list[str] = []
+        self._shapes: list[str] = []
+        self._chunk: list[str] = []  # pre-rename texts of the lines not yet renamed
+        self._kept: list[str] = []  # every chunk's pre-rename text, for the per-line symbols
+        self._shown: dict[str, str] = {}  # symbol text (or placeholder) -> readable text
+        self._erased: dict[str, str] = {}  # ... -> shape text
+        self._named: dict[str, str] = {}  # ... -> the symbol's new name (not for literal placeholders)
+        self._held: dict[str, str | Sym] = {}  # placeholder -> what it stands for, until its chunk is renamed
+        self._pool: dict[str, str] = {}  # one string per distinct shape
+        self._n = 0
+        self._k = 0  # placeholders made
+
+    def use(self, symbols: Symbols) -> None:
+        """The dialect's symbol syntax, for :meth:`add_text` (set before the first line)."""
+        if self._n:
+            raise ValueError("BulkBuilder.use after the first line")
+        self.symbols = symbols
+        self._split = re.compile(f"({symbols.plain}|{self._s}\\d+{self._s})", symbols.pattern.flags)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _hold(self, what: str | Sym) -> str:
+        self._k += 1
+        key = f"{self._s}{self._k}{self._s}"
+        self._held[key] = what
+        return key
+
+    def _push(self, text: str, raw_line: int, column: str) -> int:
+        self._chunk.append(text)
+        self.raw_line.append(raw_line)
+        if self.columns is not None:
+            self.columns.append(column)
+        self._n += 1
+        if len(self._chunk) >= _CHUNK:
+            self._flush()
+        return self._n - 1
+
+    def add(self, parts: list[str | Sym], raw_line: int, column: str = "") -> int:
+        """Add one line of literal text and symbols (nothing searched); returns its index."""
+        return self._push("".join(map(self._hold, parts)), raw_line, column)
+
+    def add_text(self, text: str | list[str | Sym], raw_line: int, column: str = "") -> int:
+        """Add one line whose symbols are found in ``text`` (or in the literal parts of a parts list); returns its
+        index."""
+        if isinstance(text, str):
+            line = text
+            if self.symbols.strings and '"' in line:
+                line = "".join(self._hold(seg) if is_str else seg for is_str, seg in split_strings(line))
+        else:
+            acc: list[str] = []
+            for p in text:
+                if isinstance(p, Sym):
+                    acc.append(self._hold(p))
+                elif self.symbols.strings and '"' in p:
+                    acc.extend(self._hold(seg) if is_str else seg for is_str, seg in split_strings(p))
+                else:
+                    acc.append(p)
+            line = "".join(acc)
+        # _push, inlined: this runs once per line of a huge text
+        self._chunk.append(line)
+        self.raw_line.append(raw_line)
+        if self.columns is not None:
+            self.columns.append(column)
+        self._n += 1
+        if len(self._chunk) >= _CHUNK:
+            self._flush()
+        return self._n - 1
+
+    def _new(self, s: str) -> None:
+        """Name a symbol text (or a placeholder) seen for the first time."""
+        what: str | Sym | None
+        if s[0] == self._s:
+            what = self._held.pop(s)
+        elif self.symbols.quick is not None and (q := self.symbols.quick(s)) is not None:
+            self._shown[s] = self._named[s] = self.renamer.numbered(q[0], q[1], q[2])
+            self._erased[s] = q[3]
+            return
+        else:
+            m = self.symbols.pattern.match(s)
+            if m is None or m.end() != len(s):
+                raise ValueError(f"split and pattern disagree on {s!r}")
+            what = self.symbols.make(m)
+        if what is None:
+            self._shown[s] = self._erased[s] = s
+        elif isinstance(what, str):
+            self._shown[s] = self._erased[s] = what
+        else:
+            name = self.renamer.name(what)
+            self._shown[s] = name[1:] if what.bare else name
+            self._erased[s] = what.erased
+            self._named[s] = name
+
+    def _flush(self) -> None:
+        if not self._chunk:
+            return
+        joined = "\n".join(self._chunk)
+        self._chunk.clear()
+        self._kept.append(joined)
+        parts = self._split.split(joined)
+        syms = parts[1::2]
+        shown = self._shown
+        for s in filterfalse(shown.__contains__, syms):  # new symbols, in order of appearance
+            if s not in shown:
+                self._new(s)
+        parts[1::2] = map(shown.__getitem__, syms)
+        self._lines.extend(map(str.rstrip, "".join(parts).split("\n")))
+        parts[1::2] = map(self._erased.__getitem__, syms)
+        got = list(map(str.rstrip, "".join(parts).split("\n")))
+        self._shapes.extend(map(self._pool.setdefault, got, got))
+
+    def _per_line(self) -> tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]:
+        """Symbols and their spans of every line, from the kept pre-rename chunks."""
+        symbols: list[tuple[str, ...]] = []
+        spans: list[tuple[tuple[int, int], ...]] = []
+        split, shown, named = self._split.split, self._shown, self._named
+        for joined in self._kept:
+            for line in joined.split("\n"):
+                parts = split(line)
+                if len(parts) == 1:
+                    symbols.append(())
+                    spans.append(())
+                    continue
+                syms: list[str] = []
+                where: list[tuple[int, int]] = []
+                pos = len(parts[0])
+                for k in range(1, len(parts), 2):
+                    s = parts[k]
+                    text = shown[s]
+                    if s in named:
+                        syms.append(named[s])
+                        where.append((pos, pos + len(text)))
+                    pos += len(text) + len(parts[k + 1])
+                symbols.append(tuple(syms))
+                spans.append(tuple(where))
+        return symbols, spans
+
+    def build(self) -> NormalizedStage:
+        self._flush()
+        self._held.clear()
+        regions = sorted(self.regions, key=lambda r: (r.start, -r.end))
+        n = self._n
+        both: list[tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]] = []
+
+        def per_line() -> tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]:
+            if not both:
+                both.append(self._per_line())
+            return both[0]
+
+        return NormalizedStage(
+            self.stage,
+            self._lines,
+            self._shapes,
+            self.raw_line,
+            self.columns,
+            self.raw,
+            LazyPerLine(n, lambda: per_line()[0]),
+            regions,
+            symbol_spans=LazyPerLine(n, lambda: per_line()[1]),
+        )

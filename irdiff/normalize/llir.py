@@ -7,7 +7,7 @@ import hashlib
 import re
 from functools import lru_cache
 
-from irdiff.normalize.builder import Builder, Sym, tokenize_symbols
+from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import Region
 from irdiff.normalize.text import (
     kernel_pattern,
@@ -42,11 +42,23 @@ _LL_DROP = re.compile(
 # Debug-info module flags (dropped):
 #   !2 = !{i32 2, !"Debug Info Version", i32 3}
 _LL_DBG_FLAG = re.compile(r'^\s*!\d+\s*=\s*!\{i32 \d+, !"(?:Debug Info Version|Dwarf Version)"')
+# Either (one match per line):
+#   !12 = !DILocation(line: 36, column: 11, scope: !13, inlinedAt: !14)
+_LL_SKIP = re.compile(f"{_LL_DROP.pattern}|{_LL_DBG_FLAG.pattern}")
+
+
+# One ``!dbg !N`` attachment with the blanks and the comma before it (the usual line: one attachment, ASCII):
+#   %13 = add i32 %3, 127, !dbg !15
+_DBG_ONE = re.compile(r",? *!dbg ![0-9]*")
 
 
 def _drop_dbg(line: str) -> str:
     """Remove ``, !dbg !N`` attachments (and `` !dbg !N`` on ``define``)."""
     k = line.find("!dbg !")
+    if k < 0:
+        return line
+    if line.find("!dbg !", k + 6) < 0 and line.isascii():  # one attachment: what the loop below removes
+        return _DBG_ONE.sub("", line, count=1)
     while k >= 0:
         j = k + 6
         while j < len(line) and line[j].isdigit():
@@ -122,7 +134,21 @@ def _ll_sym(text: str) -> Sym:
     return Sym("md", m.group(3), "!_", "!{n}")
 
 
-def normalize_llir(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+# _LL_VALUE without capturing groups (for :class:`~irdiff.normalize.builder.BulkBuilder`'s split):
+#   %15 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !12
+_LL_PLAIN = r"(?=[%\#!])(?:%(?:[A-Za-z_$.\-][\w$.\-]*|\d+)|(?<![\w\"])\#\d+\b|(?<![\w\"])!\d+\b)"
+
+
+def _quick(s: str) -> tuple[str, str, str, str] | None:
+    """:func:`_ll_sym` of numbered values and metadata without a Sym (attribute groups: ``make`` decides)."""
+    if s[0] == "!":
+        return ("md", s[1:], "!", "!_")
+    if s[0] == "%" and s[1:].isdigit():
+        return ("val#", s[1:], "%", "%_")
+    return None
+
+
+def normalize_llir(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
     kpat = kernel_pattern(kernel_name)
     groups = attribute_group_names(raw_lines)
 
@@ -133,12 +159,13 @@ def normalize_llir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
                 return named  # compared exactly: the same content has the same name in both variants
         return _ll_sym(m.group(0))
 
+    out.use(Symbols(_LL_VALUE, make, _LL_PLAIN, quick=_quick))
     # consecutive ``attributes #N = {...}`` lines, emitted sorted by content (LLVM's order is first use)
-    attr_block: list[tuple[str, list[str | Sym], int]] = []
+    attr_block: list[tuple[str, str, int]] = []
 
     def flush_attrs() -> None:
-        for _key, parts, rawno in sorted(attr_block, key=lambda t: t[0]):
-            out.add(parts, rawno)
+        for _key, text, rawno in sorted(attr_block, key=lambda t: t[0]):
+            out.add_text(text, rawno)
         attr_block.clear()
 
     func_start: int | None = None
@@ -152,24 +179,34 @@ def normalize_llir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             out.regions.append(Region(block_start, last, "block", block_label, anchor=False))
         block_start = None
 
+    skip, add_text = _LL_SKIP.match, out.add_text
+    kname = kernel_name or None
     for rawno, line in enumerate(raw_lines, start=1):
-        if _LL_DROP.match(line) or _LL_DBG_FLAG.match(line):
+        if skip(line):
             continue
-        line = strip_comment(line, ";")
-        line = _drop_dbg(line)
+        if ";" in line:
+            line = strip_comment(line, ";")
+        if "!dbg !" in line:
+            line = _drop_dbg(line)
         line = line.rstrip()
-        if not line.strip():
+        if not line:
             continue
-        line = replace_kernel(line, kpat)
+        if kname is not None and kname in line:
+            line = replace_kernel(line, kpat)
+        if line[0] == " ":  # an instruction (almost every line): not a label, define, attributes or closer
+            if attr_block:
+                flush_attrs()
+            add_text(line, rawno)
+            continue
         am = _LL_ATTR_DEF.match(line) if line.startswith("attributes #") else None
         if am is not None and am.group(1) in groups:
-            attr_block.append((" ".join(am.group(2).split()), tokenize_symbols(line, _LL_VALUE, make), rawno))
+            attr_block.append((" ".join(am.group(2).split()), line, rawno))
             continue
         if attr_block:
             flush_attrs()
         lm = _LL_LABEL.match(line)
         if lm:  # a block label (also outside a define, for cut texts)
-            end_block(len(out.parts) - 1)
+            end_block(len(out) - 1)
             sym = _ll_make(_LL_VALUE.match("%" + lm.group(1)))  # type: ignore[arg-type]
             idx = out.add([Sym(sym.cls, sym.name, sym.erased, sym.fmt, bare=True), ":"], rawno)
             block_start = idx if func_start is not None else None
@@ -184,19 +221,19 @@ def normalize_llir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             first = out.add([head + "("], rawno)
             args = [a.strip() for a in split_top_level(args_text) if a.strip()]
             for arg in args:
-                out.add(tokenize_symbols(f"    {arg}", _LL_VALUE, make), rawno)
-            out.add(tokenize_symbols(tail, _LL_VALUE, make), rawno)
+                out.add_text(f"    {arg}", rawno)
+            out.add_text(tail, rawno)
             func_start = first
             nm = _LL_GLOBAL.search(head)
             func_kind = f"define {nm.group(0) if nm else ''}".strip()
             block_start = None
             continue
-        idx = out.add(tokenize_symbols(line, _LL_VALUE, make), rawno)
+        idx = out.add_text(line, rawno)
         if line.startswith("}") and func_start is not None:
             end_block(idx - 1)
             out.regions.append(Region(func_start, idx, func_kind, func_kind, anchor=True, function=True))
             func_start = None
     flush_attrs()
     if func_start is not None:
-        end_block(len(out.parts) - 1)
-        out.regions.append(Region(func_start, len(out.parts) - 1, func_kind, func_kind, anchor=True, function=True))
+        end_block(len(out) - 1)
+        out.regions.append(Region(func_start, len(out) - 1, func_kind, func_kind, anchor=True, function=True))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from irdiff.normalize.builder import Builder, Sym, tokenize_symbols
+from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import Region
 from irdiff.normalize.text import (
     kernel_pattern,
@@ -23,12 +23,37 @@ _LOC_DEF = re.compile(r"^\s*#loc[\w$.\-]* = loc\(")
 # An attribute alias definition (renamed by content):
 #   #blocked = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 _ALIAS_DEF = re.compile(r"^#([A-Za-z_][\w$\-]*) = (.*)$")
-# A use of an alias inside an op's type:
+# A use of an alias inside an op's type (one group with its ``#``, for ``re.split``):
 #   %acc_63 = ... -> (tensor<128x32x!tt.ptr<f16>, #blocked1>, ...)
-_ALIAS_USE = re.compile(r"#([A-Za-z_][\w$\-]*)")
+_ALIAS_USE = re.compile(r"(#[A-Za-z_][\w$\-]*)")
 # SSA values, named by Triton (``%a_ptrs_61``), numbered (``%15``) or block arguments (``%arg9``):
 #   %acc:3 = scf.for %k0 = %c0_i32 to %K step %c32_i32 iter_args(%a_ptrs_61 = %a_ptrs_32, ...
 _MLIR_SSA = re.compile(r"%([A-Za-z_$.\-][\w$.\-]*|\d+)")
+# A block argument's name (after its ``%``):
+#   arg9
+_ARG = re.compile(r"arg\d+")
+
+
+def _make_ssa(m: re.Match[str]) -> Sym:
+    name = m.group(1)
+    if name.isdigit():
+        return Sym("ssa#", name, "%_", "%{n}")
+    if _ARG.fullmatch(name):
+        return Sym("ssa#arg", name, "%_", "%arg{n}")
+    return Sym("ssa", name, "%_", "%{stem}.{n}")
+
+
+def _quick_ssa(s: str) -> tuple[str, str, str, str] | None:
+    """:func:`_make_ssa` of the numbered values without a Sym (see :class:`~irdiff.normalize.builder.Symbols`)."""
+    name = s[1:]
+    if name.isdigit():
+        return ("ssa#", name, "%", "%_")
+    if name.startswith("arg") and _ARG.fullmatch(name):
+        return ("ssa#arg", name, "%arg", "%_")
+    return None
+
+
+SYMBOLS = Symbols(_MLIR_SSA, _make_ssa, r"%(?:[A-Za-z_$.\-][\w$.\-]*|\d+)", quick=_quick_ssa)
 # The op name of a line that opens a region (``scf.for`` here):
 #   %acc:3 = scf.for %k0 = %c0_i32 to %K step %c32_i32 iter_args(...) -> (...) {
 _MLIR_OP = re.compile(
@@ -118,10 +143,11 @@ def release_spelling(line: str) -> str:
     return line
 
 
-def normalize_mlir(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
-    raw_lines = [release_spelling(ln) for ln in raw_lines]
+def normalize_mlir(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+    out.use(SYMBOLS)
+    raw_lines = [release_spelling(ln) if "triton_" in ln or "!tt.memdesc" in ln else ln for ln in raw_lines]
     kpat = kernel_pattern(kernel_name)
-    aliases: dict[str, str] = {}
+    uses: dict[str, str] = {}  # "#blocked1" -> "#" + its new name (aliases, as the uses are spelled)
     used_names: dict[str, str] = {}  # new name -> body (collision check)
 
     def alias_sub(s: str) -> str:
@@ -129,18 +155,12 @@ def normalize_mlir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             return s
         acc: list[str] = []
         for is_str, seg in split_strings(s):
-            if not is_str:
-                seg = _ALIAS_USE.sub(lambda m: "#" + aliases.get(m.group(1), m.group(1)), seg)
+            if not is_str and "#" in seg:  # _ALIAS_USE.sub, with the names mapped in C
+                parts = _ALIAS_USE.split(seg)
+                parts[1::2] = map(uses.get, parts[1::2], parts[1::2])
+                seg = "".join(parts)
             acc.append(seg)
         return "".join(acc)
-
-    def make_ssa(m: re.Match[str]) -> Sym:
-        name = m.group(1)
-        if name.isdigit():
-            return Sym("ssa#", name, "%_", "%{n}")
-        if re.fullmatch(r"arg\d+", name):
-            return Sym("ssa#arg", name, "%_", "%arg{n}")
-        return Sym("ssa", name, "%_", "%{stem}.{n}")
 
     stack: list[tuple[int, str, str, bool]] = []  # (start line, kind, label, function)
 
@@ -154,14 +174,17 @@ def normalize_mlir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             if kind != "module":
                 out.regions.append(Region(start, idx, kind, label, anchor=True, function=function))
 
+    loc_def, add_text = _LOC_DEF.match, out.add_text
+    kname = kernel_name or None
     for rawno, line in enumerate(raw_lines, start=1):
-        if _LOC_DEF.match(line):
+        if loc_def(line):
             continue
         line = strip_locs(line).rstrip()
-        if not line.strip():
+        if not line:
             continue
-        line = replace_kernel(line, kpat)
-        am = _ALIAS_DEF.match(line)
+        if kname is not None and kname in line:
+            line = replace_kernel(line, kpat)
+        am = _ALIAS_DEF.match(line) if line[0] == "#" else None
         if am and not am.group(1).startswith("loc"):
             stem = re.sub(r"\d+$", "", am.group(1)) or am.group(1)
             body = alias_sub(am.group(2))
@@ -169,10 +192,13 @@ def normalize_mlir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             if used_names.get(new, body) != body:
                 new = f"{new}_{hashlib.sha1(body.strip().encode()).hexdigest()[:6]}"
             used_names[new] = body
-            aliases[am.group(1)] = new
+            uses["#" + am.group(1)] = "#" + new
             out.add([f"#{new} = {body}"], rawno)
             continue
         line = alias_sub(line)
+        if "{" not in line and "}" not in line:  # most lines: no signature, region opener or closer
+            add_text(line, rawno)
+            continue
         fm = _FUNC_LINE.match(line)
         if fm and fm.group(3).strip() not in ("", ")") and "{" in line:
             # split the signature: one argument per line
@@ -185,10 +211,10 @@ def normalize_mlir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             open_region(first, fkind, rawno, True)
             args = [a.strip() for a in split_top_level(args_text) if a.strip()]
             for arg in args:  # no trailing commas: an added last argument changes one line, not two
-                out.add(tokenize_symbols(f"{indent}    {arg}", _MLIR_SSA, make_ssa), rawno)
-            out.add(tokenize_symbols(f"{indent}{tail}", _MLIR_SSA, make_ssa), rawno)
+                out.add_text(f"{indent}    {arg}", rawno)
+            out.add_text(f"{indent}{tail}", rawno)
             continue
-        idx = out.add(tokenize_symbols(line, _MLIR_SSA, make_ssa), rawno)
+        idx = out.add_text(line, rawno)
         stripped = line.strip()
         # structure: closers first ("} else {" closes then opens)
         if stripped.startswith("}"):
@@ -207,4 +233,4 @@ def normalize_mlir(out: Builder, raw_lines: list[str], kernel_name: str | None) 
                     kind = f"{kind} {nm.group(0)}" if nm else kind
             open_region(idx, kind, rawno, kind.split()[0].endswith("func"))
     while stack:
-        close_region(len(out.parts) - 1)
+        close_region(len(out) - 1)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from itertools import filterfalse
 
-from irdiff.normalize.builder import Builder, Sym, tokenize_symbols
+from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import LazyPerLine, NormalizedStage, Region
 from irdiff.normalize.text import (
     kernel_pattern,
@@ -115,22 +115,35 @@ def _kept_lines(raw_lines: list[str], kernel_name: str | None) -> Iterator[tuple
         yield rawno, replace_kernel(line, kpat)
 
 
-def normalize_ptx(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+def normalize_ptx(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
     """The general normalizer (symbols found outside ``"..."`` strings, line by line); :func:`normalize_ptx_fast`
     gives the same result on texts without strings."""
+    out.use(SYMBOLS)
     structure = _Structure(out.regions)
     for rawno, line in _kept_lines(raw_lines, kernel_name):
-        idx = out.add(tokenize_symbols(line, _PTX_SYM, _ptx_make), rawno)
+        idx = out.add_text(line, rawno)
         structure.line(idx, rawno, line)
-    structure.finish(len(out.parts))
+    structure.finish(len(out))
 
 
+_PTX_PLAIN = r"[%$](?:(?<=%)(?:hh|rd|rs|rq|fd|f|h|r|p|b)\d+\b|(?<=\$)L__BB\d+_\d+\b)"
 # The symbols of _PTX_SYM as one group, to split a whole chunk of lines at once (no match spans a line break; at
 # most one alternative can match at a position; the sigil first lets the regex engine skip to a ``%``/``$``):
 #   @%p2 ld.global.b16 { %rs1 }, [ %rd38 + 0 ];
 #   @!%p1 bra 	$L__BB0_1;
-_PTX_SPLIT = re.compile(r"([%$](?:(?<=%)(?:hh|rd|rs|rq|fd|f|h|r|p|b)\d+\b|(?<=\$)L__BB\d+_\d+\b))")
-_DIGITS = "0123456789"
+_PTX_SPLIT = re.compile(f"({_PTX_PLAIN})")
+
+
+def _quick(s: str) -> tuple[str, str, str, str]:
+    """:func:`_ptx_make` of a symbol's text (``%rd38``: class ``rd``, number ``38``) without a Sym."""
+    if s[0] == "$":
+        return ("bb", s, "$L__BB", "$L__BB_")
+    k = 2 if s[2].isalpha() else 1  # the classes have one or two letters
+    cls = s[1 : k + 1]
+    return ("reg" + cls, s[k + 1 :], "%" + cls, "%" + cls + "_")
+
+
+SYMBOLS = Symbols(_PTX_SYM, _ptx_make, _PTX_PLAIN, quick=_quick)
 _CHUNK = 4096  # kept lines per regex pass: bounds the temporary pieces of a split to about a MB
 
 
@@ -164,7 +177,7 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
         parts = _PTX_SPLIT.split(joined)
         syms = parts[1::2]
         for s in filterfalse(names.__contains__, dict.fromkeys(syms)):  # new symbols, in order of appearance
-            c = "$L__BB" if s[0] == "$" else s.rstrip(_DIGITS)
+            c = _quick(s)[2]  # the class: $L__BB, %r, %rd, ... (a Unicode digit is a digit too)
             n = counters.get(c, 0)
             counters[c] = n + 1
             names[s] = c + str(n)

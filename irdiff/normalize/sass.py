@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from irdiff.normalize.builder import Builder, Sym
+from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import Region
 from irdiff.normalize.text import (
     kernel_pattern,
@@ -158,26 +158,27 @@ def _sass_reg_sym(kind: str, number: str) -> Sym:
     return Sym(f"reg.{kind}", number, f"{kind}_", kind + "{n}")
 
 
-def _with_registers(parts: list[str | Sym]) -> list[str | Sym]:
-    """``parts`` with every physical register in its literal text turned into a symbol (renamed by first
-    appearance, erased to ``R_``/``UR_``/``P_``/``UP_``/``B_`` in the shape): register allocation is noise between
-    two compiles, as PTX virtual register numbers are. The raw view (``--raw``) keeps the physical names."""
-    out: list[str | Sym] = []
-    for p in parts:
-        if not isinstance(p, str):
-            out.append(p)
-            continue
-        pieces = _SASS_REG.split(p)  # text, kind, number, text, kind, number, ..., text
-        if pieces[0]:
-            out.append(pieces[0])
-        for k in range(1, len(pieces), 3):
-            out.append(_sass_reg_sym(pieces[k], pieces[k + 1]))
-            if pieces[k + 2]:
-                out.append(pieces[k + 2])
-    return out
+def _make_reg(m: re.Match[str]) -> Sym:
+    return _sass_reg_sym(m.group(1), m.group(2))
 
 
-def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) -> None:
+# Physical registers are symbols (renamed by first appearance, erased to ``R_``/``UR_``/``P_``/``UP_``/``B_`` in the
+# shape): register allocation is noise between two compiles, as PTX virtual register numbers are. The raw view
+# (``--raw``) keeps the physical names. SASS has no strings.
+def _quick_reg(s: str) -> tuple[str, str, str, str]:
+    """:func:`_sass_reg_sym` of a register's text (``UR4``: kind ``UR``, number ``4``) without a Sym."""
+    kind = s[:2] if s[0] == "U" else s[:1]
+    return ("reg." + kind, s[len(kind) :], kind, kind + "_")
+
+
+SYMBOLS = Symbols(_SASS_REG, _make_reg, r"(?<![\w.$])(?:UR|UP|R|P|B)\d+(?![\w$])", strings=False, quick=_quick_reg)
+# What makes an instruction need :func:`_sass_instr_parts` (a label or a branch-like opcode); others are all text:
+#   --:-:-:-:5	@P0 BRA LBB0;
+_SASS_SPECIAL = re.compile(r"LBB|\.L_|" + "|".join(_BRANCH_OPS))
+
+
+def normalize_sass(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+    out.use(SYMBOLS)
     kpat = kernel_pattern(kernel_name)
     func: tuple[int, str] | None = None
     block_start: int | None = None
@@ -186,7 +187,7 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
     # cuobjdump's raw form: BRA targets become LBBn labels numbered by first reference, as get_sass numbers them
     bra_labels: dict[int, int] = {}
     for line in raw_lines:
-        bm = _SASS_RAW_BRA.match(line)
+        bm = _SASS_RAW_BRA.match(line) if "BRA" in line and "/*" in line else None
         if bm:
             bra_labels.setdefault(int(bm.group(2), 16), len(bra_labels))
 
@@ -199,7 +200,18 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             out.regions.append(Region(func[0], last, func[1], func[1], anchor=True, function=True))
         func = None
 
+    triton, special, add_text = _SASS_TRITON.match, _SASS_SPECIAL.search, out.add_text
+    kname = kernel_name or None
     for rawno, line in enumerate(raw_lines, start=1):
+        # get_sass's instruction lines first (almost every line; no other pattern below matches one)
+        tm = triton(line)
+        if tm is not None:
+            ctrl, instr = tm.groups()
+            instr = instr.strip()
+            if kname is not None and kname in instr:
+                instr = replace_kernel(instr, kpat)
+            add_text(_sass_instr_parts(instr) if special(instr) else instr, rawno, ctrl)
+            continue
         s = line.strip()
         if not s or s.startswith("//") or s.startswith(".headerflags") or s.startswith("....."):
             continue
@@ -211,7 +223,7 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
             continue
         fm = _SASS_FUNC.match(line)
         if fm:
-            close_func(len(out.parts) - 1)
+            close_func(len(out) - 1)
             name = replace_kernel(fm.group(1), kpat)
             idx = out.add([f"Function:{name}"], rawno)
             func = (idx, f"Function:{name}")
@@ -223,11 +235,6 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
                 out.regions.append(Region(block_start, idx - 1, "block", block_label, anchor=False))
             block_start = idx
             block_label = f"{lm.group(1)} (line {rawno})"
-            continue
-        tm = _SASS_TRITON.match(line)
-        if tm:
-            instr = replace_kernel(tm.group(2).strip(), kpat)
-            out.add(_with_registers(_sass_instr_parts(instr)), rawno, tm.group(1))
             continue
         rm = _sass_raw(line)
         if rm is not None:
@@ -244,7 +251,7 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
                 instr += ";"
             if instr.endswith(";"):  # blanks before the closing semicolon go (linear: no regex backtracking)
                 instr = instr[:-1].rstrip() + ";"
-            idx = out.add(_with_registers(_sass_instr_parts(replace_kernel(instr, kpat), bra_labels)), rawno, "")
+            idx = out.add_text(_sass_instr_parts(replace_kernel(instr, kpat), bra_labels), rawno, "")
             pending = (idx, str(rawno))
             continue
         if s.startswith("code for") or s.startswith("Fatbin") or s.startswith("====") or s.startswith("arch ="):
@@ -252,4 +259,4 @@ def normalize_sass(out: Builder, raw_lines: list[str], kernel_name: str | None) 
         if s.startswith("code version") or s.startswith("host =") or s.startswith("compile_size"):
             continue
         out.add([replace_kernel(s, kpat)], rawno)
-    close_func(len(out.parts) - 1)
+    close_func(len(out) - 1)
