@@ -280,7 +280,23 @@ class BulkBuilder:
 
     def add(self, parts: list[str | Sym], raw_line: int, column: str = "") -> int:
         """Add one line of literal text and symbols (nothing searched); returns its index."""
-        return self._push("".join(map(self._hold, parts)), raw_line, column)
+        acc: list[str] = []
+        run: list[str] = []  # adjacent literal parts: kept as they are when no symbol can be read in them
+        for p in parts:
+            if isinstance(p, Sym):
+                if run:
+                    acc.append(self._literal("".join(run)))
+                    run.clear()
+                acc.append(self._hold(p))
+            else:
+                run.append(p)
+        if run:
+            acc.append(self._literal("".join(run)))
+        return self._push("".join(acc), raw_line, column)
+
+    def _literal(self, text: str) -> str:
+        """``text`` as literal text in a line: itself when the split finds nothing in it, else a placeholder."""
+        return self._hold(text) if self._split.search(text) else text
 
     def add_text(self, text: str | list[str | Sym], raw_line: int, column: str = "") -> int:
         """Add one line whose symbols are found in ``text`` (or in the literal parts of a parts list); returns its

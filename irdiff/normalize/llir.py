@@ -134,9 +134,10 @@ def _ll_sym(text: str) -> Sym:
     return Sym("md", m.group(3), "!_", "!{n}")
 
 
-# _LL_VALUE without capturing groups (for :class:`~irdiff.normalize.builder.BulkBuilder`'s split):
+# _LL_VALUE without capturing groups (for :class:`~irdiff.normalize.builder.BulkBuilder`'s split), the sigil first
+# (a character set the regex engine skips to; each lookbehind then checks the character before the sigil):
 #   %15 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !12
-_LL_PLAIN = r"(?=[%\#!])(?:%(?:[A-Za-z_$.\-][\w$.\-]*|\d+)|(?<![\w\"])\#\d+\b|(?<![\w\"])!\d+\b)"
+_LL_PLAIN = r"[%\#!](?:(?<=%)(?:[A-Za-z_$.\-][\w$.\-]*|\d+)|(?<=\#)(?<![\w\"]\#)\d+\b|(?<=!)(?<![\w\"]!)\d+\b)"
 
 
 def _quick(s: str) -> tuple[str, str, str, str] | None:

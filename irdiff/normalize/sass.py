@@ -171,7 +171,10 @@ def _quick_reg(s: str) -> tuple[str, str, str, str]:
     return ("reg." + kind, s[len(kind) :], kind, kind + "_")
 
 
-SYMBOLS = Symbols(_SASS_REG, _make_reg, r"(?<![\w.$])(?:UR|UP|R|P|B)\d+(?![\w$])", strings=False, quick=_quick_reg)
+# (for the split: the first letter's set first, which the regex engine skips to)
+SYMBOLS = Symbols(
+    _SASS_REG, _make_reg, r"(?=[URPB])(?<![\w.$])(?:UR|UP|R|P|B)\d+(?![\w$])", strings=False, quick=_quick_reg
+)
 # What makes an instruction need :func:`_sass_instr_parts` (a label or a branch-like opcode); others are all text:
 #   --:-:-:-:5	@P0 BRA LBB0;
 _SASS_SPECIAL = re.compile(r"LBB|\.L_|" + "|".join(_BRANCH_OPS))
