@@ -246,9 +246,10 @@ class BulkBuilder:
         self._kept: list[str] = []  # every chunk's pre-rename text, for the per-line symbols
         self._shown: dict[str, str] = {}  # symbol text (or placeholder) -> readable text
         self._erased: dict[str, str] = {}  # ... -> shape text
-        self._named: dict[str, str] = {}  # ... -> the symbol's new name (not for literal placeholders)
+        self._literals: set[str] = set()  # ... that are literal text, not a symbol (few)
+        self._bare: dict[str, str] = {}  # ... -> the new name of a symbol shown without its sigil (few)
         self._held: dict[str, str | Sym] = {}  # placeholder -> what it stands for, until its chunk is renamed
-        self._pool: dict[str, str] = {}  # one string per distinct shape
+        self._pool: dict[str, str] = {}  # one string per distinct shape (and side column)
         self._n = 0
         self._k = 0  # placeholders made
 
@@ -272,7 +273,7 @@ class BulkBuilder:
         self._chunk.append(text)
         self.raw_line.append(raw_line)
         if self.columns is not None:
-            self.columns.append(column)
+            self.columns.append(self._pool.setdefault(column, column))  # a few distinct control codes
         self._n += 1
         if len(self._chunk) >= _CHUNK:
             self._flush()
@@ -319,7 +320,7 @@ class BulkBuilder:
         self._chunk.append(line)
         self.raw_line.append(raw_line)
         if self.columns is not None:
-            self.columns.append(column)
+            self.columns.append(self._pool.setdefault(column, column))  # a few distinct control codes
         self._n += 1
         if len(self._chunk) >= _CHUNK:
             self._flush()
@@ -331,7 +332,7 @@ class BulkBuilder:
         if s[0] == self._s:
             what = self._held.pop(s)
         elif self.symbols.quick is not None and (q := self.symbols.quick(s)) is not None:
-            self._shown[s] = self._named[s] = self.renamer.numbered(q[0], q[1], q[2])
+            self._shown[s] = self.renamer.numbered(q[0], q[1], q[2])
             self._erased[s] = q[3]
             return
         else:
@@ -339,15 +340,15 @@ class BulkBuilder:
             if m is None or m.end() != len(s):
                 raise ValueError(f"split and pattern disagree on {s!r}")
             what = self.symbols.make(m)
-        if what is None:
-            self._shown[s] = self._erased[s] = s
-        elif isinstance(what, str):
-            self._shown[s] = self._erased[s] = what
+        if what is None or isinstance(what, str):
+            self._shown[s] = self._erased[s] = s if what is None else what
+            self._literals.add(s)
         else:
             name = self.renamer.name(what)
             self._shown[s] = name[1:] if what.bare else name
             self._erased[s] = what.erased
-            self._named[s] = name
+            if what.bare:
+                self._bare[s] = name
 
     def _flush(self) -> None:
         if not self._chunk:
@@ -371,7 +372,7 @@ class BulkBuilder:
         """Symbols and their spans of every line, from the kept pre-rename chunks."""
         symbols: list[tuple[str, ...]] = []
         spans: list[tuple[tuple[int, int], ...]] = []
-        split, shown, named = self._split.split, self._shown, self._named
+        split, shown, literal, bare = self._split.split, self._shown, self._literals, self._bare
         for joined in self._kept:
             for line in joined.split("\n"):
                 parts = split(line)
@@ -385,8 +386,8 @@ class BulkBuilder:
                 for k in range(1, len(parts), 2):
                     s = parts[k]
                     text = shown[s]
-                    if s in named:
-                        syms.append(named[s])
+                    if s not in literal:
+                        syms.append(bare.get(s, text))
                         where.append((pos, pos + len(text)))
                     pos += len(text) + len(parts[k + 1])
                 symbols.append(tuple(syms))
