@@ -21,11 +21,26 @@ class Interrupted(BaseException):
         self.signum = signum
 
 
+_received = 0  # signals received since install()
+
+
 def _raise(signum: int, frame: Any) -> None:
-    raise Interrupted(signum)
+    """The first signal raises :class:`Interrupted`; a second one, while that first interruption is being cleaned
+    up (workers stopped, temporaries removed), is ignored so the cleanup finishes: a double Ctrl-C, or
+    ``timeout -s INT``, which signals irdiff and then its process group; a third exits at once (``128 + N``)."""
+    global _received
+    _received += 1
+    if _received == 1:
+        raise Interrupted(signum)
+    if _received >= 3:
+        import os
+
+        os._exit(128 + signum)
 
 
 def install() -> None:
-    """SIGINT and SIGTERM raise :class:`Interrupted` in the main thread from now on."""
+    """SIGINT and SIGTERM raise :class:`Interrupted` in the main thread from now on (once: see :func:`_raise`)."""
+    global _received
+    _received = 0
     signal.signal(signal.SIGINT, _raise)
     signal.signal(signal.SIGTERM, _raise)

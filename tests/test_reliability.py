@@ -262,6 +262,30 @@ def test_interrupted_compile_then_clean_rerun(tmp_path: Path, sig: signal.Signal
     assert not temporaries(cache)
 
 
+def test_double_interrupt_still_leaves_nothing_half_written(tmp_path: Path) -> None:
+    """Two SIGINTs in a row while workers compile (a double Ctrl-C; ``timeout -s INT`` signals irdiff and then its
+    process group): exit 130 with one line, no worker left, and no temporary left behind at exit, before any rerun
+    reclaims it. SIGTERM then SIGINT alike."""
+    cache = tmp_path / "cache"
+    for first, second in ((signal.SIGINT, signal.SIGINT), (signal.SIGTERM, signal.SIGINT)):
+        p = start("compile", SUITE, "--variant", "wide", "--variant", "narrow", "--no-cache", "--target", "sm90",
+                  "--save", str(tmp_path / "b"), cache=cache)  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not list((cache / "results").glob(".tmp-*")) and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert p.poll() is None, "the compile finished before any worker started"
+        p.send_signal(first)
+        p.send_signal(second)
+        out, err = p.communicate(timeout=120)
+        code = 128 + first
+        assert p.returncode == code, (p.returncode, err[-2000:])
+        assert err.strip().splitlines()[-1] == f"irdiff: interrupted ({first.name})", err
+        assert "Traceback" not in err
+        assert wait_no_workers(p.pid) == []
+        assert not temporaries(cache), temporaries(cache)
+        assert not (tmp_path / "b").exists() or not temporaries(tmp_path / "b")
+
+
 def test_leftover_bundle_without_manifest_is_replaced(tmp_path: Path) -> None:
     """What an interrupted earlier irdiff left (a bundle directory without manifest, a half-written variant) is
     reclaimed, with and without --no-cache; a user's directory with other files is still refused."""
