@@ -12,7 +12,9 @@ SSA values with layout aliases and locations (``loc(#locN)``, call sites) and an
 LLIR blocks with ``!dbg`` attachments, numbered block labels, branches and inline ``asm`` strings. The other side
 has about 1% of its lines changed, 0.5% inserted and 0.5% deleted, in clusters.
 
-Usage: ``python benchmarks/bench_align_large.py [--mb 10] [--stages ptx,ttgir,llir,sass] [--out FILE]``.
+Usage: ``python benchmarks/bench_align_large.py [--mb 10] [--stages ptx,ttgir,llir,sass] [--out FILE] [--irdiff DIR]``
+(``--irdiff``: measure another checkout's irdiff, e.g. ``git worktree add /tmp/old <commit>``, for a before/after
+pair under the same load).
 Each measurement runs in a fresh child process; peak memory is that child's maximum resident set size
 (``ru_maxrss`` from ``os.wait4``), which includes the interpreter and the imported modules.
 """
@@ -290,7 +292,7 @@ def measure(cmd: list[str]) -> tuple[float, float, float, str]:
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, stdout
 
 
-def bench_stage(stage: str, mb: float, d: Path) -> tuple[bool, list[str]]:
+def bench_stage(stage: str, mb: float, d: Path, root: Path = ROOT) -> tuple[bool, list[str]]:
     """Measure one stage; returns (target met, table rows)."""
     make, _, _ = STAGES[stage]
     ext = {"ptx": "ptx", "ttgir": "mlir", "llir": "ll", "sass": "sass"}[stage]
@@ -302,7 +304,7 @@ def bench_stage(stage: str, mb: float, d: Path) -> tuple[bool, list[str]]:
     sizes = fa.stat().st_size / 1e6, fb.stat().st_size / 1e6
     git_s, git_cpu, git_mb, git_out = measure(["git", "diff", "--no-index", "--histogram", str(fa), str(fb)])
     git_load = os.getloadavg()[0]
-    ir_s, ir_cpu, ir_mb, ir_out = measure([sys.executable, "-c", CHILD, str(ROOT), str(fa), str(fb), stage])
+    ir_s, ir_cpu, ir_mb, ir_out = measure([sys.executable, "-c", CHILD, str(root), str(fa), str(fb), stage])
     ir_load = os.getloadavg()[0]
     r = json.loads(ir_out)
     git_changed = sum(1 for ln in git_out.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---"))
@@ -327,12 +329,16 @@ def main() -> int:
     p.add_argument("--mb", type=float, default=10.0)
     p.add_argument("--stages", default=",".join(STAGES), help="comma-separated: " + ", ".join(STAGES))
     p.add_argument("--out", default=None, help="also write the table to this file")
+    p.add_argument(
+        "--irdiff", type=Path, default=ROOT, help="the checkout whose irdiff is measured (e.g. an older commit's)"
+    )
     a = p.parse_args()
     stages = [x.strip() for x in a.stages.split(",") if x.strip()]
     unknown = [x for x in stages if x not in STAGES]
     if unknown:
         p.error(f"unknown stage {unknown[0]!r} (have: {', '.join(STAGES)})")
-    base_s, base_cpu, base_mb, _ = measure([sys.executable, "-c", "import irdiff.align, irdiff.normalize"])
+    imports = f"import sys; sys.path.insert(0, {str(a.irdiff.resolve())!r}); import irdiff.align, irdiff.normalize"
+    base_s, base_cpu, base_mb, _ = measure([sys.executable, "-c", imports])
     rows = [
         f"{'':34s} {'wall s':>8s} {'CPU s':>8s} {'peak MB':>8s} {'changed lines':>14s} {'load':>6s}",
         f"{'python + imports alone':34s} {base_s:8.2f} {base_cpu:8.2f} {base_mb:8.0f}",
@@ -340,7 +346,7 @@ def main() -> int:
     ok_all = True
     with tempfile.TemporaryDirectory() as d:
         for stage in stages:
-            ok, got = bench_stage(stage, a.mb, Path(d))
+            ok, got = bench_stage(stage, a.mb, Path(d), a.irdiff.resolve())
             ok_all &= ok
             rows += got
             print("\n".join(got), flush=True)
