@@ -278,6 +278,46 @@ def test_reproduce_line_is_the_command_that_made_it() -> None:
     assert _reproduce(SimpleNamespace(bundle=old, a="x", b="y")).startswith("irdiff matmul --variant x")  # type: ignore[arg-type]
 
 
+def test_reproduce_line_reproduces_the_pair_shown() -> None:
+    """A recorded command that is not a comparison of the pair shown (a `compile` of four variants, a comparison
+    of another pair) is not offered as "reproduce": the line is rebuilt for this pair, keeping the suite argument
+    as typed (a file suite's path::name); two kernels of a capture reproduce as `irdiff diff DIR_A DIR_B`."""
+    import shlex
+    from types import SimpleNamespace
+
+    from irdiff.bundle import Bundle, VariantResult
+    from irdiff.render.views import _reproduce
+
+    def rep(b: Bundle, a: str, c: str) -> list[str]:
+        return shlex.split(_reproduce(SimpleNamespace(bundle=b, a=a, b=c)))  # type: ignore[arg-type]
+
+    compiled = Bundle(suite="add", target="sm80", shape={"N": 4096},
+                      command=["irdiff", "compile", "k/add.py::add", "--target", "sm80", "--save", "b1"])  # fmt: skip
+    for a, b in (("dns", "plain"), ("plain", "dns")):  # both orders
+        assert rep(compiled, a, b) == ["irdiff", "k/add.py::add", "--variant", a, "--against", b, "--target", "sm80",
+                                       "--shape", "N=4096"]  # fmt: skip
+    other_pair = ["irdiff", "k/add.py::add", "--variant", "i64", "--against", "plain", "-q"]
+    b = Bundle(suite="add", target="sm80", command=other_pair, pair=["dns", "plain"])
+    assert rep(b, "dns", "plain")[:6] == ["irdiff", "k/add.py::add", "--variant", "dns", "--against", "plain"]
+    assert rep(b, "i64", "plain") == other_pair  # the very pair it compared: kept as typed
+    assert rep(b, "i64@2", "plain@2") == other_pair  # config 2 of that pair (--all-configs names)
+    named = ["irdiff", "compare", "matmul", "--against=unannotated"]
+    assert rep(Bundle(suite="matmul", target="sm90", command=named), "annotated", "unannotated") == named
+    assert rep(Bundle(suite="matmul", target="sm90", command=named), "annotated", "tiled")[:2] == ["irdiff", "matmul"]
+    default = ["irdiff", "matmul"]  # the suite's default pair, recorded as bundle.pair
+    assert rep(Bundle(suite="matmul", target="sm90", command=default, pair=["annotated", "unannotated"]), "annotated",
+               "unannotated") == default  # fmt: skip
+    assert rep(Bundle(suite="matmul", target="sm90", command=default, pair=["x", "y"]), "annotated", "unannotated")[2:4] == [
+        "--variant", "annotated"]  # fmt: skip
+    cap = Bundle(
+        suite="capture",
+        target="sm80",
+        command=["python", "train.py"],
+        variants={"k1": VariantResult(name="k1", directory="/c/k1"), "k2": VariantResult(name="k2", directory="/c/k2")},
+    )
+    assert rep(cap, "k1", "k2") == ["irdiff", "diff", "/c/k1", "/c/k2"]
+
+
 def test_missing_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 

@@ -67,17 +67,62 @@ def _both(c: Comparison, x: str, y: str) -> str:
     return x if x == y else f"{x} ({c.a}) · {y} ({c.b})"
 
 
+# irdiff's commands other than the comparison (``irdiff SUITE …`` / ``irdiff compare SUITE …``): a bundle made by
+# one of them records a command that does not reproduce a comparison.
+_NOT_COMPARE = ("report", "diff", "show", "list", "compile", "run", "capture", "sweep", "bisect", "envs")
+
+
+# Bundle "suite" names of kernel collections (irdiff/capture, irdiff/collections_diff): not a suite to compile.
+_COLLECTIONS = ("capture", "triton-cache", "triton-dump")
+
+
+def _option(cmd: list[str], name: str) -> str | None:
+    """The value of option ``name`` in a recorded command line (``--variant x`` or ``--variant=x``), else None."""
+    for i, x in enumerate(cmd):
+        if x == name and i + 1 < len(cmd):
+            return cmd[i + 1]
+        if x.startswith(name + "="):
+            return x.split("=", 1)[1]
+    return None
+
+
+def _base_name(name: str) -> str:
+    """``annotated@3`` (config 3 of ``annotated``) → ``annotated``."""
+    head, at, idx = name.rpartition("@")
+    return head if at and idx.isdigit() else name
+
+
 def _reproduce(c: Comparison) -> str:
-    """The command that made this comparison: the bundle's own command line (file suites as ``path.py::name``,
-    ``--shapes`` and every option kept), else one rebuilt from the bundle's facts."""
+    """The command that reproduces this comparison: the bundle's own command line (file suites as
+    ``path.py::name``, ``--shapes`` and every option kept) when it was a comparison of this very pair, else one
+    rebuilt from the bundle's facts and the suite argument of the recorded command (``irdiff compile
+    kernels.py::add --save B`` → ``irdiff kernels.py::add --variant … --against …``)."""
     bundle = c.bundle
     cmd = [str(x) for x in (bundle.command or [])]
-    if len(cmd) > 1 and cmd[0] == "irdiff" and cmd[1] not in ("report", "diff", "show", "list"):
-        return shlex.join(cmd)
     sa, sb = _settings(c, c.a), _settings(c, c.b)
-    base_a = str(sa.get("variant") or c.a)
-    base_b = str(sb.get("variant") or c.b)
-    parts = ["irdiff", bundle.suite or "SUITE", "--variant", base_a, "--against", base_b]
+    base_a = str(sa.get("variant") or _base_name(c.a))
+    base_b = str(sb.get("variant") or _base_name(c.b))
+    suite = bundle.suite or "SUITE"
+    if len(cmd) > 1 and cmd[0] == "irdiff":
+        sub = cmd[1]
+        if sub not in _NOT_COMPARE:
+            va, vb = _option(cmd, "--variant"), _option(cmd, "--against")
+            if va is None and vb is None:
+                same = not bundle.pair or list(bundle.pair) == [c.a, c.b]
+            else:
+                same = (va is None or _base_name(va) == base_a) and (vb is None or _base_name(vb) == base_b)
+            if same:
+                return shlex.join(cmd)
+        # the suite as the user named it (a file suite's path::name), from a command that names one
+        arg = cmd[2] if sub in ("compare", "compile", "run", "show") and len(cmd) > 2 else cmd[1]
+        if sub not in _NOT_COMPARE or sub in ("compare", "compile", "run", "show"):
+            suite = arg if not arg.startswith("-") else suite
+    dir_a = getattr(bundle.variants.get(c.a), "directory", "")
+    dir_b = getattr(bundle.variants.get(c.b), "directory", "")
+    if suite.split(" | ")[0] in _COLLECTIONS and dir_a and dir_b:
+        # kernels of a capture, Triton cache or dump: no suite to compile, the two saved kernels diffed again
+        return shlex.join(["irdiff", "diff", dir_a, dir_b])
+    parts = ["irdiff", suite, "--variant", base_a, "--against", base_b]
     ta, tb = _side_setting(c, "target", bundle.target)
     if ta:
         parts += ["--target", ta]
