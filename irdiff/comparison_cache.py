@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import sys
 import zlib
 from collections.abc import Sequence
 from dataclasses import fields
+from itertools import chain, compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -302,30 +304,33 @@ def _decode_rows(xs: Any, a_lines: list[str], b_lines: list[str]) -> list[DiffLi
     """Rows of an alignment (see the writing notes), every index and span checked against its line."""
     from irdiff.align import DiffLine, Span
 
-    _need(_types(xs, list) and all(len(x) == 7 for x in xs), "rows")
-    _need({x[0] for x in xs} <= set(_TAGS), "row tag")
-    na, nb = len(a_lines), len(b_lines)
-    _need(_types([x[1] for x in xs], int, type(None)) and _types([x[2] for x in xs], int, type(None)), "row index")
-    _need(all(x[1] is None or 0 <= x[1] < na for x in xs), "row index a")
-    _need(all(x[2] is None or 0 <= x[2] < nb for x in xs), "row index b")
-    _need(_types([x[3] for x in xs], int, str, type(None)) and _types([x[4] for x in xs], int, str, type(None)), "t")
-    _need(_types([x[5] for x in xs], list) and _types([x[6] for x in xs], list), "row spans")
+    _need(type(xs) is list, "rows")
+    na, nb, tags = len(a_lines), len(b_lines), set(_TAGS)
     out = []
-    for tag, a, b, at, bt, sa, sb in xs:
-        if at == 0 and type(at) is int:
+    for x in xs:
+        _need(type(x) is list and len(x) == 7, "row")
+        tag, a, b, at, bt, sa, sb = x
+        _need(tag in tags and type(sa) is list and type(sb) is list, "row tag")
+        if a is not None:
+            _need(type(a) is int and 0 <= a < na, "row index a")
+        if b is not None:
+            _need(type(b) is int and 0 <= b < nb, "row index b")
+        if type(at) is int:
+            _need(at == 0, "row text a")
             at = a_lines[a] if a is not None else None
-        if bt == 0 and type(bt) is int:
+        if type(bt) is int:
+            _need(bt == 0, "row text b")
             bt = b_lines[b] if b is not None else None
-        _need(type(at) is not int and type(bt) is not int, "row text")
+        _need((at is None or type(at) is str) and (bt is None or type(bt) is str), "row text")
         spans_a = spans_b = []
         if sa:
-            _need(_types(sa, int) and len(sa) % 2 == 0 and at is not None, "spans a")
-            _need(all(0 <= sa[k] <= sa[k + 1] <= len(at) for k in range(0, len(sa), 2)), "spans a")  # type: ignore
-            spans_a = [Span(sa[k], sa[k + 1]) for k in range(0, len(sa), 2)]
+            _need(at is not None and len(sa) % 2 == 0 and set(map(type, sa)) == {int}, "spans a")
+            spans_a = [Span(s, e) for s, e in zip(sa[::2], sa[1::2], strict=True)]
+            _need(all(0 <= p.start <= p.end <= len(at) for p in spans_a), "spans a")  # type: ignore[arg-type]
         if sb:
-            _need(_types(sb, int) and len(sb) % 2 == 0 and bt is not None, "spans b")
-            _need(all(0 <= sb[k] <= sb[k + 1] <= len(bt) for k in range(0, len(sb), 2)), "spans b")  # type: ignore
-            spans_b = [Span(sb[k], sb[k + 1]) for k in range(0, len(sb), 2)]
+            _need(bt is not None and len(sb) % 2 == 0 and set(map(type, sb)) == {int}, "spans b")
+            spans_b = [Span(s, e) for s, e in zip(sb[::2], sb[1::2], strict=True)]
+            _need(all(0 <= p.start <= p.end <= len(bt) for p in spans_b), "spans b")  # type: ignore[arg-type]
         out.append(DiffLine(tag, a, b, at, bt, spans_a, spans_b))
     return out
 
@@ -343,14 +348,15 @@ def _decode_stage(x: Any, bundle_text: str) -> NormalizedStage:
     _need(_types(raw_line, int) and (not raw_line or min(raw_line) >= 0), "raw_line")
     columns = x["columns"]
     _need(columns is None or _types(columns, str), "columns")
-    symbols = x["symbols"]
-    _need(_types(symbols, list) and set(map(type, (t for s in symbols for t in s))) <= {str}, "symbols")
-    spans = x["symbol_spans"]
-    _need(_types(spans, list) and set(map(type, (t for s in spans for t in s))) <= {int}, "symbol spans")
-    _need(len(shapes) == len(raw_line) == n and (columns is None or len(columns) == n), "per-line lengths")
+    symbols, spans = x["symbols"], x["symbol_spans"]
+    _need(_types(symbols, list) and set(map(type, chain.from_iterable(symbols))) <= {str}, "symbols")
+    _need(_types(spans, list) and len(shapes) == len(raw_line) == n and (columns is None or len(columns) == n), "n")
     _need(len(symbols) in (0, n) and len(spans) in (0, n), "per-line symbol lengths")
-    _need(all(len(s) % 2 == 0 and (not s or (min(s) >= 0 and max(s) <= len(ln))) for s, ln in zip(spans, lines)), "sp")
-    sym_spans = [tuple((s[i], s[i + 1]) for i in range(0, len(s), 2)) for s in spans]
+    flat = list(chain.from_iterable(spans))
+    _need(set(map(type, flat)) <= {int} and (not flat or min(flat) >= 0), "symbol spans")
+    _need({len(s) % 2 for s in spans} <= {0} and all(map(operator.le, map(max, filter(None, spans)),
+                                                         map(len, compress(lines, spans)))), "symbol spans")  # fmt: skip
+    sym_spans = [tuple(zip(s[::2], s[1::2], strict=True)) for s in spans]
     regions = []
     _need(type(x["regions"]) is list, "regions")
     for r in x["regions"]:
@@ -358,7 +364,7 @@ def _decode_stage(x: Any, bundle_text: str) -> NormalizedStage:
         _need(type(r[2]) is str and type(r[3]) is str and type(r[4]) is bool and type(r[5]) is bool, "region")
         regions.append(Region(_int(r[0], "region"), _int(r[1], "region"), r[2], r[3], r[4], r[5]))
     return NormalizedStage(stage=x["stage"], lines=lines, shapes=shapes, raw_line=raw_line, columns=columns, raw=raw,
-                           symbols=[tuple(s) for s in symbols], regions=regions, fallback=x["fallback"],
+                           symbols=list(map(tuple, symbols)), regions=regions, fallback=x["fallback"],
                            symbol_spans=sym_spans)  # fmt: skip
 
 
@@ -437,6 +443,10 @@ def load(
         return None
     if not _known_layout():
         return None
+    import gc
+
+    collecting = gc.isenabled()
+    gc.disable()  # ~100 000 new objects and no cycles among them: collecting while decoding is wasted work
     try:
         data = json.loads(zlib.decompress(raw).decode("utf-8", "surrogatepass"))
         _need(type(data) is dict and data.get("format") == FORMAT and data.get("key") == key, "format")
@@ -446,4 +456,7 @@ def load(
         diagnosis = _decode_diagnosis(data["diagnosis"], a, b) if data["diagnosis"] is not None else None
     except (Invalid, ValueError, TypeError, KeyError, IndexError, AttributeError, zlib.error, RecursionError):
         return None
+    finally:
+        if collecting:
+            gc.enable()
     return diffs, diagnosis
