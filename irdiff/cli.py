@@ -147,7 +147,7 @@ def compile_options(f: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--passes", is_flag=True, help="Also capture per-pass MLIR snapshots (MLIR_ENABLE_DUMP)."),
         click.option("--save", "save", default=None, type=click.Path(file_okay=False), help="Bundle directory."),
-        click.option("--no-cache", is_flag=True, help="Recompile even if irdiff has a cached result."),
+        click.option("--no-cache", is_flag=True, help="Recompile and re-diagnose even if irdiff has a cached result."),
         click.option(
             "-j", "--jobs", default=0, type=click.IntRange(min=0), help="Parallel compile processes (default: cores)."
         ),
@@ -560,13 +560,14 @@ def default_hunk_stages() -> tuple[str, ...]:
 
 
 def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
-                     width: int | None, color: str, paging: str) -> None:  # fmt: skip
-    """Normalize, align, diagnose and print the comparison (summary, findings, stage 0, hunks)."""
+                     width: int | None, color: str, paging: str, cache: bool = True) -> None:  # fmt: skip
+    """Normalize, align, diagnose and print the comparison (summary, findings, stage 0, hunks); ``cache=False``
+    (``--no-cache``) computes it afresh instead of reading :mod:`irdiff.comparison_cache`."""
     from irdiff.pipeline import build_comparison, parse_stages
     from irdiff.render.terminal import TerminalOptions, color_enabled, emit, render, terminal_width
 
     stages = parse_stages(stage)
-    comparison = build_comparison(bundle, a, b, stages=stages, raw=raw, context=context)
+    comparison = build_comparison(bundle, a, b, stages=stages, raw=raw, context=context, cache=cache)
     on = color_enabled(color)
     ctx = click.get_current_context(silent=True)
     opts = TerminalOptions(
@@ -610,11 +611,11 @@ def _report_outputs(files: dict[str, str | None], force: bool) -> list[tuple[str
 
 
 def _write_reports(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool,
-                   outputs: list[tuple[str, str]], force: bool) -> None:  # fmt: skip
+                   outputs: list[tuple[str, str]], force: bool, cache: bool = True) -> None:  # fmt: skip
     from irdiff.pipeline import build_comparison, parse_stages
     from irdiff.render.report import write_reports
 
-    comparison = build_comparison(bundle, a, b, stages=parse_stages(stage), raw=raw, context=context)
+    comparison = build_comparison(bundle, a, b, stages=parse_stages(stage), raw=raw, context=context, cache=cache)
     for path in write_reports(comparison, outputs, force=force):
         click.echo(f"report: {path}", err=True)
 
@@ -802,7 +803,7 @@ def compare_cmd(
                 bundle, suite, [a, b], shape, config, shapes, autotune, graph, interpret, bundle.target, ncu=ncu
             )
     if outputs:
-        _write_reports(bundle, a, b, stage, context, raw, outputs, force)
+        _write_reports(bundle, a, b, stage, context, raw, outputs, force, cache=not no_cache)
         if any(p == "-" for _, p in outputs):
             sys.exit(1 if run_status else 0)
     if as_json or explain_id:
@@ -812,7 +813,7 @@ def compare_cmd(
         sys.exit(1 if run_status else 0)
     if any(v.error for v in bundle.variants.values()):
         sys.exit(1)
-    _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging)
+    _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging, cache=not no_cache)
     if run_status:
         sys.exit(1)
 

@@ -254,12 +254,20 @@ def store(key: str, diffs: Sequence[StageDiff], diagnosis: Diagnosis | None, tex
 
     :param texts: per stage diff, the bundle's texts of that stage for ``a`` and ``b`` (what was normalized).
     """
+    import gc
+
     from irdiff.bundle import atomic_write
 
-    data = _encode(diffs, diagnosis, texts) if _known_layout() else None
-    if data is None:
-        return False
-    payload = json.dumps({"format": FORMAT, "key": key, **data}, separators=(",", ":"), ensure_ascii=False)
+    collecting = gc.isenabled()
+    gc.disable()  # as in load: many new objects, no cycles
+    try:
+        data = _encode(diffs, diagnosis, texts) if _known_layout() else None
+        if data is None:
+            return False
+        payload = json.dumps({"format": FORMAT, "key": key, **data}, separators=(",", ":"), ensure_ascii=False)
+    finally:
+        if collecting:
+            gc.enable()
     path = _path(key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
