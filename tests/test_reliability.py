@@ -344,16 +344,24 @@ _PROBE = (
     "import runpy, sys\n"
     "sys.argv = ['irdiff'] + sys.argv[1:]\n"
     "try:\n    runpy.run_module('irdiff', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
-    "print('IMPORTED', 'triton' in sys.modules, 'torch' in sys.modules, file=sys.stderr)\n"
+    "print('IMPORTED', 'triton' in sys.modules, 'torch' in sys.modules,\n"
+    "      'irdiff.diagnose.rules' in sys.modules or 'irdiff.normalize.llir' in sys.modules, file=sys.stderr)\n"
 )
 
 
 def _probe(*args: str, cache: Path) -> tuple[subprocess.CompletedProcess[str], tuple[bool, bool]]:
-    """Run the CLI in a process that reports afterwards whether Triton and torch were imported."""
+    """Run the CLI in a process that reports afterwards whether Triton and torch were imported (and whether the
+    comparison was computed, :func:`_computed`)."""
     r = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=300,
                        env=_env(cache), cwd=str(ROOT))  # fmt: skip
     line = next(ln for ln in r.stderr.splitlines() if ln.startswith("IMPORTED"))
     return r, (line.split()[1] == "True", line.split()[2] == "True")
+
+
+def _computed(r: subprocess.CompletedProcess[str]) -> bool:
+    """Whether a :func:`_probe` run computed its comparison (imported the rules or the LLIR normalizer) rather than
+    reading it from the comparison cache."""
+    return next(ln for ln in r.stderr.splitlines() if ln.startswith("IMPORTED")).split()[3] == "True"
 
 
 def test_warm_main_job_imports_neither_triton_nor_torch_and_edits_still_recompile(tmp_path: Path) -> None:
@@ -369,11 +377,13 @@ def test_warm_main_job_imports_neither_triton_nor_torch_and_edits_still_recompil
     warm, imported = _probe(*args, cache=cache)
     assert warm.returncode == 0, warm.stderr
     assert imported == (False, False), "a fully cached main job must not import triton or torch"
+    assert _computed(cold) and not _computed(warm), "the warm comparison comes from the comparison cache"
     assert warm.stdout == cold.stdout and "3.000000e+00" in warm.stdout
     ops = src / "rel_ops.py"
     ops.write_text(ops.read_text().replace("SCALE = tl.constexpr(3.0)", "SCALE = tl.constexpr(5.0)"))
     edited, imported = _probe(*args, cache=cache)
     assert edited.returncode == 0 and imported[0], edited.stderr
+    assert _computed(edited)  # new IR: a new comparison, not the cached one
     assert "5.000000e+00" in edited.stdout and "3.000000e+00" not in edited.stdout
     (bundle,) = [p.parent for p in (cache / "bundles").glob("*/manifest.json")]
     assert "5.000000e+00" in (bundle / "wide" / "ttir.mlir").read_text()
