@@ -60,7 +60,11 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_normalize_ptx.py",
     ],
     "irdiff/normalize/mlir.py": [*_NORMALIZE, "tests/test_normalize_mlir.py"],
-    "irdiff/normalize/llir.py": _NORMALIZE,
+    "irdiff/normalize/llir.py": [
+        "tests/test_normalize_llir.py",
+        "tests/test_normalize_patterns.py",
+        "tests/test_normalize.py::test_llir_renumbering",
+    ],
     "irdiff/normalize/ptx.py": ["tests/test_normalize_ptx.py"],
     "irdiff/normalize/sass.py": _NORMALIZE,
     "irdiff/normalize/locations.py": [

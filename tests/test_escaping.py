@@ -106,7 +106,7 @@ def test_markdown_prose_keeps_code_spans_and_escapes_the_rest() -> None:
 def test_markdown_prose_never_makes_markup(text: str) -> None:
     from irdiff.render.markdown import _prose as md_prose
 
-    out = _gfm(md_prose(text))
+    out = _gfm(f"x {md_prose(text)} y")  # prose sits inside a paragraph, as in the report
     inner = re.sub(r"</?(code|p)>", "", out)
     assert "<" not in inner and ">" not in inner
     assert out.count("<code>") <= text.count("`") // 2  # code spans only where the input pairs backticks
