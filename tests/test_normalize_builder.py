@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import re
 
-from irdiff.normalize.builder import Builder, Renamer, Sym, _stem, tokenize_symbols
+import pytest
+
+from irdiff.normalize import NormalizedStage, dialect_normalizer
+from irdiff.normalize.builder import _SENTINELS, Builder, BulkBuilder, Renamer, Sym, _stem, tokenize_symbols
+from irdiff.normalize.mlir import SYMBOLS as MLIR_SYMBOLS
 from irdiff.normalize.model import Region
 
 MLIR_FMT = "%{stem}.{n}"
@@ -71,3 +75,104 @@ def test_builder_lines_shapes_symbols_spans_columns_and_regions() -> None:
     # Pre-order: by start, the longer region first.
     assert [(r.start, r.end) for r in n.regions] == [(0, 2), (1, 2), (1, 1)]
     assert Builder("ptx", "").build().columns is None
+
+
+# --- BulkBuilder: the same output as Builder, per chunk (issue 15). Small exact cases of every feature it has, so
+# that a mutation of it is caught in a second (tests/test_normalize_fast.py fuzzes it and runs real compiles).
+
+_BULK_CASES = {
+    "ttgir": (
+        "#blocked1 = #ttg.blocked<{sizePerThread = [1, 8], order = [1, 0]}>\n"
+        '#loc = loc("k.py":1:0)\n'
+        "module {\n"
+        '  tt.func public @kern(%x_ptr: !tt.ptr<f16> loc("x"(#loc)), %n: i32) attributes {noinline = false} {\n'
+        "    %offs_7 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked1> loc(#loc)\n"
+        '    %0 = tt.load %x_ptr {note = "%offs_7 stays"} : !tt.ptr<f16> loc(#loc)\n'
+        "    scf.for %arg2 = %c0 to %n step %c1 {\n"
+        "      %1 = arith.addi %arg2, %offs_7 : i32   \n"
+        "    } loc(#loc)\n"
+        "    tt.return\n"
+        "  }\n"
+        "}\n"
+    ),
+    "llir": (
+        "; ModuleID = 'LLVMDialectModule'\n"
+        "define ptx_kernel void @kern(ptr addrspace(1) %0, i32 %1) #3 !dbg !4 {\n"
+        "  %3 = add i32 %1, 1, !dbg !7\n"
+        "  br label %5, !dbg !7\n"
+        "\n"
+        "5:                                   ; preds = %2\n"
+        '  tail call void asm sideeffect "mov.b32 %r1, $0;", "r"(i32 %3) #4, !dbg !8\n'
+        '  %.lr.ph = phi i32 [ %3, %2 ], [ %6, %5 ], !range !9  ; "#3 in a comment"\n'
+        '  %x = add i32 "#3 \\\n'
+        "  ret void\n"
+        "}\n"
+        "attributes #4 = { nounwind }\n"
+        "attributes #3 = { mustprogress }\n"
+    ),
+    "sass": (
+        "Function:kern\n"
+        "  .align 128 R5 LBB7\n"  # a line of no known form: kept as it is, nothing renamed in it
+        "--:-:-:-:2\tMOV R1, c[0x0][0x28];\n"
+        "--:-:0:-:1\tS2R R12, SR_TID.X;\n"
+        "--:-:-:Y:4\t@!P0 BRA LBB3;\n"
+        "LBB3:\n"
+        "01:-:-:-:1\tIMAD.WIDE.U32 R2, R12, 0x2, UR4;\n"
+        "        /*0160*/              @!P1 BRA 0x170 ;                        /* 0x0000002b00f08947 */\n"
+        "                                                                      /* 0x000e220000002100 */\n"
+        "        /*0170*/                   EXIT ;                                  /* 0x000000000000794d */\n"
+    ),
+    "ptx": '.visible .entry kern(\n{\n\tmov.u32 %r7, %r3;\n\t.pragma "nounroll %r7";\n$L__BB0_2:\n\tret;\n}\n',
+}
+
+
+def _build(make: type[Builder] | type[BulkBuilder], stage: str) -> NormalizedStage:
+    dialect = {"ttgir": "mlir"}.get(stage, stage)
+    out = make(stage, _BULK_CASES[stage], with_columns=dialect == "sass")
+    dialect_normalizer(dialect)(out, _BULK_CASES[stage].splitlines(), "kern")
+    return out.build()
+
+
+@pytest.mark.parametrize("stage", sorted(_BULK_CASES))
+def test_bulk_builder_gives_the_builders_output(stage: str) -> None:
+    ref, got = _build(Builder, stage), _build(BulkBuilder, stage)
+    assert (got.lines, got.shapes, got.raw_line, got.columns) == (ref.lines, ref.shapes, ref.raw_line, ref.columns)
+    assert (got.regions, list(got.symbols), list(got.symbol_spans)) == (ref.regions, ref.symbols, ref.symbol_spans)
+    assert got.symbols == ref.symbols and got.symbol_spans == ref.symbol_spans  # lazy lists compare as lists
+    assert not any(c in "".join(got.lines + got.shapes) for c in _SENTINELS)  # no placeholder left
+    assert any(got.symbols) and got.raw == _BULK_CASES[stage]
+
+
+def test_bulk_builder_cases_read_true() -> None:
+    """What the cases above exercise, stated: strings kept, a label shown without its sigil, sorted attribute
+    groups named by content, registers numbered by first appearance, control codes in the side column."""
+    t = _build(BulkBuilder, "ttgir")
+    assert '    %0 = tt.load %x_ptr.0 {note = "%offs_7 stays"} : !tt.ptr<f16>' in t.lines
+    assert "      %1 = arith.addi %arg0, %offs.0 : i32" in t.lines  # rstripped; block argument and stem renamed
+    ll = _build(BulkBuilder, "llir")
+    k = ll.lines.index("3:")  # the label of value %5, the fourth numbered value
+    assert ll.symbols[k] == ("%3",) and ll.symbol_spans[k] == ((0, 1),) and ll.shapes[k] == "%_:"
+    assert '  tail call void asm sideeffect "mov.b32 %r1, $0;", "r"(i32 %2) #attrs.' in ll.lines[k + 1]  # %r1 kept
+    assert ll.lines[k + 3] == '  %x.0 = add i32 "#3 \\'  # a quote that opens no string: #3 after it stays
+    assert [x.split("= ")[1] for x in ll.lines[-2:]] == ["{ mustprogress }", "{ nounwind }"]  # sorted by content
+    assert ll.lines[3] == ") " + ll.lines[-2].split(" = ")[0].removeprefix("attributes ") + " {"
+    s = _build(BulkBuilder, "sass")
+    assert s.lines[1] == ".align 128 R5 LBB7" and s.symbols[1] == ()
+    assert s.lines[2:7] == ["MOV R0, c[0x0][0x28];", "S2R R1, SR_TID.X;", "@!P0 BRA LBB0;", "LBB0:",
+                            "IMAD.WIDE.U32 R2, R1, 0x2, UR0;"]  # fmt: skip
+    assert s.lines[7:] == ["@!P1 BRA LBB1;", "LBB1:", "EXIT;"]  # the raw form's target address became a label
+    assert s.columns == ["", "", "--:-:-:-:2", "--:-:0:-:1", "--:-:-:Y:4", "", "01:-:-:-:1", "--:-:0:-:1", "", ""]
+    assert s.shapes[4] == "@!P_ BRA L_;" and s.symbols[4] == ("P0", "LBB0")
+
+
+def test_bulk_builder_refuses_what_it_cannot_do() -> None:
+    with pytest.raises(ValueError, match="placeholder"):
+        BulkBuilder("ttgir", "x" + _SENTINELS)
+    out = BulkBuilder("ttgir", "%0 = op")
+    out.use(MLIR_SYMBOLS)
+    out.add_text("%0 = op", 1)
+    with pytest.raises(ValueError, match="first line"):
+        out.use(MLIR_SYMBOLS)
+    ref = Builder("ttgir", "")
+    with pytest.raises(ValueError, match="symbols"):
+        ref.add_text("%0", 1)
