@@ -85,6 +85,10 @@ def test_all_configs_prints_the_table_then_the_chosen_config() -> None:
     assert re.search(rf"^irdiff configs-copy  annotated@{chosen[0]} vs unit@{chosen[0]}", out, re.M)
     assert "32×1 w1" in rows[0] and "16×128 w2" in rows[1]
     assert "── findings" in out and "━━ ttgir" in out
+    # the root column counts every finding of that config: the chosen one's count is its comparison's
+    shown = re.search(r"── findings \((\d+)[:, ]", out)
+    assert shown is not None
+    assert f"spec.constexpr-one-lost ({shown.group(1)} findings in all)" in rows[chosen[0]], rows[chosen[0]]
 
 
 @pytest.mark.parametrize("extra", [["--config", "0"], ["--variant", "annotated@0"], ["--against", "unit@0"]])

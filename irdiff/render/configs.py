@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from irdiff.render.order import present_findings
+from irdiff.render.words import plural
 
 if TYPE_CHECKING:
     from irdiff.bundle import Bundle, VariantResult
@@ -181,7 +182,7 @@ def render_config_table(rows: list[ConfigRow], a: str, b: str, chosen: int | Non
         if r.error:
             body.append([f"{mark}{r.index}", r.config, "", "", "", f"failed: {r.error}"])
             continue
-        root = f"{r.root[0]} (of {r.findings})" if r.root else "no finding"
+        root = f"{r.root[0]} ({plural(r.findings, 'finding')} in all)" if r.root else "no finding"
         body.append([f"{mark}{r.index}", r.config, str(r.counts_differ), _pair(r.registers), _pair(r.shared), root])
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head) - 1)]
     lines = []
