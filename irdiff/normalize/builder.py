@@ -133,17 +133,6 @@ class Renamer:
         self.names: dict[tuple[str, str], str] = {}
         self.counters: dict[tuple[str, str], int] = {}
 
-    def numbered(self, cls: str, name: str, prefix: str) -> str:
-        """:meth:`name` of ``Sym(cls, name, ..., prefix + "{n}")`` (a stem-less format), without making the Sym."""
-        key = (cls, name)
-        got = self.names.get(key)
-        if got is None:
-            ckey = (cls, "")
-            n = self.counters.get(ckey, 0)
-            self.counters[ckey] = n + 1
-            got = self.names[key] = prefix + str(n)
-        return got
-
     def name(self, sym: Sym) -> str:
         key = (sym.cls, sym.name)
         got = self.names.get(key)
@@ -327,14 +316,10 @@ class BulkBuilder:
         return self._n - 1
 
     def _new(self, s: str) -> None:
-        """Name a symbol text (or a placeholder) seen for the first time."""
+        """Name a symbol text (or a placeholder) seen for the first time, which ``quick`` did not name."""
         what: str | Sym | None
         if s[0] == self._s:
             what = self._held.pop(s)
-        elif self.symbols.quick is not None and (q := self.symbols.quick(s)) is not None:
-            self._shown[s] = self.renamer.numbered(q[0], q[1], q[2])
-            self._erased[s] = q[3]
-            return
         else:
             m = self.symbols.pattern.match(s)
             if m is None or m.end() != len(s):
@@ -358,10 +343,25 @@ class BulkBuilder:
         self._kept.append(joined)
         parts = self._split.split(joined)
         syms = parts[1::2]
-        shown = self._shown
+        shown, erased = self._shown, self._erased
+        quick, names, counters, sentinel = self.symbols.quick, self.renamer.names, self.renamer.counters, self._s
         for s in filterfalse(shown.__contains__, syms):  # new symbols, in order of appearance
-            if s not in shown:
+            if s in shown:
+                continue
+            q = quick(s) if quick is not None and s[0] != sentinel else None
+            if q is None:
                 self._new(s)
+                continue
+            # Renamer.name of Sym(q[0], q[1], q[3], q[2] + "{n}"), inlined: once per distinct symbol of a huge text
+            key = (q[0], q[1])
+            name = names.get(key)
+            if name is None:
+                ckey = (q[0], "")
+                n = counters.get(ckey, 0)
+                counters[ckey] = n + 1
+                name = names[key] = q[2] + str(n)
+            shown[s] = name
+            erased[s] = q[3]
         parts[1::2] = map(shown.__getitem__, syms)
         self._lines.extend(map(str.rstrip, "".join(parts).split("\n")))
         parts[1::2] = map(self._erased.__getitem__, syms)

@@ -47,18 +47,15 @@ _LL_DBG_FLAG = re.compile(r'^\s*!\d+\s*=\s*!\{i32 \d+, !"(?:Debug Info Version|D
 _LL_SKIP = re.compile(f"{_LL_DROP.pattern}|{_LL_DBG_FLAG.pattern}")
 
 
-# One ``!dbg !N`` attachment with the blanks and the comma before it (the usual line: one attachment, ASCII):
-#   %13 = add i32 %3, 127, !dbg !15
-_DBG_ONE = re.compile(r",? *!dbg ![0-9]*")
-
-
 def _drop_dbg(line: str) -> str:
     """Remove ``, !dbg !N`` attachments (and `` !dbg !N`` on ``define``)."""
     k = line.find("!dbg !")
     if k < 0:
         return line
-    if line.find("!dbg !", k + 6) < 0 and line.isascii():  # one attachment: what the loop below removes
-        return _DBG_ONE.sub("", line, count=1)
+    if line.find("!dbg !", k + 6) < 0 and line.isascii():  # one attachment (the usual line): the loop below, in C
+        rest = line[k + 6 :]
+        head = line[:k].rstrip(" ")
+        return (head[:-1] if head.endswith(",") else head) + rest.lstrip("0123456789")
     while k >= 0:
         j = k + 6
         while j < len(line) and line[j].isdigit():
