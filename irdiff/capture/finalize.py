@@ -29,6 +29,7 @@ DIR [--jobs N] [--sass] [--explain] [--variant NAME ...]``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -407,6 +408,7 @@ def finalize_many(
     if explain_todo:
         tasks.append((_explain_batch, explain_todo, min(n_jobs, max(1, len(explain_todo) // 4))))
     if len(tasks) > 1:
+        _import_triton_first()
         with ThreadPoolExecutor(max_workers=len(tasks)) as pool:  # each task waits on its own child processes
             for found in list(pool.map(lambda t: t[0](t[1], t[2]), tasks)):
                 errors += found
@@ -498,6 +500,15 @@ def _cubins(vs: list[VariantResult]) -> list[tuple[str, bytes, int]]:
     return out
 
 
+def _import_triton_first() -> None:
+    """Import Triton in this thread before a thread pool needs it: the pools' tasks look up Triton's CUDA tools
+    (:func:`irdiff.compile.compat.tool_path`), and two threads importing Triton at once fail on its circular
+    imports (``cannot import name 'backends' from partially initialized module 'triton.backends'``, seen with
+    Triton 3.6). A no-op once imported; without Triton the tasks report their own error."""
+    with contextlib.suppress(ImportError):
+        import triton  # noqa: F401
+
+
 def _resources_batch(directory: Path, vs: list[VariantResult], n_jobs: int) -> list[str]:
     """Launches, ptxas report (kept or re-run, ``n_jobs`` at a time) and cubin resources (one cuobjdump call)."""
     from concurrent.futures import ThreadPoolExecutor
@@ -508,6 +519,8 @@ def _resources_batch(directory: Path, vs: list[VariantResult], n_jobs: int) -> l
     errors: list[str] = []
     for v in vs:
         merge_launches(v, directory)
+    if vs:
+        _import_triton_first()
 
     def report(v: VariantResult) -> tuple[str, str] | None:
         arch = arch_of(v)
@@ -609,6 +622,7 @@ def _sass_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
     if not vs:
         return []
     shares = [vs[k::n_jobs] for k in range(min(n_jobs, len(vs)))]
+    _import_triton_first()
     with ThreadPoolExecutor(max_workers=len(shares)) as pool:
         listings = list(pool.map(lambda share: _cuobjdump(["-sass"], _cubins(share)), shares))
     errors = []
@@ -632,6 +646,7 @@ def _explain_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
     if not vs:
         return []
     shares = [vs[k::n_jobs] for k in range(min(n_jobs, len(vs)))]
+    _import_triton_first()
 
     def work(share: list[VariantResult]) -> list[str]:
         return explain_variants(share)
