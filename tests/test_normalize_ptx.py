@@ -149,3 +149,42 @@ def test_kernel_with_blocks_then_stray_braces_then_helper_without_blocks() -> No
         ("block", 19, 20),
         (".func helper", 24, 33),
     ]
+
+
+def _fast_equals_general(text: str, kernel: str | None) -> None:
+    """The chunked fast path (normalize_ptx_fast), the general normalizer through the reference Builder and through
+    the BulkBuilder: the same lines, shapes, raw lines, regions and (lazy) symbols and spans."""
+    from irdiff.normalize.builder import Builder, BulkBuilder
+    from irdiff.normalize.ptx import normalize_ptx, normalize_ptx_fast
+
+    fast = normalize_ptx_fast("ptx", text, text.splitlines(), kernel)
+    assert fast is not None
+    for make in (Builder, BulkBuilder):
+        out = make("ptx", text)
+        normalize_ptx(out, text.splitlines(), kernel)
+        ref = out.build()
+        assert (fast.lines, fast.shapes, fast.raw_line, fast.regions) == (
+            ref.lines,
+            ref.shapes,
+            ref.raw_line,
+            ref.regions,
+        )
+        assert list(fast.symbols) == list(ref.symbols) and list(fast.symbol_spans) == list(ref.symbol_spans)
+        assert fast.columns is None and fast.raw == text
+
+
+def test_fast_path_equals_the_general_normalizer_on_the_data() -> None:
+    """Cheap and exact (the mutation selection of ptx.py): the small module, the real Triton 3.6 kernel, and texts
+    that stress the fast path's own loop: comments and trailing blanks, a string-free kernel name in several places,
+    stray braces, a function left open, labels before any function, more than one chunk of lines."""
+    big = "\n".join(f"\tadd.s32 \t%r{k % 7}, %r{k % 5}, {k};  // c{k}" for k in range(4200))
+    texts = [
+        (SMALL, "my_kernel"),
+        (gzip.decompress((DATA / "triton36-sm86-moved_a.ptx.gz").read_bytes()).decode(), "moved_kernel"),
+        (gzip.decompress((DATA / "triton36-sm86-moved_b.ptx.gz").read_bytes()).decode(), "moved_kernel"),
+        ("$L__BB0_1:\n{\n}\n.entry k(\n.param .u64 k_param_0\n)\n{\n$L__BB0_2:\n\tbra $L__BB0_1;  \n", "k"),
+        (".func f()\n{\n\tmov.u32 %r1, %rd2;\n\t}\n}\n\n\t// x\n.visible .entry kk()\n{\n" + big + "\n}\n", "kk"),
+        (".visible .entry k()\n{\n\t.loc 1 2 3\n$L__tmp0:\n\t@%p1 bra $L__BB0_3;\n$L__BB0_3:\n\tret;\n", None),
+    ]
+    for text, kernel in texts:
+        _fast_equals_general(text, kernel)
