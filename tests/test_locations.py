@@ -146,3 +146,26 @@ def test_llir_locations() -> None:
 @pytest.mark.parametrize("stage", ["ttir", "llir", "ptx", "sass"])
 def test_no_locations_map_nothing(stage: str) -> None:
     assert source_map(stage, "  add r1, r2\n  mul r3, r4\n", "/src/k.py") == {}
+
+
+def _chain(first: str, hops: int) -> str:
+    """An op whose location is ``first`` (naming ``#loc1``), then ``hops`` aliases each naming the next, then the
+    file location: nesting ``hops`` + 1 or 2 levels deep."""
+    defs = "".join(f"#loc{i} = loc(#loc{i + 1})\n" for i in range(1, hops + 1))
+    return f'  %0 = arith.addi %a, %b : i32 loc({first})\n{defs}#loc{hops + 1} = loc("/src/k.py":5:1)\n'
+
+
+@pytest.mark.parametrize(
+    ("first", "deepest"),
+    [
+        ("#loc1", 63),  # every alias one level: the file location read at depth 64, the limit
+        ('"n"(#loc1)', 62),  # a named location, a call site, a fused location, a nested loc(...): two levels
+        ("callsite(#loc1 at #loc999)", 62),
+        ("fused[#loc1, #loc999]", 62),
+        ("loc(#loc1)", 62),
+    ],
+)
+def test_mlir_location_depth_limit(first: str, deepest: int) -> None:
+    """Locations nest at most 64 levels (a cycle or a hostile bundle ends there): exactly at the limit still maps."""
+    assert source_map("ttgir", _chain(first, deepest), "/src/k.py") == {1: 5}
+    assert source_map("ttgir", _chain(first, deepest + 1), "/src/k.py") == {}
