@@ -88,7 +88,7 @@ def test_identical_facts_give_no_findings() -> None:
 def test_registry_tables_are_built_from_declarations() -> None:
     ids = [e.id for r in REGISTERED for e in r.emits]
     assert len(ids) == len(set(ids)) == len(RULE_IDS)
-    assert CAUSES["resources.spills"] == ["resources.registers"]
+    assert CAUSES["resources.spills"] == ["resources.registers", "options.changed"]
     regs = next(r for r in REGISTERED if "resources.registers" in r.ids)
     assert regs.fn is rule_registers and "resources" in regs.reads
 

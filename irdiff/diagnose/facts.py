@@ -242,6 +242,13 @@ class LoopFact:
     end_line: int = 0
     attrs: str = ""
     has_inner: bool = False
+    # the ``loc`` of the loop's closing line (``#loc1``): the Python ``for`` it comes from
+    loc: str = ""
+    # the remainder loop ``triton-loop-unroll`` adds after a loop it unrolled (same ``loc``, right after it, marked
+    # ``tt.num_stages = 1``); ``unroll`` is the factor on the unrolled loop itself (1: not unrolled), counted as its
+    # memory/dot ops (else all ops) over the remainder's
+    remainder: bool = False
+    unroll: int = 1
 
 
 @dataclass
@@ -294,6 +301,9 @@ class VariantFacts:
     arg_roles: dict[str, list[str]] = field(default_factory=dict)
     sass_calls: list[Ref] = field(default_factory=list)  # CALLs into subroutines that return (RET)
     sass_branch_calls: list[Ref] = field(default_factory=list)  # CALLs whose target never returns (branches)
+    # TTIR ``tt.load``s inside an ``scf.for`` whose address and mask do not change from one iteration to the next
+    # (:func:`invariant_loads`): each iteration reads the same memory again
+    invariant_loads: list[Ref] = field(default_factory=list)
     # dots, atomics, layout conversions, memory hints, MMA waits, fp64, compiler messages: filled by
     # irdiff.diagnose.diagnose from irdiff.diagnose.mechfacts (which builds on this module's helpers), else None
     mech: MechFacts | None = None
@@ -477,6 +487,8 @@ def _walk_mlir(text: str, stage: str) -> tuple[list[_Op], list[LoopFact]]:
                 rest = s[1:].strip()
                 closed.attrs = rest
                 closed.flatten = closed.flatten or "tt.flatten" in rest
+                lm = re.search(r"loc\((#[\w.]+)\)\s*$", raw)
+                closed.loc = lm.group(1) if lm else ""
             if s.endswith("{"):  # "} else {" / "}, {"
                 stack.append(None)
             continue
@@ -497,7 +509,27 @@ def _walk_mlir(text: str, stage: str) -> tuple[list[_Op], list[LoopFact]]:
                 stack.append(lf)
             else:
                 stack.append(None)
+    _mark_unrolled(ops, loops)
     return ops, loops
+
+
+def _mark_unrolled(ops: list[_Op], loops: list[LoopFact]) -> None:
+    """Find the loops ``triton-loop-unroll`` produced (``tl.range(..., loop_unroll_factor=N)``): the unrolled loop
+    and, right after it at the same depth from the same Python ``for`` (same ``loc``), its remainder loop."""
+    heavy = ("tt.load", "tt.store", "tt.dot", "tt.atomic_rmw", "tt.descriptor_load", "ttg.async_copy_global_to_local")
+    for prev, lp in zip(loops, loops[1:], strict=False):
+        if not (lp.loc and lp.loc == prev.loc and lp.depth == prev.depth and prev.end_line < (lp.ref.line or 0)):
+            continue
+        if "tt.num_stages = 1" not in lp.attrs:
+            continue
+        body_main = [o.op for o in ops if o.loop is prev]
+        body_rem = [o.op for o in ops if o.loop is lp]
+        hm = sum(1 for o in body_main if o.startswith(heavy))
+        hr = sum(1 for o in body_rem if o.startswith(heavy))
+        num, den = (hm, hr) if hr else (len(body_main), len(body_rem))
+        if den and num > den:
+            lp.remainder = True
+            prev.unroll = max(2, round(num / den))
 
 
 def _func_signature_args(ttir: str) -> dict[str, Ref]:
@@ -1002,6 +1034,16 @@ class TTGIRMemoryFacts:
     waits: list[WaitFact]
 
 
+def _indexed(alloc: _Op, ops: list[_Op]) -> bool:
+    """A result of ``alloc`` is sliced per slot (``ttg.memdesc_index``, ``ttg.memdesc_subview`` in older Triton)."""
+    names = [r.split("#")[0] for r in alloc.results]
+    return any(
+        o.op in ("ttg.memdesc_index", "ttg.memdesc_subview")
+        and any(re.search(rf"{re.escape(n)}\b", o.text) for n in names)
+        for o in ops
+    )
+
+
 def ttgir_memory_facts(ttgir_ops: list[_Op]) -> TTGIRMemoryFacts:
     """Buffers (``ttg.local_alloc``), copies (``ttg.async_copy_global_to_local``, TMA), loads and waits in TTGIR."""
     buffers: list[Buffer] = []
@@ -1021,7 +1063,9 @@ def ttgir_memory_facts(ttgir_ops: list[_Op]) -> TTGIRMemoryFacts:
                     continue  # mbarriers of TMA/wgmma pipelines, not data buffers
                 nbytes = math.prod(dims) * elem_bits(e) // 8
                 has_init = bool(re.search(r"local_alloc\s+%", op.text))
-                ring = not has_init and len(dims) >= 2 and "mutable" in op.text
+                # a ring is indexed per slot (``ttg.memdesc_index``); a mutable buffer used whole (a TMA load's
+                # single destination tile, ``64x64xf16``) is one buffer, not a ring of 64
+                ring = not has_init and len(dims) >= 2 and "mutable" in op.text and _indexed(op, ttgir_ops)
                 depth = dims[0] if ring else 1
                 tile = dims[1:] if ring else dims
                 buffers.append(Buffer(depth, tile, e, nbytes, ref))
@@ -1308,4 +1352,58 @@ def extract_facts(v: VariantResult) -> VariantFacts:
         arg_roles=arg_roles,
         sass_calls=calls_sub,
         sass_branch_calls=calls_branch,
+        invariant_loads=invariant_loads(ttir_ops, loops_ttir),
     )
+
+
+_SSA = re.compile(r"%[\w.$-]+")
+
+
+def invariant_loads(ops: list[_Op], loops: list[LoopFact]) -> list[Ref]:
+    """TTIR ``tt.load`` ops inside a loop whose operands (pointer, mask, other) are the same on every iteration:
+    nothing they derive from is the loop's induction variable, a loop-carried value (``iter_args``), a block argument
+    of a loop nested in it, or a load inside the loop. Triton's LICM (``make_ttir``) hoists side-effect-free index
+    math but never a load, so such a load stays in the loop exactly where the source put it. Printed SSA names are
+    scoped by region (two sibling loops may both call their induction variable ``%s``): a name resolves to the
+    innermost loop around its use that declares it, else to its last definition before the use."""
+    defs: dict[str, list[_Op]] = {}
+    for o in ops:
+        for r in o.results:
+            defs.setdefault(r.split("#")[0], []).append(o)
+    block_args: dict[str, list[LoopFact]] = {}
+    for lp in loops:
+        head = lp.ref.text
+        for m in re.finditer(r"(%[\w.$-]+)\s*=", head.split("iter_args", 1)[-1] if "iter_args" in head else ""):
+            block_args.setdefault(m.group(1), []).append(lp)
+        iv = re.search(r"scf\.for\s+(%[\w.$-]+)\s*=", head)
+        if iv:
+            block_args.setdefault(iv.group(1), []).append(lp)
+
+    def inside(line: int | None, lp: LoopFact) -> bool:
+        return (lp.ref.line or 0) < (line or 0) < (lp.end_line or 10**9)
+
+    def variant(name: str, lp: LoopFact, use: int, seen: set[tuple[str, int]]) -> bool:
+        if (name, use) in seen:
+            return False
+        seen.add((name, use))
+        owners = [x for x in block_args.get(name, []) if inside(use, x)]
+        if owners:
+            owner = max(owners, key=lambda x: x.ref.line or 0)
+            return owner is lp or inside(owner.ref.line, lp)
+        d = max((o for o in defs.get(name, []) if o.line < use), key=lambda o: o.line, default=None)
+        if d is None or not inside(d.line, lp):
+            return False
+        if d.op.startswith(("tt.load", "tt.atomic", "tt.descriptor_load", "scf.")):
+            return True
+        body = d.text.split("=", 1)[1] if d.results and "=" in d.text else d.text
+        return any(variant(x, lp, d.line, seen) for x in _SSA.findall(body.split(":", 1)[0]))
+
+    out: list[Ref] = []
+    for o in ops:
+        if o.op != "tt.load" or o.loop is None:
+            continue
+        body = o.text.split("=", 1)[1] if o.results and "=" in o.text else o.text
+        operands = _SSA.findall(body.split(":", 1)[0])
+        if operands and not any(variant(x, o.loop, o.line, set()) for x in operands):
+            out.append(Ref("ttir", o.line, o.text))
+    return out

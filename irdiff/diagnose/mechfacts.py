@@ -659,9 +659,9 @@ def _hints(ttir: str, src: str, python: str) -> list[HintFact]:
             for k, v in found:
                 py = py or python_ref(ln.raw, table, src, python)
                 out.append(HintFact(k, v, ln.op, ref, py))
-        elif ln.op in ("tt.assume", "llvm.intr.assume"):
+        if ln.op in ("tt.assume", "llvm.intr.assume"):
             out.append(HintFact("assume", "", ln.op, ref, python_ref(ln.raw, table, src, python)))
-        else:
+        else:  # also on a load: ``tl.multiple_of(tl.load(p), 16)`` puts the attribute on the ``tt.load``
             for attr, kind in (("tt.divisibility", "multiple_of"), ("tt.contiguity", "max_contiguous")):
                 m = re.search(re.escape(attr) + r" = dense<(\d+)>", ln.text)
                 if m and not ln.op.startswith("tt.func"):

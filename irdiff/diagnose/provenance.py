@@ -68,6 +68,8 @@ ATTR_WORDS: dict[str, str] = {
     "tf32": "`tf32` (TensorFloat-32 inputs)",
     "tf32x3": "`tf32x3` (three-pass TF32)",
     "ieee": "`ieee` (full fp32 inputs)",
+    "bf16x3": "`bf16x3` (three bf16 products per fp32 product)",
+    "bf16x6": "`bf16x6` (six bf16 products per fp32 product)",
     "maxNumImpreciseAcc": "max imprecise accumulations",
     "tt.divisibility": "divisibility hint (`tl.multiple_of`)",
     "tt.contiguity": "contiguity hint (`tl.max_contiguous`)",
@@ -217,13 +219,30 @@ _WORD = re.compile(r"[A-Za-z_][\w.:]*")
 _TYPE_WORDS = {"tensor", "dense", "ptr", "tt.ptr", "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"}
 
 
+# A structured attribute (``cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_first>``)
+# stands for its items; the items that mean "no hint" are what an op without the attribute has.
+_STRUCT_ATTR = re.compile(r"[A-Za-z_][\w.]*\s*=\s*#[\w.]+<([^<>]*)>")
+_DEFAULT_ITEMS = {"cache_modifier = none", "eviction_policy = evict_normal", "isVolatile = false"}
+
+
 def _attr_tokens(key: str) -> list[str]:
-    """Attribute items of an MLIR op key: ``name = value`` pairs (``eviction_policy = evict_first``), then the
-    bare words outside them (``acq_rel``, ``gpu``), type words and SSA names left out."""
-    pairs = [f"{k} = {v}" for k, v in _KV.findall(key)]
+    """Attribute items of an MLIR op key: ``name = value`` pairs (``eviction_policy = evict_first``; a structured
+    attribute's items, default-valued items left out), then the bare words outside them (``acq_rel``, ``gpu``);
+    types (``tensor<64x1x!tt.ptr<f32>>``, nested or not), type words and SSA names left out, so ops whose result
+    *types* differ (a ``64x1`` vs a ``1x64`` splat) are not an attribute change."""
+    key = _STRUCT_ATTR.sub(lambda m: f" {m.group(1)} ", key)
+    pairs = [p for p in (f"{k} = {v}" for k, v in _KV.findall(key)) if p not in _DEFAULT_ITEMS]
     rest = _KV.sub(" ", key)
-    rest = re.sub(r"<[^<>]*>", " ", rest)
-    words = [w for w in _WORD.findall(rest) if w not in _TYPE_WORDS and not re.fullmatch(r"x?[if]\d+|xi\d+", w)]
+    while True:  # innermost angle brackets first, until no type is left
+        nxt = re.sub(r"<[^<>]*>", " ", rest)
+        if nxt == rest:
+            break
+        rest = nxt
+    words = [
+        w
+        for w in _WORD.findall(rest)
+        if w not in _TYPE_WORDS and not re.fullmatch(r"x?[if]\d+|xi\d+|x[\dx]*", w) and not w.startswith("tt.ptr")
+    ]
     return pairs + words[1:]  # the first word is the op name
 
 

@@ -69,6 +69,9 @@ ROOT_IDS: tuple[str, ...] = (
 )
 # Findings with these id prefixes are roots when nothing causes them (stage 0, options, source, settings).
 ROOT_PREFIXES: tuple[str, ...] = ("spec.", "options.", "config.", "source.", "settings.", "ttir.attr-changed")
+# Findings that only count (instructions by kind, registers, shared memory): they never claim a source change, the
+# change's own root names it and the count links to it as an effect.
+_COUNT_IDS: tuple[str, ...] = ("ptx.memory-ops", "sass.instructions", "resources.")
 # More unclaimed source changes than this make the pair a rewrite (no source change is taken as a root).
 REWRITE_CHANGES = 12
 UNEXPLAINED_NOTE = (
@@ -174,7 +177,15 @@ _EVICT_WORDS = {
     "evict_unchanged": "`evict_unchanged` (the lines keep their eviction priority)",
     "no_allocate": "`no_allocate` (the lines are not allocated in the cache)",
 }
-_HINT_OPS = ("evict", "cache_hint", "createpolicy", ".EF", ".EL", ".LU", ".NA", ".cg", ".cs", ".ca", ".lu", ".cv")
+_HINT_OPS = ("evict", "cache_hint", "createpolicy")
+# cache-operator qualifiers, matched as whole dot-separated parts (``LDG.E.EF``, ``ld.global.cg``), never inside
+# another word (``LOP3.LUT`` is no ``.LU``)
+_HINT_PARTS = frozenset({"EF", "EL", "LU", "NA", "cg", "cs", "ca", "lu", "cv"})
+
+
+def _is_hint_op(key: str) -> bool:
+    """``key`` (a PTX/SASS instruction key) carries a cache hint or builds a cache policy."""
+    return any(h in key for h in _HINT_OPS) or bool(_HINT_PARTS & set(re.split(r"[.\s]+", key)[1:]))
 
 
 def _hint_values(tokens: list[str]) -> tuple[set[str], set[str]]:
@@ -200,8 +211,8 @@ def _mech_eviction(ctx: RootContext) -> str | None:
     low = [d for d in ctx.trace if d.stage in ("ptx", "sass")]
     xa = {k for oa, _ in ctx.whole.values() for k in oa} | {k for d in low for k in d.only_a}
     xb = {k for _, ob in ctx.whole.values() for k in ob} | {k for d in low for k in d.only_b}
-    hint_a = sorted(k for k in xa if any(h in k for h in _HINT_OPS))
-    hint_b = sorted(k for k in xb if any(h in k for h in _HINT_OPS))
+    hint_a = sorted(k for k in xa if _is_hint_op(k))
+    hint_b = sorted(k for k in xb if _is_hint_op(k))
     if not (ca or ea or cb or eb or hint_a or hint_b):
         return None
     parts: list[str] = []
@@ -234,7 +245,33 @@ def _mech_hints(ctx: RootContext) -> str | None:
     )
 
 
-MECHANISMS: list[MechanismFn] = [_mech_division, _mech_atomic, _mech_eviction, _mech_hints]
+def _mech_reduce_axis(ctx: RootContext) -> str | None:
+    """A reduction's ``axis=`` changed: where its partial results meet (warp shuffles vs shared memory)."""
+    if not any(c.kind == "kwarg-changed" and c.name == "axis" for c in ctx.changes):
+        return None
+    wa, wb = ctx.whole.get("ptx", ({}, {}))
+    if not (wa or wb):
+        wa = {k: v for d in ctx.trace if d.stage == "ptx" for k, v in d.only_a.items()}
+        wb = {k: v for d in ctx.trace if d.stage == "ptx" for k, v in d.only_b.items()}
+
+    def n(d: dict[str, int], word: str) -> int:
+        return sum(v for k, v in d.items() if k.startswith(word))
+
+    facts = [
+        f"`{op}` {n(wa, op)} more in `{ctx.a}`, {n(wb, op)} more in `{ctx.b}`"
+        for op in ("shfl.sync", "bar.sync", "st.shared", "ld.shared")
+        if n(wa, op) or n(wb, op)
+    ]
+    return (
+        "The reduction runs along another axis of the same tile: along the axis whose elements sit in one thread "
+        "and the lanes of one warp it finishes with warp shuffles (`shfl.sync.bfly`); along an axis spread across "
+        "warps the partial results meet in shared memory, with barriers (`bar.sync`) around it, and the result "
+        "comes out in another layout (a `ttg.convert_layout` may follow)."
+        + (" PTX: " + "; ".join(facts) + "." if facts else "")
+    )
+
+
+MECHANISMS: list[MechanismFn] = [_mech_division, _mech_atomic, _mech_eviction, _mech_hints, _mech_reduce_axis]
 
 
 def register_mechanism(fn: MechanismFn) -> MechanismFn:
@@ -372,7 +409,15 @@ def apply_roots(
         if c.kind == "option":
             continue  # options.changed / spec.constexpr-changed say it
         # only a finding that starts a chain can claim: an effect on the line has its own root already
-        claim = next((f for f in findings if not f.causes and _claims(f, c, lines(f, "a"), lines(f, "b"))), None)
+        # a count (PTX/SASS instructions, resources) names no mechanism: it becomes the change's effect instead
+        claim = next(
+            (
+                f
+                for f in findings
+                if not f.causes and not f.id.startswith(_COUNT_IDS) and _claims(f, c, lines(f, "a"), lines(f, "b"))
+            ),
+            None,
+        )
         if claim is not None:
             if not claim.causes:
                 claimers.add(claim.id)
@@ -397,7 +442,7 @@ def apply_roots(
             continue
         unclaimed.append(c)
     for fid, cs in claimed_changes.items():
-        _name_claimed_change(by_id[fid], cs, a, b)
+        _name_claimed_change(by_id[fid], cs, a, b, va.kernel)
     # a rewrite (many changes): one informational list, not roots; the rules' own findings start the chains
     rewrite = len(unclaimed) > REWRITE_CHANGES
     by_kind: dict[str, list[SourceChange]] = {}
@@ -520,12 +565,25 @@ def apply_roots(
         reached[fid] = ok
         return ok
 
-    # a source change no finding follows from is information: the code differs there, no rule sees an effect
+    # a source change no finding follows from is information: the code differs there, no rule sees an effect; so is
+    # one followed only by AxisInfo hint attributes when nothing else in the pair differs (a hint restating what the
+    # other variant's specialization proves)
+    hints_only = bool(attrs) and all(_hint_only(ac) for ac in attrs)
+    quiet = hints_only and all(x.id == "ttir.attr-changed" or x.id in roots_now for x in findings)
     for r in roots:
         g = r.finding
-        if g.id.startswith("source.") and not any(g.id in x.causes for x in findings) and g.severity != "info":
+        followers = [x for x in findings if g.id in x.causes]
+        if not g.id.startswith("source.") or g.severity == "info":
+            continue
+        if not followers:
             g.severity = "info"
             g.explanation += " No other finding follows from it."
+        elif quiet and all(x.id == "ttir.attr-changed" for x in followers):
+            g.severity = "info"
+            g.explanation += (
+                " It only adds AxisInfo hint attributes (`tt.divisibility`/`tt.contiguity`); no access, layout or "
+                "instruction differs because of them."
+            )
     _cap_restatements(findings, by_id)
     unexplained = [f.id for f in findings if f.id != "time.measured" and not reaches(f.id)]
     for fid in unexplained:
@@ -536,7 +594,7 @@ def apply_roots(
 
 
 # Source change kinds a claiming rule's title is prefixed with when it does not name them (the user's edit first,
-# then the mechanism), most telling first; annotations and moves are named by the rules themselves.
+# then the mechanism), most telling first; annotations are named by the rules themselves.
 _NAMED_KINDS = (
     "call-changed",
     "call-added",
@@ -547,23 +605,53 @@ _NAMED_KINDS = (
     "dtype-changed",
     "constant-changed",
     "statement",
+    "moved",
 )
 
 
-def _name_claimed_change(f: Finding, cs: list[SourceChange], a: str, b: str) -> None:
+def _respelling(c: SourceChange) -> bool:
+    """A call changed only in how its module is spelled (``range`` → ``tl.range``, ``tl.exp`` → ``tl.math.exp``):
+    the same function, so a keyword argument added beside it says more about the edit."""
+    return c.kind == "call-changed" and bool(c.old and c.new) and c.old.split(".")[-1] == c.new.split(".")[-1]
+
+
+def _name_claimed_change(f: Finding, cs: list[SourceChange], a: str, b: str, kernel: str = "") -> None:
     """Prefix the title of a rule finding that claimed source changes with the most telling one, at its lines, when
-    the title does not already name it (``precision.math`` claiming ``tl.exp`` → ``tl.math.exp2``)."""
+    the title does not already name it (``precision.math`` claiming ``tl.exp`` → ``tl.math.exp2``); a title that
+    names it already gets the lines only (``hint.cache``: "… eviction_policy=evict_first … (line 65 of `a`, line
+    56 of `b`)"). A call respelled with another module prefix (``range`` → ``tl.range``) ranks after a keyword
+    argument added on the same line (``loop_unroll_factor=4``), and both are named."""
     named = [c for c in cs if c.kind in _NAMED_KINDS]
     if not named:
         return
-    c = min(named, key=lambda x: _NAMED_KINDS.index(x.kind))
-    words = [w for w in (c.name, c.old, c.new) if w and len(w) > 1]
-    if any(w in f.title for w in words):
-        return
+
+    def rank(x: SourceChange) -> tuple[int, int]:
+        return (1 if _respelling(x) else 0, _NAMED_KINDS.index(x.kind))
+
+    named.sort(key=rank)
+    c = named[0]
     where = ", ".join(
         f"line {ln} of `{v}`" for v, ln, file in ((a, c.line_a, c.file_a), (b, c.line_b, c.file_b)) if ln and not file
     )
-    f.title = f"{c.words(a, b)}" + (f" ({where})" if where else "") + f": {f.title}"
+    words = [w for w in (c.name, c.old, c.new) if w and len(w) > 1]
+    if c.kind == "kwarg-changed":  # the keyword with its value (``num_stages`` alone is also ``tt.num_stages``)
+        words = [f"{c.name}={v.strip(chr(39) + chr(34))}" for v in (c.old, c.new) if v]
+    if any(w in f.title for w in words):
+        if where and where not in f.title and not re.search(rf"line \d+ of `{re.escape(a)}`", f.title):
+            f.title = f"{f.title} ({where})"
+        return
+    what = c.words(a, b)
+    if c.function and kernel and c.function != kernel:  # an edit inside a called ``@triton.jit`` function
+        what += f" in the called `@triton.jit` function `{c.function}`"
+    also = next((x for x in named[1:] if _respelling(x) and (x.line_a, x.line_b) == (c.line_a, c.line_b)), None)
+    if also is not None:
+        what = f"{what}; {also.words(a, b)}"
+    f.title = what + (f" ({where})" if where else "") + f": {f.title}"
+
+
+def _hint_only(ac: AttrChange) -> bool:
+    """An attribute change made only of AxisInfo hints (``tt.divisibility``/``tt.contiguity``)."""
+    return all(t.startswith(("tt.divisibility", "tt.contiguity")) for t in (*ac.only_a, *ac.only_b))
 
 
 def _cap_restatements(findings: list[Finding], by_id: dict[str, Finding]) -> None:
@@ -627,7 +715,7 @@ def _source_finding(kind: str, cs: list[SourceChange], a: str, b: str, va: Varia
     lb = next((c.line_b for c in cs if c.line_b is not None), None)
     if la is not None or lb is not None:
         where.append(f"line {la if la is not None else '—'} of `{a}`, line {lb if lb is not None else '—'} of `{b}`")
-    fn = f" in `{c0.function}`" if c0.function and c0.function != va.kernel else ""
+    fn = f" in the called `@triton.jit` function `{c0.function}`" if c0.function and c0.function != va.kernel else ""
     title = f"Source: {head}{fn}" + (f" ({where[0]})" if where else "")
     ev: list[Evidence] = []
     for c in cs[:8]:
@@ -766,7 +854,9 @@ def _add_trace(
         if s:
             f.explanation += " " + s
     if any(d.only_a or d.only_b for d in trace) or whole or mine:
-        f.severity = "major" if f.severity == "minor" and (whole or mine) else f.severity
+        # AxisInfo hints matter only through what they change downstream (their effects say so)
+        weighty = [ac for ac in mine if not _hint_only(ac)]
+        f.severity = "major" if f.severity == "minor" and (whole or weighty) else f.severity
     elif f.id.startswith("source."):
         f.severity = "info"
         f.explanation += (

@@ -668,8 +668,11 @@ class _Cmp:
                     if sa[i].header != sb[j].header:
                         continue
                     r = difflib.SequenceMatcher(a=sa[i].erased, b=sb[j].erased, autojunk=False).quick_ratio()
-                    if r > 0.45:
-                        r = difflib.SequenceMatcher(a=sa[i].erased, b=sb[j].erased, autojunk=False).ratio()
+                    # the same assigned name is the user's own pairing (``start = …`` with ``start = …``): a hint
+                    # moved from one assignment to another must not pair the two look-alike right-hand sides
+                    bonus = 0.3 if sa[i].defs and sa[i].defs == sb[j].defs and not sa[i].header else 0.0
+                    if r + bonus > 0.45:
+                        r = difflib.SequenceMatcher(a=sa[i].erased, b=sb[j].erased, autojunk=False).ratio() + bonus
                     if r > 0.45:
                         cands.append((-r, abs((i - i1) - (j - j1)), i, j))
             used_a: set[int] = set()
@@ -900,7 +903,12 @@ class _Cmp:
     def call(self, x: ast.Call, y: ast.Call) -> None:
         fx, fy = _dotted(x.func), _dotted(y.func)
         if (fx or _src(x.func)) != (fy or _src(y.func)):
-            if isinstance(x.func, ast.Attribute) and isinstance(y.func, ast.Attribute) and x.func.attr == y.func.attr:
+            if (
+                isinstance(x.func, ast.Attribute)
+                and isinstance(y.func, ast.Attribute)
+                and x.func.attr == y.func.attr
+                and not (self.module_path(x.func.value, self.la) and self.module_path(y.func.value, self.lb))
+            ):
                 self.expr(x.func.value, y.func.value)  # same method on another object: compare the objects
             else:
                 self.add(
@@ -935,9 +943,21 @@ class _Cmp:
                 self.add("statement", f"argument `{_src(p)}` of `{name}` only in `{{A}}`", p, y, name=name, old=_src(p))
             for q in y.args[len(x.args) :]:
                 self.add("statement", f"argument `{_src(q)}` of `{name}` only in `{{B}}`", x, q, name=name, new=_src(q))
-        self.keywords(x, y, name)
+        self.keywords(x, y, name, fx or _src(x.func))
 
-    def keywords(self, x: ast.Call, y: ast.Call, name: str) -> None:
+    @staticmethod
+    def module_path(node: ast.AST, local: set[str]) -> bool:
+        """``node`` is a dotted name rooted at a global (a module such as ``tl`` or ``libdevice``), not at a local
+        value: ``libdevice.exp`` vs ``tl.exp`` is another function, ``x.to`` vs ``y.to`` the same method."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id not in local and bool(_dotted(node))
+
+    def keywords(self, x: ast.Call, y: ast.Call, name: str, name_a: str = "") -> None:
+        """Keyword arguments added, removed or changed; a keyword only in ``a`` is named on ``a``'s callee
+        (``name_a``: ``tl.range`` has ``loop_unroll_factor=4``, not ``range``)."""
+        name_a = name_a or name
         kx = {k.arg: k.value for k in x.keywords if k.arg}
         ky = {k.arg: k.value for k in y.keywords if k.arg}
         for k in dict.fromkeys([*kx, *ky]):
@@ -970,7 +990,7 @@ class _Cmp:
             elif vx is not None:
                 self.add(
                     "kwarg-changed",
-                    f"`{name}` has `{k}={_src(vx)}` in `{{A}}`, no `{k}` in `{{B}}` (the default)",
+                    f"`{name_a}` has `{k}={_src(vx)}` in `{{A}}`, no `{k}` in `{{B}}` (the default)",
                     vx,
                     y,
                     name=k,

@@ -35,9 +35,32 @@ def _atomic_keys(f: VariantFacts, stage: str) -> dict[str, int]:
 
 
 def _fences(f: VariantFacts) -> dict[str, int]:
-    return {k: _c(f, "sass", k) for k in ("MEMBAR.GPU", "MEMBAR.SYS", "ERRBAR", "CCTL") if _c(f, "sass", k)} | {
+    sass = ("MEMBAR.CTA", "MEMBAR.GPU", "MEMBAR.SYS", "ERRBAR", "CCTL")
+    return {k: _c(f, "sass", k) for k in sass if _c(f, "sass", k)} | {
         k: _c(f, "ptx", k) for k in ("fence.acq_rel", "fence.sc", "membar") if _c(f, "ptx", k)
     }
+
+
+_FENCE_WORDS = {
+    "MEMBAR.SYS": "a system-wide fence (`MEMBAR.SYS`)",
+    "MEMBAR.GPU": "a GPU-wide fence (`MEMBAR.GPU`)",
+    "MEMBAR.CTA": "a CTA fence (`MEMBAR.CTA`)",
+    "CCTL": "an L1 invalidation (`CCTL`)",
+    "fence.sc": "a sequentially consistent fence (`fence.sc`)",
+    "fence.acq_rel": "a fence (`fence.acq_rel`)",
+    "membar": "a fence (`membar`)",
+}
+
+
+def _added(more: dict[str, int], less: dict[str, int]) -> str:
+    """What the heavier side adds, in words: each fence or L1 invalidation kind it has more of (a ``release``
+    atomic fences but invalidates nothing; a ``cta``-scope atomic fences the CTA only, a ``gpu``-scope one the whole
+    GPU and invalidates L1). SASS kinds first; PTX fences only when the SASS shows none."""
+    sass = [w for k, w in _FENCE_WORDS.items() if k.isupper() or k == "CCTL"]
+    kinds = [w for k, w in _FENCE_WORDS.items() if more.get(k, 0) > less.get(k, 0) and w in sass]
+    if not kinds:
+        kinds = [w for k, w in _FENCE_WORDS.items() if more.get(k, 0) > less.get(k, 0)]
+    return " and ".join(kinds or ["fences"]) + " per atomic"
 
 
 @rule(
@@ -97,7 +120,11 @@ def rule_atomic_ordering(ctx: Context) -> list[Finding]:
             "atomic.ordering",
             sev,
             f"Atomic ordering: {desc(sa)} in `{ctx.a}` vs {desc(sb)} in `{ctx.b}`"
-            + (f" (`{heavy}` adds a fence and an L1 invalidation per atomic)" if heavy else ""),
+            + (
+                f" (`{heavy}` adds {_added(fa if heavy == ctx.a else fb, fb if heavy == ctx.a else fa)})"
+                if heavy
+                else ""
+            ),
             expl,
             ev,
             stage="ttir",

@@ -81,13 +81,24 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
         cy = y.contiguity[d] if d < len(y.contiguity) else None
         dx = x.divisibility[d] if d < len(x.divisibility) else None
         dy = y.divisibility[d] if d < len(y.divisibility) else None
+        dim: int | str = d
+        if x.contiguity and y.contiguity and len(x.contiguity) == len(y.contiguity):
+            ix = max(range(len(x.contiguity)), key=lambda i: x.contiguity[i])
+            iy = max(range(len(y.contiguity)), key=lambda i: y.contiguity[i])
+            if ix != iy and x.contiguity[ix] > 1 and y.contiguity[iy] > 1:
+                # contiguous in both, along another dimension each (a transposed access): compare each one's own
+                # contiguous dimension, not one variant's against the other's strided one
+                cx, cy = x.contiguity[ix], y.contiguity[iy]
+                dx = x.divisibility[ix] if ix < len(x.divisibility) else None
+                dy = y.divisibility[iy] if iy < len(y.divisibility) else None
+                dim = f"{ix} in `{ctx.a}`, {iy} in `{ctx.b}`"
         if cx != cy or dx != dy:
-            rows.append((x, y, d, cx, cy, dx, dy))
+            rows.append((x, y, dim, cx, cy, dx, dy))
     if not rows:
         return []
     ev: list[Evidence] = []
     parts = []
-    for x, y, d, cx, cy, dx, dy in rows:
+    for x, y, dim, cx, cy, dx, dy in rows:
         ev.append(_ev(ctx.a, x.ref, f"{x.label}: " + x.ref.text.split("Considering op:")[-1].strip()[:200]))
         ev.append(_ev(ctx.a, x.axis_ref))
         ev.append(_ev(ctx.b, y.axis_ref))
@@ -100,7 +111,7 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
                 if cx != cy
                 else f"divisibility {_bytes(dx)} in `{ctx.a}` vs {_bytes(dy)} in `{ctx.b}`"
             )
-        parts.append(f"{_pair_label(x, y)} (dim {d}): " + ", ".join(bits))
+        parts.append(f"{_pair_label(x, y)} (dim {dim}): " + ", ".join(bits))
     worse = (
         ctx.a
         if sum(r[3] or 0 for r in rows) + sum(r[5] or 0 for r in rows)

@@ -10,6 +10,7 @@ Facts: TTIR ``cachePolicy``/``isVolatile`` attributes, ``tt.divisibility``/``tt.
 from __future__ import annotations
 
 from irdiff.diagnose.facts import VariantFacts
+from irdiff.diagnose.mechfacts import HintFact
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.rules.common import Context, _ev
 from irdiff.diagnose.rules.precision import mech
@@ -84,9 +85,17 @@ def rule_cache_hints(ctx: Context) -> list[Finding]:
         )
         + ". "
         + (" ".join(e + "." for e in effects) + " " if effects else "")
-        + "Hints change where data is cached, not the instruction count or the result: they help when the data is "
-        "touched once (streaming) and other data should stay cached, and can hurt when it is reused. Results are "
-        "the same (except `volatile`/`.cv`, which re-read memory other threads may change)."
+        + "Hints change where data is cached: they help when the data is touched once (streaming) and other data "
+        "should stay cached, and can hurt when it is reused. "
+        + (
+            "The L2 policy costs instructions of its own (`createpolicy` makes the 64-bit policy operand the "
+            "accesses carry). "
+            if pa.get("createpolicy", 0) != pb.get("createpolicy", 0)
+            else "They change no instruction count. "
+            if ctx.fa.counts.get("sass", {}) == ctx.fb.counts.get("sass", {})
+            else ""
+        )
+        + "Results are the same (except `volatile`/`.cv`, which re-read memory other threads may change)."
     )
     return [
         Finding(
@@ -100,6 +109,30 @@ def rule_cache_hints(ctx: Context) -> list[Finding]:
     ]
 
 
+def _hinted(h: HintFact) -> str:
+    """The source of the value a hint wraps (``tl.load(rowptr + pid)``), or ``""`` without a Python line."""
+    return _hinted_value(h.python.text, h.kind) if h.python is not None else ""
+
+
+def _hinted_value(line: str, kind: str) -> str:
+    """The expression a hint wraps on a Python line (``pid = tl.multiple_of(tl.program_id(0), 16)`` →
+    ``tl.program_id(0)``), or ``""``."""
+    import ast
+
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            fn = node.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if name == kind:
+                text = ast.unparse(node.args[0])
+                return text if len(text) <= 60 else text[:57] + "..."
+    return ""
+
+
 @rule(
     Emits("hint.axis-info", causes=("spec.constexpr-changed",)),
     reads=("mech", "accesses", "lowered"),
@@ -110,14 +143,19 @@ def rule_axis_hints(ctx: Context) -> list[Finding]:
     or alignment, or the width of the PTX instructions): then the hint is a candidate cause of that difference. A
     hint that changes nothing downstream (it restates what the other variant proves) is not reported."""
     kinds = ("multiple_of", "max_contiguous", "assume")
-    ha = sorted({(h.kind, h.value) for h in mech(ctx.fa).hints if h.kind in kinds})
-    hb = sorted({(h.kind, h.value) for h in mech(ctx.fb).hints if h.kind in kinds})
+    # keyed by the op the hint sits on too: the same ``tl.multiple_of(…, 16)`` on the program id in one variant and
+    # on a loaded start offset in the other is a hint moved to another value
+    # (kind, value, the op it sits on, what it wraps): two loads hinted alike are told apart by the source value
+    ha = sorted({(h.kind, h.value, h.op, _hinted(h)) for h in mech(ctx.fa).hints if h.kind in kinds})
+    hb = sorted({(h.kind, h.value, h.op, _hinted(h)) for h in mech(ctx.fb).hints if h.kind in kinds})
     if ha == hb:
         return []
 
-    def access_shape(f: VariantFacts) -> tuple[list[tuple[int, list[int]]], list[tuple[str, int | None]]]:
-        return (
-            sorted((a.vector_bits, a.contiguity) for a in f.accesses),
+    def access_shape(
+        f: VariantFacts,
+    ) -> tuple[list[tuple[int, list[int], list[int]]], list[tuple[str, int | None]]]:
+        return (  # what AxisInfo proves (contiguity, alignment), then what the lowering made of it
+            sorted((a.vector_bits, a.contiguity, a.divisibility) for a in f.accesses),
             sorted((x.kind, x.ptx_bits) for x in f.lowered),
         )
 
@@ -128,26 +166,57 @@ def rule_axis_hints(ctx: Context) -> list[Finding]:
     ev: list[Evidence] = []
     for v, f, only in ((ctx.a, ctx.fa, only_a), (ctx.b, ctx.fb, only_b)):
         for h in mech(f).hints:
-            if (h.kind, h.value) in only:
+            if (h.kind, h.value, h.op, _hinted(h)) in only:
                 ev.append(_ev(v, h.python or h.ref, (h.python or h.ref).text[:220]))
                 if len(ev) > 6:
                     break
+    moved = {(k, val) for k, val, _, _ in only_a} & {(k, val) for k, val, _, _ in only_b}
+    where: dict[tuple[str, str, str, str, str], str] = {}
+    for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
+        for h in mech(f).hints:
+            if h.python is not None and h.python.line:
+                arg = _hinted_value(h.python.text, h.kind)
+                on = f"on `{arg}` " if arg else ""
+                where.setdefault((v, h.kind, h.value, h.op, _hinted(h)), f" {on}at line {h.python.line} of `{v}`")
 
-    def desc(hs: list[tuple[str, str]]) -> str:
-        return ", ".join(f"`tl.{k}`" + (f"({val})" if val else "") for k, val in hs) or "none"
+    def desc(hs: list[tuple[str, str, str, str]], v: str = "") -> str:
+        return (
+            ", ".join(
+                f"`tl.{k}`"
+                + (f"({val})" if val else "")
+                + (where.get((v, k, val, op, w), f" on `{op}`") if (k, val) in moved else "")
+                for k, val, op, w in hs
+            )
+            or "none"
+        )
 
+    placed = (
+        "The same hint sits on another value in each variant: only the value whose divisibility or contiguity "
+        "reaches an address changes an access (AxisInfo propagates the hint through the arithmetic that uses it). "
+        if moved
+        else ""
+    )
     expl = (
-        f"Hints only in `{ctx.a}`: {desc(only_a)}; only in `{ctx.b}`: {desc(only_b)}. `tl.multiple_of` and "
+        f"Hints only in `{ctx.a}`: {desc(only_a, ctx.a)}; only in `{ctx.b}`: {desc(only_b, ctx.b)}. {placed}"
+        "`tl.multiple_of` and "
         "`tl.max_contiguous` state divisibility and contiguity that AxisInfo cannot prove (they become "
         "`tt.divisibility`/`tt.contiguity` attributes), `tl.assume` a condition; they change code only through "
-        "vector width and pipelining (see the coalescing/pipelining findings, if any). A hint that is false makes "
+        "vector width and pipelining (see the coalescing/pipelining findings, if any). "
+        + (
+            "Here the PTX loads and stores keep the same widths in both variants: the alignment AxisInfo proves "
+            "differs, but something else (a mask, the layout) bounds the vector width. "
+            if access_shape(ctx.fa)[1] == access_shape(ctx.fb)[1]
+            else ""
+        )
+        + "A hint that is false makes "
         "results wrong (misaligned vector accesses); a true one does not change results."
     )
     return [
         Finding(
             "hint.axis-info",
-            "info",
-            f"AxisInfo hints differ: {desc(only_a)} only in `{ctx.a}`, {desc(only_b)} only in `{ctx.b}`",
+            # the hint is why the accesses differ (the rule fires only then): as severe as a width change
+            "major" if access_shape(ctx.fa)[1] != access_shape(ctx.fb)[1] else "minor",
+            f"AxisInfo hints differ: {desc(only_a, ctx.a)} only in `{ctx.a}`, {desc(only_b, ctx.b)} only in `{ctx.b}`",
             expl,
             ev,
             stage="ttir",

@@ -74,11 +74,11 @@ def rule_loops(ctx: Context) -> list[Finding]:
             )
         )
         return out
-    # other structural changes
-    sa = [(lp.depth, lp.iter_args) for lp in ctx.fa.loops_ttgir]
-    sb = [(lp.depth, lp.iter_args) for lp in ctx.fb.loops_ttgir]
-    ta = [lp.depth for lp in ctx.fa.loops_ttir]
-    tb = [lp.depth for lp in ctx.fb.loops_ttir]
+    # other structural changes (an unroll's remainder loop is ``loop.unrolled``'s, not a change of the nest)
+    sa = [(lp.depth, lp.iter_args) for lp in ctx.fa.loops_ttgir if not lp.remainder]
+    sb = [(lp.depth, lp.iter_args) for lp in ctx.fb.loops_ttgir if not lp.remainder]
+    ta = [lp.depth for lp in ctx.fa.loops_ttir if not lp.remainder]
+    tb = [lp.depth for lp in ctx.fb.loops_ttir if not lp.remainder]
     if ta != tb or [d for d, _ in sa] != [d for d, _ in sb]:
         ev = [_ev(ctx.a, lp.ref, lp.ref.text[:240]) for lp in ctx.fa.loops_ttgir[:3]]
         ev += [_ev(ctx.b, lp.ref, lp.ref.text[:240]) for lp in ctx.fb.loops_ttgir[:3]]
@@ -105,6 +105,8 @@ def rule_num_stages_attr(ctx: Context) -> list[Finding]:
     def stages(f: VariantFacts) -> list[tuple[int, Evidence]]:
         out = []
         for lp in f.loops_ttir:
+            if lp.remainder:  # ``triton-loop-unroll`` marks its remainder loop 1: not the user's setting
+                continue
             m = re.search(r"tt\.num_stages = (\d+)", lp.attrs)
             if m:
                 out.append((int(m.group(1)), Evidence(f.name, "ttir", lp.end_line, lp.attrs)))
@@ -118,7 +120,8 @@ def rule_num_stages_attr(ctx: Context) -> list[Finding]:
         if st_:
             return [v for v, _ in st_]
         opt = f.options.get("num_stages")
-        return [int(opt)] * max(1, len(f.loops_ttir)) if isinstance(opt, int) else []
+        n = len([lp for lp in f.loops_ttir if not lp.remainder])
+        return [int(opt)] * max(1, n) if isinstance(opt, int) else []
 
     xa, xb = values(sa, ctx.fa), values(sb, ctx.fb)
     if sorted(set(xa)) == sorted(set(xb)):
@@ -144,5 +147,89 @@ def rule_num_stages_attr(ctx: Context) -> list[Finding]:
             remedy="`num_stages >= 2` on the loop (`tl.range(..., num_stages=N)`) lets the row loads be prefetched",
             stage="ttir",
             predicts=low,
+        )
+    ]
+
+
+@rule(
+    Emits("loop.unrolled", causes=("spec.constexpr-changed",)),
+    reads=("loops_ttir",),
+)
+def rule_unrolled(ctx: Context) -> list[Finding]:
+    """``loop.unrolled``: a loop is unrolled in TTIR in one variant only, or by another factor
+    (``tl.range(..., loop_unroll_factor=N)``: Triton's ``triton-loop-unroll`` pass, run in ``make_ttir``, copies the
+    body N times and adds a remainder loop marked ``tt.num_stages = 1``)."""
+
+    def unrolled(f: VariantFacts) -> list[int]:
+        return sorted(lp.unroll for lp in f.loops_ttir if lp.unroll > 1)
+
+    ua, ub = unrolled(ctx.fa), unrolled(ctx.fb)
+    if ua == ub:
+        return []
+    ev: list[Evidence] = []
+    for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
+        for lp in f.loops_ttir:
+            if lp.unroll > 1 or lp.remainder:
+                ev.append(_ev(v, lp.ref, lp.ref.text[:240]))
+                ev.append(Evidence(v, "ttir", lp.end_line, lp.attrs[:240] or "}"))
+        if not (ua if v == ctx.a else ub):
+            ev += [_ev(v, lp.ref, lp.ref.text[:240]) for lp in f.loops_ttir[:2]]
+
+    def say(u: list[int]) -> str:
+        return " and ".join(f"{n}×" for n in u) if u else "none"
+
+    more = ctx.a if max(ua, default=1) > max(ub, default=1) else ctx.b
+    n = max(ua or ub)
+    expl = (
+        f"Loops unrolled in TTIR: {say(ua)} in `{ctx.a}`, {say(ub)} in `{ctx.b}`. `tl.range(..., "
+        "loop_unroll_factor=N)` has Triton's `triton-loop-unroll` pass copy the loop body N times into one "
+        "iteration (N times the loads and stores in flight per iteration, fewer branches and index updates) and add "
+        "a remainder loop for the leftover iterations, which it marks `tt.num_stages = 1` (never pipelined). "
+        f"`{more}` issues {n}× the instructions per iteration: more registers and a larger kernel, more memory "
+        "parallelism per thread; whether that is faster depends on whether the loop was latency-bound."
+    )
+    return [
+        Finding(
+            "loop.unrolled",
+            "minor",
+            f"Loop unrolling in TTIR (`loop_unroll_factor`): {say(ua)} in `{ctx.a}` vs {say(ub)} in `{ctx.b}`",
+            expl,
+            ev,
+            stage="ttir",
+            predicts=None,
+        )
+    ]
+
+
+@rule(
+    Emits("loop.invariant-load", causes=("spec.constexpr-changed",)),
+    reads=("invariant_loads",),
+)
+def rule_invariant_loads(ctx: Context) -> list[Finding]:
+    """``loop.invariant-load``: one variant loads from an address that does not change across a loop's iterations
+    inside that loop (a statement left in, or moved into, the loop), the other has fewer such loads. Triton does not
+    hoist loads (LICM moves only side-effect-free ops), so each iteration issues the load again."""
+    na, nb = len(ctx.fa.invariant_loads), len(ctx.fb.invariant_loads)
+    if na == nb:
+        return []
+    more = ctx.a if na > nb else ctx.b
+    ev = [_ev(v, r, r.text[:240]) for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)) for r in f.invariant_loads[:3]]
+    expl = (
+        f"Loads inside a loop whose address and mask are the same on every iteration: {na} in `{ctx.a}`, {nb} in "
+        f"`{ctx.b}`. Triton's loop-invariant code motion (`make_ttir`) hoists index arithmetic but never a load, so "
+        f"`{more}` reads the same memory again on each iteration (more load instructions and memory requests, "
+        "usually L1/L2 hits; the value also cannot stay in registers across iterations), where a load before the "
+        "loop reads it once."
+    )
+    return [
+        Finding(
+            "loop.invariant-load",
+            "minor",
+            f"Loop-invariant loads inside a loop: {na} in `{ctx.a}` vs {nb} in `{ctx.b}` (re-issued every iteration)",
+            expl,
+            ev,
+            remedy="load the value once before the loop",
+            stage="ttir",
+            predicts=more,
         )
     ]

@@ -48,6 +48,8 @@ def _width_note(keys: list[str]) -> str:
             "mma.lowering",
             "layout.convert-shared",
             "options.changed",
+            "loop.unrolled",
+            "precision.dot-input",
         ),
     ),
     reads=("options", "counts", "first_lines"),

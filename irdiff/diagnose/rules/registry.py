@@ -58,6 +58,8 @@ RuleId = Literal[
     "loop.flattened",
     "loop.nest",
     "loop.num-stages",
+    "loop.unrolled",
+    "loop.invariant-load",
     # coalescing.py
     "coalesce.contiguity",
     "coalesce.vector-width",

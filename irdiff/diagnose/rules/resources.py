@@ -80,7 +80,7 @@ def rule_registers(ctx: Context) -> list[Finding]:
 @rule(
     Emits(
         "resources.spills",
-        causes=("resources.registers",),
+        causes=("resources.registers", "options.changed"),
         direction={"ptx.memory-ops": +1, "resources.registers": +1, "pipeline.buffers": -1},
     ),
     reads=("resources", "resource_refs"),
@@ -119,7 +119,14 @@ def rule_spills(ctx: Context) -> list[Finding]:
 @rule(
     Emits(
         "resources.shared",
-        causes=("pipeline.buffers", "loop.num-stages", "loop.flattened", "options.changed"),
+        causes=(
+            "pipeline.buffers",
+            "loop.num-stages",
+            "loop.flattened",
+            "options.changed",
+            "ttgir.tma",
+            "layout.convert-shared",
+        ),
     ),
     reads=("buffers", "resources", "resource_refs"),
 )

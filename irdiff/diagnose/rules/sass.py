@@ -62,6 +62,9 @@ def rule_sass_calls(ctx: Context) -> list[Finding]:
             "ttir.i64-index-math",
             "atomic.ordering",
             "atomic.cas-loop",
+            "loop.unrolled",
+            "precision.math",
+            "precision.division",
         ),
         direction={
             "ttir.i64-index-math": +1,

@@ -360,14 +360,25 @@ def rule_options(ctx: Context) -> list[Finding]:
     """``options.changed``: launch/compile options differ (``num_warps``, ``num_stages``, ``maxnreg`` …)."""
     keys = ("num_warps", "num_stages", "num_ctas", "maxnreg")
     diffs = [(k, ctx.fa.options.get(k), ctx.fb.options.get(k)) for k in keys]
-    diffs = [d for d in diffs if d[1] != d[2] and not (d[1] is None or d[2] is None)]
+    # an unset ``maxnreg`` is a setting of its own (no cap: ptxas picks the count); an unset other option is unknown
+    diffs = [d for d in diffs if d[1] != d[2] and (d[0] == "maxnreg" or not (d[1] is None or d[2] is None))]
     if not diffs:
         return []
-    desc = ", ".join(f"`{k}` = {x} in `{ctx.a}` vs {y} in `{ctx.b}`" for k, x, y in diffs)
+
+    def val(k: str, x: object) -> object:
+        return "unset (no cap)" if k == "maxnreg" and x is None else x
+
+    desc = ", ".join(f"`{k}` = {val(k, x)} in `{ctx.a}` vs {val(k, y)} in `{ctx.b}`" for k, x, y in diffs)
     expl = f"Compile options differ: {desc}."
+    if any(k == "maxnreg" for k, _, _ in diffs):
+        expl += (
+            " `maxnreg` caps the registers per thread (Triton passes it to ptxas as `.maxnreg` in the PTX): a cap "
+            "below what the kernel needs makes ptxas spill to local memory (slow, through L1/L2), while fewer "
+            "registers per thread can let more warps fit on an SM."
+        )
     if any(k == "num_stages" for k, _, _ in diffs):
         expl += " `num_stages` is the default pipelining depth of every `scf.for` with loads (cp.async ring size)."
     if any(k == "num_warps" for k, _, _ in diffs):
         expl += " `num_warps` changes the layouts (warpsPerCTA), the work per thread, and the registers each may use."
-    ev = [Evidence(v, "options", None, f"{k} = {val}") for k, x, y in diffs for v, val in ((ctx.a, x), (ctx.b, y))]
+    ev = [Evidence(v, "options", None, f"{k} = {val(k, w)}") for k, x, y in diffs for v, w in ((ctx.a, x), (ctx.b, y))]
     return [Finding("options.changed", "major", f"Options differ: {desc}", expl, ev, stage="options")]
