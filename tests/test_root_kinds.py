@@ -259,6 +259,7 @@ def test_transposed_access(  # type: ignore[no-untyped-def]
     for d in orders(b, *variants):
         first = d.findings[0]
         assert names_lines(first, lines) and all(f"`{v}`" in first.title for v in variants), first.title
+        assert "`cols` and `rows` swapped" in first.title, first.title  # the two operands that traded places
         assert "ttir.attr-changed" not in ids(d)  # a 64x1 vs 1x64 splat differs in type, not in attributes
         cont = get(d, "coalesce.contiguity")
         assert cont.severity != "critical"  # both are contiguous, along another dimension each

@@ -249,3 +249,63 @@ def test_renaming_every_local_is_never_semantic(tmp_path_factory, names: list[st
     assert sd.semantic == []
     assert {(c.old, c.new) for c in sd.changes} == set(zip(["offs", "m", "v", "x_ptr"], names, strict=True))
     assert diff_sources(*pair(tmp / "same", a, a)).changes == []
+
+
+GATHER = """
+@triton.jit
+def k(src, idx, out, W, B: tl.constexpr):
+    i = tl.arange(0, B)[:, None]
+    j = tl.arange(0, B)[None, :]
+    v = tl.load(src + {addr})
+    w = {fn}(v)
+    for s in {loop}:
+        tl.store(out + s + i * W + j, w)
+"""
+
+
+def test_swapped_operands_named(tmp_path: Path) -> None:
+    """Two names trading places in an address (a transposed access) are named as such, in both orders."""
+    kw = {"fn": "tl.exp", "loop": "range(0, 4)"}
+    va, vb = pair(tmp_path, GATHER.format(addr="i * W + j", **kw), GATHER.format(addr="j * W + i", **kw))
+    for x, y in ((va, vb), (vb, va)):
+        (c,) = diff_sources(x, y).changes
+        assert (c.kind, c.name) == ("args-reordered", "i ↔ j") and c.line_a == c.line_b == 10
+        assert c.words("a", "b").startswith("`i` and `j` swapped: `v = tl.load(src + ")
+
+
+def test_module_qualified_call_and_kwarg_callee(tmp_path: Path) -> None:
+    """``libdevice.exp`` vs ``tl.exp`` is a changed call named whole (not ``libdevice`` vs ``tl``); a keyword only
+    in one variant is named on that variant's callee (``tl.range``, not the other side's ``range``)."""
+    a = GATHER.format(addr="i * W + j", fn="libdevice.exp", loop="tl.range(0, 4, loop_unroll_factor=2)")
+    b = GATHER.format(addr="i * W + j", fn="tl.exp", loop="range(0, 4)")
+    va, vb = pair(tmp_path, a, b)
+    got = {c.kind: c for c in diff_sources(va, vb).changes}
+    assert (got["call-changed"].old, got["call-changed"].new) in (("libdevice.exp", "tl.exp"), ("tl.range", "range"))
+    calls = [c for c in diff_sources(va, vb).changes if c.kind == "call-changed"]
+    assert {(c.old, c.new) for c in calls} == {("libdevice.exp", "tl.exp"), ("tl.range", "range")}
+    kw = got["kwarg-changed"]
+    assert kw.words("a", "b").startswith("`tl.range` has `loop_unroll_factor=2` in `a`")
+    kw_rev = next(c for c in diff_sources(vb, va).changes if c.kind == "kwarg-changed")
+    assert kw_rev.words("b", "a").startswith("`tl.range` has `loop_unroll_factor=2` in `a`")
+
+
+HINTED = """
+@triton.jit
+def k(table, starts, out, B: tl.constexpr):
+    pid = {pid}
+    start = {start}
+    tl.store(out + pid * B + tl.arange(0, B), tl.load(table + start + tl.arange(0, B)))
+"""
+
+
+def test_hint_moved_between_assignments_pairs_by_name(tmp_path: Path) -> None:
+    """The same hint on another assignment: statements pair by the name they assign, so the change is the hint
+    added on one line and removed on the other (not two look-alike right-hand sides swapped)."""
+    a = HINTED.format(pid="tl.multiple_of(tl.program_id(0), 16)", start="tl.load(starts + pid)")
+    b = HINTED.format(pid="tl.program_id(0)", start="tl.multiple_of(tl.load(starts + pid), 16)")
+    va, vb = pair(tmp_path, a, b)
+    got = sorted((c.kind, c.line_a, c.line_b, c.old, c.new) for c in diff_sources(va, vb).changes)
+    assert got == [
+        ("call-added", 9, 9, "tl.load(starts + pid)", "tl.multiple_of(tl.load(starts + pid), 16)"),
+        ("call-removed", 8, 8, "tl.multiple_of(tl.program_id(0), 16)", "tl.program_id(0)"),
+    ]

@@ -724,7 +724,18 @@ class _Cmp:
                 continue
             n0 = len(self.out)
             self.expr(x.node, y.node)
-            if len(self.out) == n0:
+            sw = self.swapped(x.node, y.node) if len(self.out) == n0 else None
+            if sw is not None:  # two names trade places (``rows * W + cols`` → ``cols * W + rows``)
+                self.add(
+                    "args-reordered",
+                    f"`{sw[0]}` and `{sw[1]}` swapped: `{_src(x.node)}` in `{{A}}` vs `{_src(y.node)}` in `{{B}}`",
+                    _with_line(x),
+                    _with_line(y),
+                    name=f"{sw[0]} ↔ {sw[1]}",
+                    old=_src(x.node),
+                    new=_src(y.node),
+                )
+            elif len(self.out) == n0:
                 self.add(
                     "statement",
                     f"`{_src(x.node)}` in `{{A}}` vs `{_src(y.node)}` in `{{B}}`",
@@ -735,6 +746,25 @@ class _Cmp:
             self.add("statement", f"statement `{_src(sa[i].node)}` only in `{{A}}`", _with_line(sa[i]), None)
         for j in new:
             self.add("statement", f"statement `{_src(sb[j].node)}` only in `{{B}}`", None, _with_line(sb[j]))
+
+    def swapped(self, x: ast.AST, y: ast.AST) -> tuple[str, str] | None:
+        """Two names of ``x`` whose exchange makes it ``y`` (the operands of an address computation swapped), or
+        None; ``a``'s locals are first mapped to ``b``'s (:meth:`build_map`)."""
+        m = self.map
+        target = self.kb(y)
+        names = sorted({n.id for n in ast.walk(x) if isinstance(n, ast.Name)})
+        if len(names) > 12:
+            return None
+        for i, p in enumerate(names):
+            for q in names[i + 1 :]:
+                trade = {p: m.get(q, q), q: m.get(p, p)}
+
+                def rename(n: str, t: dict[str, str] = trade) -> str:
+                    return t.get(n, m.get(n, n))
+
+                if _key(x, rename) == target:
+                    return p, q
+        return None
 
     def rename_pairs(self, x: ast.AST, y: ast.AST) -> None:
         for p, q in zip(ast.walk(x), ast.walk(y), strict=False):
