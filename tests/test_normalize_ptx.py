@@ -170,7 +170,7 @@ def _fast_equals_general(text: str, kernel: str | None) -> None:
             ref.regions,
         )
         assert list(fast.symbols) == list(ref.symbols) and list(fast.symbol_spans) == list(ref.symbol_spans)
-        assert fast.columns is None and fast.raw == text
+        assert fast.columns is None and fast.raw == text and fast.stage == "ptx"
 
 
 def test_fast_path_equals_the_general_normalizer_on_the_data() -> None:
@@ -185,6 +185,12 @@ def test_fast_path_equals_the_general_normalizer_on_the_data() -> None:
         ("$L__BB0_1:\n{\n}\n.entry k(\n.param .u64 k_param_0\n)\n{\n$L__BB0_2:\n\tbra $L__BB0_1;  \n", "k"),
         (".func f()\n{\n\tmov.u32 %r1, %rd2;\n\t}\n}\n\n\t// x\n.visible .entry kk()\n{\n" + big + "\n}\n", "kk"),
         (".visible .entry k()\n{\n\t.loc 1 2 3\n$L__tmp0:\n\t@%p1 bra $L__BB0_3;\n$L__BB0_3:\n\tret;\n", None),
+        # the kernel's name before a symbol (spans move), a symbol in a comment, a section that is not DWARF
+        (".entry kk()\n{\n\tld.u64 %rd1, [kk_param_0], %rd2; // %r9 x\n.section .nv.info\n\tmov %r3, %r9;\n}\n", "kk"),
     ]
     for text, kernel in texts:
         _fast_equals_general(text, kernel)
+    from irdiff.normalize.ptx import normalize_ptx_fast
+
+    text = '.entry k()\n{\n\t.pragma "%r1";\n}\n'  # a string on a kept line: the general normalizer's job
+    assert normalize_ptx_fast("ptx", text, text.splitlines(), "k") is None
