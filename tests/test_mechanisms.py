@@ -411,3 +411,14 @@ def test_fp8_max_num_imprecise_acc_on_sm90(mech90: Bundle) -> None:
     assert f.predicts == "fp8_acc32" and "`max_num_imprecise_acc` is the default" in f.explanation
     assert "Results can differ numerically" in f.explanation
     assert get(d, "resources.registers").causes[0] == "precision.dot-accumulate"
+
+
+def test_ieee_division_slow_path_calls_are_linked_to_the_division(mech80: Bundle) -> None:
+    """``tl.div_rn`` (``div.rn.f32``) makes ptxas call a slow-path subroutine: the SASS ``CALL`` finding names the PTX
+    operation on the calling side and links to ``precision.division``, never to 64-bit division or another root."""
+    for a, b in (("div_full", "div_rn"), ("div_rn", "div_full")):
+        d = diagnose(mech80, a, b)
+        f = get(d, "sass.calls")
+        assert f.predicts == "div_rn" and "`div_rn` calls" in f.title
+        assert "`div.rn.f32` +" in f.explanation and "64-bit" not in f.explanation
+        assert f.causes == ["precision.division"]

@@ -9,7 +9,7 @@ from irdiff.diagnose.rules.registry import Emits, rule
 
 @rule(
     Emits("sass.division-calls", causes=("ttir.divrem-64",)),
-    Emits("sass.calls"),
+    Emits("sass.calls", causes=("precision.division", "precision.fp64")),
     reads=("counts", "sass_calls"),
 )
 def rule_sass_calls(ctx: Context) -> list[Finding]:
@@ -25,14 +25,30 @@ def rule_sass_calls(ctx: Context) -> list[Finding]:
     for v, fx in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)):
         ev.append(Evidence(v, "sass", None, f"{fx.counts.get('sass', {}).get('instructions', 0)} SASS instructions"))
     divs = sum(_c(f, "ptx", k) for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"))
+    # IEEE-rounded fp32/fp64 division, reciprocal and square root: ptxas inlines the fast path and calls a subroutine
+    # for the slow path (denormal/huge operands); the approximate forms (`div.full`, `.approx`) have none
+    other = ctx.fb if more == ctx.a else ctx.fa
+    slow = {
+        k: _c(f, "ptx", k) - _c(other, "ptx", k)
+        for k in sorted(f.counts.get("ptx", {}))
+        if k.split(".")[0] in ("div", "rcp", "sqrt") and ".rn" in k and k.endswith(("f32", "f64"))
+    }
+    slow = {k: n for k, n in slow.items() if n > 0}
     expl = (
         f"SASS subroutine calls (`CALL` to code that returns with `RET`): {na} in `{ctx.a}` vs {nb} in `{ctx.b}`. "
         + (
             f"They call ptxas' 64-bit integer division routine ({divs} `div.s64`/`rem.s64` in PTX): each call is a "
             "subroutine of tens of instructions with a return jump, on the path of every index computation."
             if divs
-            else "The PTX has no 64-bit division; ptxas emits such subroutines for operations without a single "
-            "hardware instruction (e.g. some divisions and math functions); the SASS listing does not name the routine."
+            else (
+                f"`{more}` has more IEEE-rounded operations in PTX ("
+                + ", ".join(f"`{k}` +{n}" for k, n in slow.items())
+                + "): ptxas inlines their fast path and calls a subroutine for the slow path (subnormal or very large "
+                "operands), so each adds a `CALL` and a branch but the subroutine runs only for those operands."
+            )
+            if slow
+            else "ptxas emits such subroutines for operations without a single hardware instruction (e.g. some "
+            "divisions and math functions); the SASS listing does not name the routine."
         )
     )
     return [
