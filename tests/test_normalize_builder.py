@@ -176,3 +176,33 @@ def test_bulk_builder_refuses_what_it_cannot_do() -> None:
     ref = Builder("ttgir", "")
     with pytest.raises(ValueError, match="symbols"):
         ref.add_text("%0", 1)
+
+
+def test_bulk_builder_api_directly() -> None:
+    """Every way to add a line, against Builder: text, parts lists mixing text (strings skipped), Sym and literal
+    text, literal lines with and without symbol look-alikes, over more than one chunk, with side columns."""
+
+    def fill(out: Builder | BulkBuilder) -> NormalizedStage:
+        out.use(MLIR_SYMBOLS)
+        for k in range(4200):
+            out.add_text(f"%{k % 97} = op %x_{k % 13}  ", k + 1, f"c{k % 3}")
+        out.add_text(['%a_1 = "s %b_2" ', _ssa("a_1"), ' "%c_3 \\', "%d_4"], 4201, "p")
+        out.add_text(['x "%q"', Sym("ssa", "y_5", "%_", MLIR_FMT, bare=True), "%y_5 tail  "], 4202)
+        out.add(["lit %z_9 ", _ssa("z_9"), " more"], 4203, "L")
+        out.add(["plain literal", "  "], 4204)
+        out.add([], 4205)
+        return out.build()
+
+    ref, got = fill(Builder("ttgir", "", with_columns=True)), fill(BulkBuilder("ttgir", "", with_columns=True))
+    assert (got.lines, got.shapes, got.raw_line, got.columns) == (ref.lines, ref.shapes, ref.raw_line, ref.columns)
+    assert (list(got.symbols), list(got.symbol_spans)) == (ref.symbols, ref.symbol_spans)
+    assert got.lines[-5:] == [
+        '%a.0 = "s %b_2" %a.0 "%c.0 \\%d.0',  # a quote before a backslash at the part's end opens no string
+        'x "%q"y.0%y.0 tail',
+        "lit %z_9 %z.0 more",
+        "plain literal",
+        "",
+    ]
+    assert got.symbols[-4] == ("%y.0", "%y.0") and got.symbol_spans[-4] == ((6, 9), (9, 13))
+    assert got.columns is not None and got.columns[:4] == ["c0", "c1", "c2", "c0"] and got.columns[-3:] == ["L", "", ""]
+    assert len(got) == 4205 and got.raw_line[-1] == 4205
