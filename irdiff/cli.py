@@ -1298,6 +1298,7 @@ def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: s
     from irdiff.render.progress import progress_enabled
     from irdiff.sweep import dry_run as count_jobs
     from irdiff.sweep import load_plan, run_sweep
+    from irdiff.sweep.plan import default_out_dir
     from irdiff.sweep.executors import make_executor
     from irdiff.sweep.gate import compare, evaluate, parse_rule
     from irdiff.sweep.progress import sweep_progress
@@ -1316,7 +1317,7 @@ def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: s
     if dry_run:
         click.echo(f"plan {one_line(p.name)}: " + "; ".join(counts.lines()))
         return 0
-    out = Path(out_dir) if out_dir else Path(f"{p.name}.sweep")
+    out = Path(out_dir) if out_dir else default_out_dir(p.name)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
     ex = make_executor(executor, jobs, ray_address)

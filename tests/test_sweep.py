@@ -321,3 +321,22 @@ def test_acceptance_local_and_ray_tables_identical(tmp_path: Path) -> None:
     assert result["jobs"] >= 300
     assert result["identical"], result
     assert result["rows"] == 120 and result["failed_rows"] == 0, result
+
+
+@pytest.mark.parametrize("name", ["../../x", "/tmp/x", "a/b", "..", ".", "~/x", "x\x1b]0;t\x07"])
+def test_default_out_dir_stays_in_the_working_directory(name: str) -> None:
+    """A plan's name becomes the default output folder: never a path out of the working directory (new-user fault:
+    a plan named ``../../x`` wrote to ``../../x.sweep``); two different names never share a folder."""
+    from irdiff.sweep.plan import default_out_dir
+
+    out = default_out_dir(name)
+    assert len(out.parts) == 1 and not out.is_absolute() and out.name.endswith(".sweep")
+    assert out.name not in (".sweep", "..sweep") and not out.name.startswith(".")
+    assert all(c.isprintable() for c in out.name)
+    assert default_out_dir(name) != default_out_dir(name + "y")
+
+
+def test_plain_plan_name_is_its_folder() -> None:
+    from irdiff.sweep.plan import default_out_dir
+
+    assert default_out_dir("triton-upgrade") == Path("triton-upgrade.sweep")

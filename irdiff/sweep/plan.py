@@ -42,10 +42,26 @@ __all__ = [
     "Plan",
     "PlanError",
     "SuitePlan",
+    "default_out_dir",
     "expand",
     "load_plan",
     "parse_plan",
 ]
+
+def default_out_dir(name: str) -> Path:
+    """The default output directory of a plan called ``name``: ``<name>.sweep`` in the working directory, ``name``
+    made a plain file name first (:func:`irdiff.bundle.variant_dirname`), so a plan named ``../../x`` or ``/tmp/x``
+    never writes outside the working directory.
+
+    >>> default_out_dir("triton-upgrade")
+    PosixPath('triton-upgrade.sweep')
+    >>> str(default_out_dir("../../x")).startswith("_.._x-")
+    True
+    """
+    from irdiff.bundle import variant_dirname
+
+    return Path(f"{variant_dirname(name)}.sweep")
+
 
 _KEYS = {"name", "suites", "suite", "targets", "triton", "configs", "shapes", "pairs", "across", "reports"}
 _SUITE_KEYS = {"ref", "targets", "triton", "configs", "shapes", "pairs", "across"}
