@@ -1298,9 +1298,9 @@ def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: s
     from irdiff.render.progress import progress_enabled
     from irdiff.sweep import dry_run as count_jobs
     from irdiff.sweep import load_plan, run_sweep
-    from irdiff.sweep.plan import default_out_dir
     from irdiff.sweep.executors import make_executor
     from irdiff.sweep.gate import compare, evaluate, parse_rule
+    from irdiff.sweep.plan import default_out_dir
     from irdiff.sweep.progress import sweep_progress
     from irdiff.sweep.report import write_digest
     from irdiff.sweep.table import read_table

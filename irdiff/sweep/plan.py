@@ -48,6 +48,7 @@ __all__ = [
     "parse_plan",
 ]
 
+
 def default_out_dir(name: str) -> Path:
     """The default output directory of a plan called ``name``: ``<name>.sweep`` in the working directory, ``name``
     made a plain file name first (:func:`irdiff.bundle.variant_dirname`), so a plan named ``../../x`` or ``/tmp/x``
