@@ -169,3 +169,44 @@ def test_mlir_location_depth_limit(first: str, deepest: int) -> None:
     """Locations nest at most 64 levels (a cycle or a hostile bundle ends there): exactly at the limit still maps."""
     assert source_map("ttgir", _chain(first, deepest), "/src/k.py") == {1: 5}
     assert source_map("ttgir", _chain(first, deepest + 1), "/src/k.py") == {}
+
+
+def test_mlir_last_top_level_loc_only() -> None:
+    head = '#loc1 = loc("/src/k.py":64:14)\n'
+    lines = [
+        'loc("/src/k.py":3:1)',  # a location at the very start of a line
+        "  %0 = arith.addf %x, %y : f32 {n = myloc(1)} loc(#loc1)",  # a name ending in loc( is skipped, not the end
+        '  %1 = arith.addf %x, %y : f32 {n = f_loc("/src/k.py":72:1)}',  # only part of a name: no location
+        '  %2 = arith.addf %x, %y : f32 {n = #loc("/src/k.py":73:1)}',
+    ]
+    assert source_map("ttgir", head + "\n".join(lines), "/src/k.py") == {2: 3, 3: 64}
+
+
+def _llir_chain(hops: int) -> str:
+    """A value whose location is inlined through ``hops`` call sites in another file, the last one in ours."""
+    defs = [
+        '!1 = !DIFile(filename: "k.py", directory: "/src")',
+        '!2 = !DIFile(filename: "j.py", directory: "/lib")',
+        '!3 = distinct !DISubprogram(name: "k", scope: !1, file: !1, line: 1)',
+        '!4 = distinct !DISubprogram(name: "j", scope: !2, file: !2, line: 1)',
+    ]
+    defs += [
+        f"!{100 + k} = !DILocation(line: {k + 1}, column: 1, scope: !4, inlinedAt: !{101 + k})" for k in range(hops)
+    ]
+    defs.append(f"!{100 + hops} = !DILocation(line: 77, column: 1, scope: !3)")
+    return "  %5 = add i32 %3, %4, !dbg !100\n" + "\n".join(defs) + "\n"
+
+
+def test_llir_inlining_depth_limit_and_odd_records() -> None:
+    assert source_map("llir", _llir_chain(63), "/src/k.py") == {1: 77}  # read at depth 63: the last one read
+    assert source_map("llir", _llir_chain(64), "/src/k.py") == {}
+    text = (
+        "  %5 = add i32 %3, %4, !dbg !18\n"
+        "  %6 = add i32 %3, %4, !dbg !19\n"
+        '!20 = !{!"a metadata line naming", !dbg !19}\n'
+        '!1 = !DIFile(filename: "k.py", directory: "/src")\n'
+        '!4 = distinct !DISubprogram(name: "k", scope: !1, file: !1, line: 99)\n'
+        "!18 = !DILocation(column: 5, scope: !4)\n"  # no line: nothing to point at
+        "!19 = !DILocation(line: 12, column: 5, scope: !4)\n"
+    )
+    assert source_map("llir", text, "/src/k.py") == {2: 12}
