@@ -27,12 +27,17 @@ Function : other
         /*0000*/                   EXIT ;
 \t//## File "/elsewhere/matmul.py", line 12
         /*0010*/                   NOP ;
+Function:k2
+        /*0000*/                   EXIT ;
+\t//## File "/work/main/irdiff/suites/matmul.py", line 1
+        /*0010*/                   NOP ;
 """
 
 
 def test_sass_line_info() -> None:
-    # An instruction inlined from another file maps to the call in ours (the ``inlined at`` frame).
-    assert source_map("sass", SASS, "/work/main/irdiff/suites/matmul.py") == {5: 91, 7: 91, 9: 37, 16: 12}
+    # An instruction inlined from another file maps to the call in ours (the ``inlined at`` frame); a file of the
+    # same name elsewhere counts (a bundle from another machine); ``Function:`` starts over (line 18 maps nothing).
+    assert source_map("sass", SASS, "/work/main/irdiff/suites/matmul.py") == {5: 91, 7: 91, 9: 37, 16: 12, 20: 1}
 
 
 def test_python_and_unknown_stages() -> None:
