@@ -277,9 +277,12 @@ def test_double_interrupt_still_leaves_nothing_half_written(tmp_path: Path) -> N
         p.send_signal(first)
         p.send_signal(second)
         out, err = p.communicate(timeout=120)
-        code = 128 + first
-        assert p.returncode == code, (p.returncode, err[-2000:])
-        assert err.strip().splitlines()[-1] == f"irdiff: interrupted ({first.name})", err
+        # sent back to back, both can be pending at once: CPython then runs the handlers in signal-number order
+        # (SIGINT before SIGTERM), so either one may be the interruption that is reported (CI saw 130 for
+        # SIGTERM+SIGINT); what must hold is one line naming it, its exit status, and nothing left behind
+        names = {128 + sig: sig.name for sig in (first, second)}
+        assert p.returncode in names, (p.returncode, err[-2000:])
+        assert err.strip().splitlines()[-1] == f"irdiff: interrupted ({names[p.returncode]})", err
         assert "Traceback" not in err
         assert wait_no_workers(p.pid) == []
         assert not temporaries(cache), temporaries(cache)

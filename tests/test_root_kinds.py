@@ -322,3 +322,22 @@ def test_edited_helper_is_named(compile_suite, target: str) -> None:  # type: ig
         ]
         assert re.search(r"`tl\.erf\(", " ".join(f.title for f in roots))
         assert d.unexplained == []
+
+
+def test_hint_statement_of_its_own_is_the_root_at_its_line(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``base = tl.multiple_of(base, 4)`` on a line of its own puts ``tt.divisibility`` on the ``arith.muli`` of the
+    line above. The root is the hint at the call's line (not the attribute's), the attribute change is its effect,
+    and nothing is unexplained; the wider accesses follow from it. Both orders. (The sweep gate's fixture,
+    tests/suites/sweep_hints.py, is the second kernel of this kind: a dropped ``tl.multiple_of(start, 8)``.)"""
+    suite = str(Path(__file__).parent / "suites" / "hint_statement.py")
+    b = compile_suite(suite, ["plain", "hinted"], "sm80")
+    call = line_of(b.variants["hinted"], "tl.multiple_of(base, 4)")
+    for d in orders(b, "plain", "hinted"):
+        first = d.findings[0]
+        assert first.id == "hint.axis-info" and first.severity == "major", ids(d)
+        assert f"line {call} of `hinted`" in first.title, first.title
+        assert not d.unexplained, d.unexplained
+        attr = get(d, "ttir.attr-changed")
+        assert attr.causes == ["hint.axis-info"], attr.causes
+        assert "tt.divisibility" in attr.title
+        assert get(d, "coalesce.vector-width").severity == "major"

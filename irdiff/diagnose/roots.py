@@ -72,6 +72,27 @@ ROOT_PREFIXES: tuple[str, ...] = ("spec.", "options.", "config.", "source.", "se
 # Findings that only count (instructions by kind, registers, shared memory): they never claim a source change, the
 # change's own root names it and the count links to it as an effect.
 _COUNT_IDS: tuple[str, ...] = ("ptx.memory-ops", "sass.instructions", "resources.")
+
+# A hint call (``tl.multiple_of``, ``tl.max_contiguous``, ``tl.max_constancy``, ``tl.assume``) creates no op: the
+# frontend sets ``tt.divisibility``/``tt.contiguity``/``tt.constancy`` on the op that *defines* the hinted value, so
+# the attribute lands on another line than the call when the hint is a statement of its own
+# (``start = row * stride`` then ``start = tl.multiple_of(start, 8)``; triton/language/semantic.py, multiple_of).
+_HINT_CALL = re.compile(r"\b(?:multiple_of|max_contiguous|max_constancy|assume)\s*\(")
+_HINT_ATTRS = frozenset({"tt.divisibility", "tt.contiguity", "tt.constancy"})
+_HINT_FINDINGS = frozenset({"hint.axis-info"})
+
+
+def _is_hint_change(c: SourceChange) -> bool:
+    """``c`` adds, removes or edits a hint call (on either side)."""
+    return bool(_HINT_CALL.search(f"{c.text_a}\n{c.text_b}"))
+
+
+def _hint_attrs_only(attrs: list[AttrChange]) -> bool:
+    """Every differing attribute is one a hint call sets (``tt.divisibility = dense<8>`` …)."""
+    toks = [t for ac in attrs for t in (*ac.only_a, *ac.only_b)]
+    return bool(toks) and all(t.split("=")[0].strip() in _HINT_ATTRS for t in toks)
+
+
 # More unclaimed source changes than this make the pair a rewrite (no source change is taken as a root).
 REWRITE_CHANGES = 12
 UNEXPLAINED_NOTE = (
@@ -414,7 +435,13 @@ def apply_roots(
             (
                 f
                 for f in findings
-                if not f.causes and not f.id.startswith(_COUNT_IDS) and _claims(f, c, lines(f, "a"), lines(f, "b"))
+                if not f.causes
+                and not f.id.startswith(_COUNT_IDS)
+                and (
+                    _claims(f, c, lines(f, "a"), lines(f, "b"))
+                    # the hint finding's evidence sits on the hinted value's line, not the call's (see _HINT_CALL)
+                    or (f.id in _HINT_FINDINGS and _is_hint_change(c) and not (c.file_a or c.file_b))
+                )
             ),
             None,
         )
@@ -453,6 +480,7 @@ def apply_roots(
 
     roots: list[_Root] = []
     new: list[Finding] = []
+    root_changes: dict[str, list[SourceChange]] = {}
     attrs = attr_changes(va, vb, sd.line_pairs)
     for kind, cs in by_kind.items():
         la = {c.line_a for c in cs if c.line_a is not None and not c.file_a}
@@ -469,12 +497,26 @@ def apply_roots(
             )
             continue
         roots.append(_Root(f, la, lb, sd.affected("a", la), sd.affected("b", lb)))
+        root_changes[f.id] = cs
 
     # 2. attribute changes on the same op
     if attrs:
         f = _attr_finding(attrs, a, b)
         cover = [r for r in roots if {ac.line_a for ac in attrs} & r.lines_a or {ac.line_b for ac in attrs} & r.lines_b]
-        if cover:
+        if not cover and _hint_attrs_only(attrs):
+            # hint attributes on the op that defines the hinted value: caused by the hint call's change wherever the
+            # call is (a rule that claimed it, else its source root)
+            hint_claims = [k for k, cs in claimed_changes.items() if any(_is_hint_change(c) for c in cs)]
+            if hint_claims:
+                f.causes = hint_claims[:1]
+            cover = (
+                []
+                if hint_claims
+                else [r for r in roots if any(map(_is_hint_change, root_changes.get(r.finding.id, [])))]
+            )
+        if f.causes:
+            pass
+        elif cover:
             f.causes = [cover[0].finding.id]
         else:  # a rule that claimed the source change on that line names the mechanism: the attributes follow from it
             ala, alb = {ac.line_a for ac in attrs}, {ac.line_b for ac in attrs}
