@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.model import Evidence, Finding
@@ -502,33 +503,29 @@ def apply_roots(
     # 2. attribute changes on the same op
     if attrs:
         f = _attr_finding(attrs, a, b)
-        cover = [r for r in roots if {ac.line_a for ac in attrs} & r.lines_a or {ac.line_b for ac in attrs} & r.lines_b]
-        if not cover and _hint_attrs_only(attrs):
-            # hint attributes on the op that defines the hinted value: caused by the hint call's change wherever the
-            # call is (a rule that claimed it, else its source root)
-            hint_claims = [k for k, cs in claimed_changes.items() if any(_is_hint_change(c) for c in cs)]
-            if hint_claims:
-                f.causes = hint_claims[:1]
-            cover = (
-                []
-                if hint_claims
-                else [r for r in roots if any(map(_is_hint_change, root_changes.get(r.finding.id, [])))]
-            )
-        if f.causes:
-            pass
-        elif cover:
-            f.causes = [cover[0].finding.id]
-        else:  # a rule that claimed the source change on that line names the mechanism: the attributes follow from it
-            ala, alb = {ac.line_a for ac in attrs}, {ac.line_b for ac in attrs}
-            by_claim = [k for k, (xa, xb) in claimed_lines.items() if xa & ala or xb & alb]
-            if by_claim:
-                f.causes = by_claim[:1]
-            else:  # same source at those lines: the attributes follow from the configuration or settings that differ
-                cfg = [g.id for g in findings if g.id.startswith(("config.", "options.", "settings.")) and not g.causes]
-                if cfg:
-                    f.causes = cfg[:1]
         la = {ac.line_a for ac in attrs}
         lb = {ac.line_b for ac in attrs}
+        hinted = _hint_attrs_only(attrs)
+        # the first that applies: a root on the attributes' lines; for hint attributes (set on the op that defines the
+        # hinted value, not on the call's line) the hint call's change, claimed by a rule or as its source root; a
+        # rule that claimed the source change on those lines (it names the mechanism); else the configuration or
+        # settings that differ (same source at those lines)
+        cause = next(
+            chain(
+                (r.finding.id for r in roots if la & r.lines_a or lb & r.lines_b),
+                (k for k, cs in claimed_changes.items() if hinted and any(map(_is_hint_change, cs))),
+                (
+                    r.finding.id
+                    for r in roots
+                    if hinted and any(map(_is_hint_change, root_changes.get(r.finding.id, [])))
+                ),
+                (k for k, (xa, xb) in claimed_lines.items() if xa & la or xb & lb),
+                (g.id for g in findings if g.id.startswith(("config.", "options.", "settings.")) and not g.causes),
+            ),
+            None,
+        )
+        if cause is not None:
+            f.causes = [cause]
         new.append(f)
         roots.append(_Root(f, la, lb, sd.affected("a", la), sd.affected("b", lb)))
 
