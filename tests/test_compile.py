@@ -286,3 +286,35 @@ def test_worker_keeps_torch_out_of_the_compile_only() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("missing-arg", ["without its parameter 'gain'", "args or constexprs"]),
+        ("missing-constexpr", ["without its parameter 'BLOCK_C'"]),
+        ("unknown-arg", ["args gives 'stride_col', not a parameter"]),
+        ("unknown-constexpr", ["constexprs gives 'BLOCK_CC', not a parameter", "did you mean 'BLOCK_C'"]),
+        ("unknown-option", ["variant 'clamped'", "options gives 'num_warp', not a compile option", "'num_warps'"]),
+        ("given-twice", ["'BLOCK_C' is given twice, in args and in constexprs"]),
+        ("constexpr-tensor", ["'BLOCK_C' is a tl.constexpr but args gives it a Tensor (i32[4]"]),
+        ("args-fail", ["args(shape) failed", "KeyError: 'COLS'"]),
+    ],
+)
+def test_a_call_that_does_not_bind_is_a_suite_error(tmp_path: Path, name: str, says: list[str]) -> None:
+    """A suite whose JIT call does not bind to the kernel is bad input: one line naming the suite file, the suite, the
+    kernel and the parameter, exit 2, before anything is compiled (it was exit 1 with the JIT's Python text)."""
+    ref = f"{SUITES / 'bad_launch.py'}::{name}"
+    for cmd in (
+        ["compile", ref, "--target", "sm86", "--save", str(tmp_path / "b")],
+        ["compare", ref, "--variant", "plain", "--against", "clamped", "--target", "sm86", "--no-run"],
+    ):
+        code, out = run_cli(*cmd)
+        assert code == 2, out
+        assert len(out.strip().splitlines()) == 1 and out.startswith("error: "), out
+        assert str(SUITES / "bad_launch.py") in out and f"suite {name!r}" in out, out
+        assert "kernel row_scale" in out or "args(shape)" in out, out
+        for s in says:
+            assert s in out, out
+        assert "Traceback" not in out and "positional argument" not in out and "unrecognised" not in out
+    assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())

@@ -183,6 +183,21 @@ def set_listener(listener: Any) -> bool:
     return True
 
 
+def option_names() -> set[str] | None:
+    """Names of the compile options the NVIDIA backend accepts as launch keywords (``num_warps``, ``maxnreg``,
+    ``enable_fp_fusion`` …: the fields of ``CUDAOptions`` in ``triton/backends/nvidia/compiler.py``), or None when
+    that class cannot be read (then nothing is checked against it)."""
+    import dataclasses
+
+    try:
+        from triton.backends.nvidia.compiler import CUDAOptions
+    except Exception:  # noqa: BLE001 - another layout: Triton checks the options itself
+        return None
+    if not dataclasses.is_dataclass(CUDAOptions):
+        return None
+    return {f.name for f in dataclasses.fields(CUDAOptions)}
+
+
 def base_jit_function(fn: Any) -> Any:
     """Unwrap ``triton.autotune`` / ``triton.heuristics`` objects down to the ``JITFunction``."""
     while not hasattr(fn, "params") and hasattr(fn, "fn"):

@@ -31,7 +31,7 @@ from irdiff import stages
 from irdiff.bundle import LOG_FILES, STAGE_FILES, Resources, VariantResult
 from irdiff.compile import compat
 from irdiff.compile.specialize import build_specialization
-from irdiff.suite import DTYPES, Scalar, Suite, Tensor, load_suite, resolve_values
+from irdiff.suite import DTYPES, Scalar, Suite, SuiteError, Tensor, did_you_mean, load_suite, resolve_values
 from irdiff.target import parse_target as _parse_target
 
 LLVM_DEBUG_TYPES = "tritongpu-coalesce,triton-loop-pipeline"
@@ -176,11 +176,104 @@ def resolve_launch(suite: Suite, req: dict[str, Any]) -> tuple[Any, dict[str, An
     jit_fn = compat.base_jit_function(kernel)
     shape = dict(suite.shape)
     shape.update(req.get("shape") or {})
-    values = dict((variant.args or suite.args)(shape))
+    try:
+        values = dict((variant.args or suite.args)(shape))
+    except SuiteError:
+        raise
+    except Exception as e:  # noqa: BLE001 - user code may raise anything; report it in one line
+        raise SuiteError(
+            f"{_suite_where(suite, kernel)}, variant {req['variant']!r}: its args(shape) failed for shape"
+            f" {shape}: {type(e).__name__}: {e}"
+        ) from None
     cfg = select_config(suite, kernel, req.get("config"))
     kwargs: dict[str, Any] = {**suite.constexprs, **suite.options, **cfg, **variant.constexprs, **variant.options}
     kwargs = resolve_values(kwargs, shape, req["target"])  # Derived values (NUM_SMS per target, BLOCK_N = N)
+    check_launch(suite, req["variant"], kernel, values, kwargs)
     return jit_fn, values, kwargs
+
+
+def _suite_where(suite: Suite, kernel: Any) -> str:
+    """``suite file F, suite 'NAME'`` (a built-in suite: the file that defines its kernel)."""
+    where = suite.source_file
+    if not where:
+        with contextlib.suppress(Exception):
+            where = inspect.getsourcefile(compat.base_jit_function(kernel).fn) or ""
+    return f"suite file {where or '?'}, suite {suite.name!r}"
+
+
+def check_launch(suite: Suite, variant: str, kernel: Any, values: dict[str, Any], kwargs: dict[str, Any]) -> None:
+    """Check that the JIT call the suite describes binds to the kernel's parameters, before anything is compiled.
+
+    The JIT would fail later with its own Python text (``dynamic_func() missing 1 required positional argument``,
+    ``Keyword argument X was specified but unrecognised``); a suite's mistake is bad input instead: one line naming
+    the suite file, the kernel and the parameter.
+
+    :param values: the example arguments (``args(shape)``: :class:`Tensor`, :class:`Scalar`, Python values).
+    :param kwargs: constexprs and options (suite, config, variant; ``Derived`` resolved).
+    :raises SuiteError: a parameter without a default that neither gives; a name given twice (``args`` and
+        constexprs/config); an argument or constexpr the kernel has no parameter for; a compile option Triton's
+        ``CUDAOptions`` (``triton/backends/nvidia/compiler.py``) does not know; a tensor given to a
+        ``tl.constexpr`` parameter.
+    """
+    jit_fn = compat.base_jit_function(kernel)
+    params = list(getattr(jit_fn, "params", []) or [])
+    if not params:
+        return
+    names = [p.name for p in params]
+    where = f"{_suite_where(suite, kernel)}, variant {variant!r}: kernel {jit_fn.__name__}"
+    sig = f"(parameters: {', '.join(names)})"
+
+    def origin(k: str, args: bool = True) -> str:
+        if args and k in values:
+            return "args"
+        var = suite.variants.get(variant)
+        if k in suite.constexprs or (var is not None and k in var.constexprs):
+            return "constexprs"
+        if k in suite.options or (var is not None and k in var.options):
+            return "options"
+        return "the autotune config"
+
+    twice = sorted(set(values) & set(kwargs))
+    if twice:
+        raise SuiteError(f"{where}: {twice[0]!r} is given twice, in args and in {origin(twice[0], False)}")
+    unknown_args = [k for k in values if k not in names]
+    if unknown_args:
+        k = unknown_args[0]
+        raise SuiteError(f"{where}: args gives {k!r}, not a parameter of the kernel{did_you_mean(k, names)} {sig}")
+    options: set[str] | None = None
+    for k in kwargs:
+        if k in names or k in _OPTION_KEYS:
+            continue
+        if options is None:
+            options = compat.option_names()
+        if options and k not in options:
+            src = origin(k)
+            if src == "options":
+                raise SuiteError(
+                    f"{where}: options gives {k!r}, not a compile option of Triton{did_you_mean(k, sorted(options))}"
+                )
+            raise SuiteError(f"{where}: {src} gives {k!r}, not a parameter of the kernel{did_you_mean(k, names)} {sig}")
+    heur = getattr(kernel, "values", None) if type(kernel).__name__ == "Heuristics" else None
+    missing = [
+        p.name for p in params if p.name not in values and p.name not in kwargs and not getattr(p, "has_default", False)
+    ]
+    if missing:
+        what = "parameter" if len(missing) == 1 else "parameters"
+        note = ""
+        if heur and any(m in heur for m in missing):
+            note = "; triton.heuristics values are not applied by irdiff: give them as constexprs"
+        raise SuiteError(
+            f"{where} is called without its {what} {', '.join(repr(m) for m in missing)} {sig}: give "
+            f"{'it' if len(missing) == 1 else 'them'} in the suite's args or constexprs{note}"
+        )
+    for p in params:
+        v = values.get(p.name, kwargs.get(p.name))
+        if getattr(p, "is_constexpr", False) and isinstance(v, (Tensor, Scalar)):
+            given = v.describe() if isinstance(v, Tensor) else f"Scalar {v.describe()}"
+            raise SuiteError(
+                f"{where}: {p.name!r} is a tl.constexpr but {origin(p.name)} gives it a {type(v).__name__}"
+                f" ({given}); a constexpr takes a Python value (int, float, bool, str)"
+            )
 
 
 def die_with_parent() -> None:
