@@ -367,22 +367,36 @@ def _report_errors(bundle: Any) -> int:
 
 
 @cli.command("list")
+@click.argument("suites", nargs=-1, metavar="[SUITE]...")
 @user_errors
-def list_cmd() -> None:
-    """List built-in suites and their variants (wrapped to the terminal's width; 80 columns when piped)."""
+def list_cmd(suites: tuple[str, ...]) -> None:
+    """List suites and their variants: the built-in ones, or those named (a built-in name, ``path.py`` for every
+    suite the file defines, ``path.py::name`` for one). Wrapped to the terminal's width (80 columns when piped)."""
     import shutil
     import textwrap
 
-    from irdiff.suite import list_suites
+    from irdiff.suite import list_suites, load_suites
+    from irdiff.textsafe import clean
 
     width = max(40, shutil.get_terminal_size((80, 24)).columns)
-    for s in list_suites():
-        click.echo(textwrap.fill(f"{s.name}: {s.description}", width, subsequent_indent="    "))
+    found: list[tuple[str, Any]] = []
+    for ref in suites:
+        path_part = ref.partition("::")[0]
+        for s in load_suites(ref):
+            found.append((s.name if s.source_file == "" else f"{path_part}::{s.name}", s))
+    if not suites:
+        found = [(s.name, s) for s in list_suites()]
+    for label, s in found:
+        click.echo(
+            textwrap.fill(
+                clean(label + (f": {s.description}" if s.description else "")), width, subsequent_indent="    "
+            )
+        )
         name_w = max((len(n) for n in s.variants), default=0)
         for name, v in s.variants.items():
-            head = f"  {name:<{name_w}}  "
+            head = clean(f"  {name:<{name_w}}  ")
             click.echo(
-                textwrap.fill(v.description or "", width, initial_indent=head, subsequent_indent=" " * len(head))
+                textwrap.fill(clean(v.description or ""), width, initial_indent=head, subsequent_indent=" " * len(head))
                 or head.rstrip()
             )
 

@@ -47,6 +47,7 @@ __all__ = [
     "by_target",
     "did_you_mean",
     "load_suite",
+    "load_suites",
     "list_suites",
     "resolve_values",
 ]
@@ -433,6 +434,24 @@ def _load_file(path: Path) -> Any:
         del sys.modules[mod_name]
         raise SuiteError(f"{path}: error while importing the suite file: {type(e).__name__}: {e}") from None
     return module
+
+
+def load_suites(ref: str) -> list[Suite]:
+    """Every suite ``ref`` names: a built-in name or ``path.py::name`` gives one, ``path.py`` every suite the file
+    defines (in definition order), for ``irdiff list``.
+
+    :raises SuiteError: as :func:`load_suite`, except that a file with several suites is not an error.
+    """
+    path_part, _, name = ref.partition("::")
+    if ref in _BUILTINS or name or not (path_part.endswith(".py") or "/" in path_part or Path(path_part).is_file()):
+        return [load_suite(ref)]
+    module = _load_file(Path(path_part))
+    suites = list(_suites_in_module(module).values())
+    if not suites:
+        raise SuiteError(f"{path_part} defines no irdiff.suite.Suite object")
+    for s in suites:
+        s.source_file = s.source_file or str(Path(path_part).resolve())
+    return suites
 
 
 def load_suite(ref: str) -> Suite:

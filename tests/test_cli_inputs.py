@@ -86,6 +86,30 @@ def test_list_fits_the_terminal(columns: int) -> None:
         assert re.search(rf"^  {name}\s", out, re.M), name
 
 
+def test_list_takes_suite_paths_like_the_other_commands() -> None:
+    """``irdiff list path.py`` lists every suite the file defines (the name to give other commands, then the variants),
+    ``path.py::name`` one, a built-in name one; a missing file, an unknown suite or a file without suites is one line,
+    exit 2 (``list`` took no argument before)."""
+    kinds = str(ROOT / "tests" / "suites" / "bad_launch.py")
+    code, out, err = run(["list", kinds])
+    assert code == 0, err
+    heads = [ln for ln in out.splitlines() if not ln.startswith(" ")]
+    assert heads[:2] == [f"{kinds}::missing-arg", f"{kinds}::missing-constexpr"] and len(heads) == 8, out
+    assert re.search(r"^  plain\n  clamped$", out, re.M)
+    code, out, err = run(["list", f"{ROOT / 'tests' / 'suites' / 'readme_add.py'}::suite", "softmax"])
+    assert code == 0, err
+    assert [ln.split(":")[0] for ln in out.splitlines() if not ln.startswith(" ")][-1] == "softmax"
+    assert re.search(r"^  dns_param_hint$", out, re.M) and "readme_add.py::add" in out
+    for args, says in [
+        (["list", "nope/missing.py"], "does not exist"),
+        (["list", f"{kinds}::nope"], "has no suite 'nope'"),
+        (["list", str(ROOT / "irdiff" / "textsafe.py")], "defines no irdiff.suite.Suite"),
+        (["list", "matmull"], "did you mean 'matmul'"),
+    ]:
+        code, out, err = run(args)
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1, (args, err)
+
+
 def test_readme_lists_every_command() -> None:
     readme = (ROOT / "README.md").read_text()
     table = readme[readme.index("## Commands") :]
