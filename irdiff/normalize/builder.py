@@ -27,9 +27,10 @@ class Symbols:
     make: Make
     plain: str
     strings: bool = True
-    # the common symbols without a Sym: text -> (namespace, name, prefix, erased) when ``make`` would give
-    # ``Sym(namespace, name, erased, prefix + "{n}")``, else None (``make`` decides)
-    quick: Callable[[str], tuple[str, str, str, str] | None] | None = None
+    # the common symbols without a Sym: text -> (namespace, name, stem, prefix, erased) when ``make`` would give a
+    # ``Sym(namespace, name, erased, fmt)`` that :class:`Renamer` names ``prefix + str(n)``, ``n`` counted per
+    # (namespace, stem) (``stem``: :func:`stem_of` for a ``{stem}`` format, else ""), else None (``make`` decides)
+    quick: Callable[[str], tuple[str, str, str, str, str] | None] | None = None
 
 
 class Builder:
@@ -151,8 +152,14 @@ def _stem(sym: Sym) -> str:
     (``%.frozen1147``); our own output's ``.N`` is stripped too, so normalizing twice is stable."""
     if "{stem}" not in sym.fmt:
         return ""
-    m = (_LLVM_SUFFIX if sym.cls == "val" else _MLIR_SUFFIX).match(sym.name)
-    return m.group(1) if m else sym.name
+    return stem_of(sym.cls, sym.name)
+
+
+def stem_of(cls: str, name: str) -> str:
+    """The stem of a symbol named by a ``{stem}`` format (see :func:`_stem`): LLVM's rule for namespace ``val``,
+    MLIR's for the others."""
+    m = (_LLVM_SUFFIX if cls == "val" else _MLIR_SUFFIX).match(name)
+    return m.group(1) if m else name
 
 
 # Uniquing suffixes: MLIR appends ``_N`` to a name (stem ``a_ptrs``), our own output ``.N``:
@@ -352,16 +359,16 @@ class BulkBuilder:
             if q is None:
                 self._new(s)
                 continue
-            # Renamer.name of Sym(q[0], q[1], q[3], q[2] + "{n}"), inlined: once per distinct symbol of a huge text
+            # Renamer.name of the Sym ``make`` would give, inlined: once per distinct symbol of a huge text
             key = (q[0], q[1])
             name = names.get(key)
             if name is None:
-                ckey = (q[0], "")
+                ckey = (q[0], q[2])
                 n = counters.get(ckey, 0)
                 counters[ckey] = n + 1
-                name = names[key] = q[2] + str(n)
+                name = names[key] = q[3] + str(n)
             shown[s] = name
-            erased[s] = q[3]
+            erased[s] = q[4]
         parts[1::2] = map(shown.__getitem__, syms)
         self._lines.extend(map(str.rstrip, "".join(parts).split("\n")))
         parts[1::2] = map(self._erased.__getitem__, syms)

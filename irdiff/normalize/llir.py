@@ -7,7 +7,7 @@ import hashlib
 import re
 from functools import lru_cache
 
-from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
+from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols, stem_of
 from irdiff.normalize.model import Region
 from irdiff.normalize.text import (
     kernel_pattern,
@@ -137,12 +137,16 @@ def _ll_sym(text: str) -> Sym:
 _LL_PLAIN = r"[%\#!](?:(?<=%)(?:[A-Za-z_$.\-][\w$.\-]*|\d+)|(?<=\#)(?<![\w\"]\#)\d+\b|(?<=!)(?<![\w\"]!)\d+\b)"
 
 
-def _quick(s: str) -> tuple[str, str, str, str] | None:
-    """:func:`_ll_sym` of numbered values and metadata without a Sym (attribute groups: ``make`` decides)."""
+def _quick(s: str) -> tuple[str, str, str, str, str] | None:
+    """:func:`_ll_sym` of values and metadata without a Sym (attribute groups: ``make`` decides)."""
     if s[0] == "!":
-        return ("md", s[1:], "!", "!_")
-    if s[0] == "%" and s[1:].isdigit():
-        return ("val#", s[1:], "%", "%_")
+        return ("md", s[1:], "", "!", "!_")
+    if s[0] == "%":
+        name = s[1:]
+        if name.isdigit():
+            return ("val#", name, "", "%", "%_")
+        stem = stem_of("val", name)
+        return ("val", name, stem, "%" + stem + ".", "%_")
     return None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
+from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols, stem_of
 from irdiff.normalize.model import Region
 from irdiff.normalize.text import (
     kernel_pattern,
@@ -43,14 +43,15 @@ def _make_ssa(m: re.Match[str]) -> Sym:
     return Sym("ssa", name, "%_", "%{stem}.{n}")
 
 
-def _quick_ssa(s: str) -> tuple[str, str, str, str] | None:
-    """:func:`_make_ssa` of the numbered values without a Sym (see :class:`~irdiff.normalize.builder.Symbols`)."""
+def _quick_ssa(s: str) -> tuple[str, str, str, str, str]:
+    """:func:`_make_ssa` of a value's text without a Sym (see :class:`~irdiff.normalize.builder.Symbols`)."""
     name = s[1:]
     if name.isdigit():
-        return ("ssa#", name, "%", "%_")
+        return ("ssa#", name, "", "%", "%_")
     if name.startswith("arg") and _ARG.fullmatch(name):
-        return ("ssa#arg", name, "%arg", "%_")
-    return None
+        return ("ssa#arg", name, "", "%arg", "%_")
+    stem = stem_of("ssa", name)
+    return ("ssa", name, stem, "%" + stem + ".", "%_")
 
 
 SYMBOLS = Symbols(_MLIR_SSA, _make_ssa, r"%(?:[A-Za-z_$.\-][\w$.\-]*|\d+)", quick=_quick_ssa)

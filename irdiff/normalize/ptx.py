@@ -134,13 +134,13 @@ _PTX_PLAIN = r"[%$](?:(?<=%)(?:hh|rd|rs|rq|fd|f|h|r|p|b)\d+\b|(?<=\$)L__BB\d+_\d
 _PTX_SPLIT = re.compile(f"({_PTX_PLAIN})")
 
 
-def _quick(s: str) -> tuple[str, str, str, str]:
+def _quick(s: str) -> tuple[str, str, str, str, str]:
     """:func:`_ptx_make` of a symbol's text (``%rd38``: class ``rd``, number ``38``) without a Sym."""
     if s[0] == "$":
-        return ("bb", s, "$L__BB", "$L__BB_")
+        return ("bb", s, "", "$L__BB", "$L__BB_")
     k = 2 if s[2].isalpha() else 1  # the classes have one or two letters
     cls = s[1 : k + 1]
-    return ("reg" + cls, s[k + 1 :], "%" + cls, "%" + cls + "_")
+    return ("reg" + cls, s[k + 1 :], "", "%" + cls, "%" + cls + "_")
 
 
 SYMBOLS = Symbols(_PTX_SYM, _ptx_make, _PTX_PLAIN, quick=_quick)
@@ -177,7 +177,7 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
         parts = _PTX_SPLIT.split(joined)
         syms = parts[1::2]
         for s in filterfalse(names.__contains__, dict.fromkeys(syms)):  # new symbols, in order of appearance
-            c = _quick(s)[2]  # the class: $L__BB, %r, %rd, ... (a Unicode digit is a digit too)
+            c = _quick(s)[3]  # the class: $L__BB, %r, %rd, ... (a Unicode digit is a digit too)
             n = counters.get(c, 0)
             counters[c] = n + 1
             names[s] = c + str(n)

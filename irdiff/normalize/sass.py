@@ -165,10 +165,10 @@ def _make_reg(m: re.Match[str]) -> Sym:
 # Physical registers are symbols (renamed by first appearance, erased to ``R_``/``UR_``/``P_``/``UP_``/``B_`` in the
 # shape): register allocation is noise between two compiles, as PTX virtual register numbers are. The raw view
 # (``--raw``) keeps the physical names. SASS has no strings.
-def _quick_reg(s: str) -> tuple[str, str, str, str]:
+def _quick_reg(s: str) -> tuple[str, str, str, str, str]:
     """:func:`_sass_reg_sym` of a register's text (``UR4``: kind ``UR``, number ``4``) without a Sym."""
     kind = s[:2] if s[0] == "U" else s[:1]
-    return ("reg." + kind, s[len(kind) :], kind, kind + "_")
+    return ("reg." + kind, s[len(kind) :], "", kind, kind + "_")
 
 
 # (for the split: the first letter's set first, which the regex engine skips to)
