@@ -39,11 +39,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING, Any
 
 from irdiff import stages
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 SCHEMA = "irdiff.bundle/1"
 
@@ -146,6 +147,39 @@ VARIANT_SCHEMA: dict[str, Any] = {
         "timings": {"type": "object"},
     },
 }
+
+
+MEMO_VERSION = 1  # part of every validation memo key: bump when what "valid" means changes without a schema change
+
+
+def _memo_key(schema: dict[str, Any], data: bytes) -> str:
+    """sha256 over the memo version, the schema (canonical JSON) and a record file's exact bytes."""
+    h = hashlib.sha256(f"irdiff-valid/{MEMO_VERSION}\0".encode())
+    h.update(json.dumps(schema, sort_keys=True).encode())
+    h.update(b"\0")
+    h.update(data)
+    return h.hexdigest()
+
+
+def _memo_says_valid(memo: Path, key: str) -> bool:
+    """A marker ``memo/<key>`` exists as a plain empty file (no symlink: the memo is untrusted cache data; a marker
+    of any other shape is ignored and the record validated again)."""
+    import stat
+
+    try:
+        st = os.lstat(memo / key)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0
+
+
+def _memo_record_valid(memo: Path, key: str) -> None:
+    """Leave the marker of a record that passed validation (best effort: the memo is only an accelerator)."""
+    try:
+        memo.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(memo / key, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644))
+    except OSError:
+        pass
 
 
 def _validate(record: Any, schema: dict[str, Any], where: Path) -> None:
@@ -370,9 +404,11 @@ class Bundle:
             "runs": self.runs,
         }
 
-    def save(self) -> None:
+    def save(self, memo: Path | None = None) -> None:
         """Write ``manifest.json`` (and ``variant.json`` of variants that have none yet, or whose record is the
-        same compile as the one on disk), under the bundle's lock.
+        same compile as the one on disk), under the bundle's lock. With ``memo`` (see :func:`read_record`), the
+        records written are read back through it, validated and remembered, so the next reader need not
+        validate them (a record that fails is left to that reader to report).
 
         Concurrent writers do not lose each other's work: variants another process added since this bundle was
         loaded stay listed (their directories are kept), and runs are merged. A variant directory another
@@ -409,6 +445,11 @@ class Bundle:
                 if isinstance(old.get("runs"), dict):
                     manifest["runs"] = {**old["runs"], **manifest["runs"]}
             atomic_write(root / "manifest.json", json.dumps(manifest, indent=1, default=str))
+            if memo is not None:
+                try:
+                    load_bundle(root, memo)
+                except BundleError:
+                    pass
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -458,24 +499,34 @@ def bundle_lock(root: str | os.PathLike[str], timeout: float | None = None) -> F
     with _LOCKS_GUARD:  # one instance per path and process: a second flock on another descriptor would deadlock
         lock = _LOCKS.get(key)
         if lock is None:
-            lock = _LOCKS[key] = _Lock(key, timeout=t, thread_local=False)
+            lock = _LOCKS[key] = _lock_class()(key, timeout=t, thread_local=False)
         lock.timeout = t
     return lock
 
 
-_LOCKS: dict[str, _Lock] = {}
+_LOCKS: dict[str, FileLock] = {}
 _LOCKS_GUARD = threading.Lock()
+_LOCK_CLASS: list[type[FileLock]] = []
 
 
-class _Lock(FileLock):
-    def __enter__(self) -> _Lock:  # type: ignore[override]
-        try:
-            self.acquire()
-        except Timeout:
-            raise BundleError(
-                f"{self.lock_file}: another irdiff process has been writing this bundle for {self.timeout:.0f} s"
-            ) from None
-        return self
+def _lock_class() -> type[FileLock]:
+    """``FileLock`` whose timeout is a one-line :class:`BundleError`; filelock is imported on the first lock (a
+    warm run that only reads takes none)."""
+    if not _LOCK_CLASS:
+        from filelock import FileLock, Timeout
+
+        class _Lock(FileLock):
+            def __enter__(self) -> _Lock:  # type: ignore[override]
+                try:
+                    self.acquire()
+                except Timeout:
+                    raise BundleError(
+                        f"{self.lock_file}: another irdiff process has been writing this bundle for {self.timeout:.0f} s"
+                    ) from None
+                return self
+
+        _LOCK_CLASS.append(_Lock)
+    return _LOCK_CLASS[0]
 
 
 def tmp_dir_in(parent: Path, tag: str = "") -> Path:
@@ -571,33 +622,52 @@ def install_dir(new: Path, dest: Path) -> None:
     remove_path(aside)
 
 
-def _read_json(path: Path, what: str) -> Any:
-    from irdiff.textsafe import clean
-
+def _read_bytes(path: Path, what: str) -> bytes:
     try:
-        text = path.read_text(errors="replace")
+        return path.read_bytes()
     except OSError as e:
+        from irdiff.textsafe import clean
+
         raise BundleError(clean(f"{path}: cannot read the {what}: {e.strerror or e}")) from None
+
+
+def _parse_json(path: Path, data: bytes) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(data.decode(errors="replace"))
     except ValueError as e:
+        from irdiff.textsafe import clean
+
         raise BundleError(clean(f"{path}: not valid JSON: {e}")) from None
 
 
-def read_record(path: Path, schema: dict[str, Any], what: str = "record") -> Any:
+def _read_json(path: Path, what: str) -> Any:
+    return _parse_json(path, _read_bytes(path, what))
+
+
+def read_record(path: Path, schema: dict[str, Any], what: str = "record", memo: Path | None = None) -> Any:
     """Parse a bundle's JSON file and validate it against ``schema`` (:data:`MANIFEST_SCHEMA`,
     :data:`VARIANT_SCHEMA`).
 
+    :param memo: a directory of validation markers (irdiff's cache passes ``<cache>/validated``): a file whose
+        exact bytes passed this schema before is not validated again, so jsonschema (~0.1 s to import) is not
+        imported by a warm run. A marker is an empty file named by :func:`_memo_key` (sha256 of the memo version,
+        the schema and the bytes); anything else there is ignored.
     :raises BundleError: unreadable, not JSON, or of the wrong shape (one line naming the first bad field).
     """
-    record = _read_json(path, what)
+    data = _read_bytes(path, what)
+    record = _parse_json(path, data)
+    key = _memo_key(schema, data) if memo is not None else ""
+    if memo is not None and _memo_says_valid(memo, key):
+        return record
     _validate(record, schema, path)
+    if memo is not None:
+        _memo_record_valid(memo, key)
     return record
 
 
-def load_variant_dir(path: str | os.PathLike[str]) -> VariantResult:
+def load_variant_dir(path: str | os.PathLike[str], memo: Path | None = None) -> VariantResult:
     """Read one saved variant directory (``DIR/<variant>``), validating ``variant.json`` against
-    :data:`VARIANT_SCHEMA`.
+    :data:`VARIANT_SCHEMA` (``memo``: as :func:`read_record`).
 
     :raises BundleError: no ``variant.json`` there, invalid JSON, or a record of the wrong shape (one line
         naming the field).
@@ -606,15 +676,16 @@ def load_variant_dir(path: str | os.PathLike[str]) -> VariantResult:
     vj = p / "variant.json"
     if not vj.is_file():
         raise BundleError(f"{p} is not an irdiff variant directory (no variant.json)")
-    d = read_record(vj, VARIANT_SCHEMA, "variant record")
+    d = read_record(vj, VARIANT_SCHEMA, "variant record", memo)
     try:
         return VariantResult.from_json(d, directory=str(p))
     except (ValueError, TypeError) as e:
         raise BundleError(f"{vj}: unreadable variant record: {e}") from None
 
 
-def load_bundle(path: str | os.PathLike[str]) -> Bundle:
-    """Read a bundle directory (manifest and every variant record, validated; stage texts are read on use).
+def load_bundle(path: str | os.PathLike[str], memo: Path | None = None) -> Bundle:
+    """Read a bundle directory (manifest and every variant record, validated; stage texts are read on use;
+    ``memo``: as :func:`read_record`).
 
     :raises BundleError: missing directory or manifest, a record of the wrong shape, a variant directory outside
         the bundle (symlink), or a schema other than ``irdiff.bundle/1``.
@@ -623,7 +694,7 @@ def load_bundle(path: str | os.PathLike[str]) -> Bundle:
     mf = root / "manifest.json"
     if not mf.is_file():
         raise BundleError(f"{root} is not an irdiff bundle (no manifest.json)")
-    m = read_record(mf, MANIFEST_SCHEMA, "manifest")
+    m = read_record(mf, MANIFEST_SCHEMA, "manifest", memo)
     schema = m.get("schema", "")
     if schema.split("/")[0] != SCHEMA.split("/")[0] or schema != SCHEMA:
         from irdiff.textsafe import clean
@@ -634,7 +705,7 @@ def load_bundle(path: str | os.PathLike[str]) -> Bundle:
     variants = {}
     for name in m.get("variants", []):
         vdir = confined(root, variant_dirname(name))
-        variants[name] = load_variant_dir(vdir)
+        variants[name] = load_variant_dir(vdir, memo)
     return Bundle(
         suite=m.get("suite", ""),
         target=m.get("target", ""),

@@ -771,7 +771,7 @@ def compare_cmd(
     **report_files: str | None,
 ) -> None:
     """Compile two variants of SUITE and show what differs, stage by stage, and why."""
-    from irdiff.compile import suite_summary
+    from irdiff.compile import suite_summary, validation_memo
 
     outputs = _report_outputs(report_files, force)
     s = suite_summary(suite)  # every variant cached and no file changed: Triton is not imported
@@ -797,7 +797,7 @@ def compare_cmd(
         no_run = True  # the runner times one config; run it with --config N
     if bundle.pair != [a, b]:  # a repeated command leaves the bundle as it is (nothing is rewritten)
         bundle.pair = [a, b]
-        bundle.save()
+        bundle.save(validation_memo())
     if not passes and not any(v.error for v in bundle.variants.values()):
         from irdiff.diagnose.passes import needs_pass_trace
 
@@ -806,7 +806,7 @@ def compare_cmd(
             req = _build_request(suite, [a, b], target, config, all_configs, shape, True, no_cache, jobs)
             bundle = _compile(req, save)
             bundle.pair = [a, b]
-            bundle.save()
+            bundle.save(validation_memo())
     _report_errors(bundle)
     run_status = 0
     if not no_run:

@@ -532,3 +532,81 @@ def test_save_nested_readable_and_keeps_going(tmp_path: Path) -> None:
     theirs.metadata["cache_key"] = "k2"
     b.save()
     assert json.loads((root / "first" / "variant.json").read_text())["metadata"]["where"] == "/p"  # str() of a Path
+
+
+def _count_validations(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Record every jsonschema validation :func:`irdiff.bundle.read_record` runs (the real one still runs)."""
+    seen: list[Path] = []
+    real = B._validate
+
+    def counting(record: object, schema: dict[str, object], where: Path) -> None:
+        seen.append(where)
+        real(record, schema, where)
+
+    monkeypatch.setattr(B, "_validate", counting)
+    return seen
+
+
+def test_validation_memo_skips_only_the_exact_bytes_seen_valid(
+    tmp_path: Path, recorded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record validated once leaves a marker; the same bytes are not validated again (so a warm run does not
+    import jsonschema), but any other bytes are, and a bad record is refused with or without a memo."""
+    memo = tmp_path / "memo"
+    seen = _count_validations(monkeypatch)
+    B.load_bundle(recorded, memo)
+    assert len(seen) == 3 and len(list(memo.iterdir())) == 3  # manifest + two variant records
+    seen.clear()
+    b = B.load_bundle(recorded, memo)
+    assert seen == [] and list(b.variants) == ["annotated", "unannotated"]
+    assert B.load_bundle(recorded, memo).manifest() == B.load_bundle(recorded).manifest()
+    # without a memo: validated, and no marker is written
+    seen.clear()
+    B.load_bundle(recorded)
+    assert len(seen) == 3 and len(list(memo.iterdir())) == 3
+    # the same record under another schema is validated again
+    seen.clear()
+    B.read_record(recorded / "manifest.json", {"type": "object"}, "manifest", memo)
+    assert len(seen) == 1
+    # an edited record (one byte of whitespace) is validated again; a bad one is refused even though the
+    # original's marker is there
+    vj = recorded / "annotated" / "variant.json"
+    vj.write_bytes(vj.read_bytes() + b" ")
+    seen.clear()
+    B.load_variant_dir(recorded / "annotated", memo)
+    assert seen == [vj]
+    rec = json.loads(vj.read_text())
+    vj.write_text(json.dumps({**rec, "stages": {"ttir": "../../etc/passwd"}}))
+    with pytest.raises(BundleError, match="not a relative path inside the bundle"):
+        B.load_variant_dir(recorded / "annotated", memo)
+    with pytest.raises(BundleError, match="not a relative path inside the bundle"):
+        B.load_variant_dir(recorded / "annotated", memo)  # a refusal leaves no marker
+
+
+@pytest.mark.parametrize("shape", ["symlink", "nonempty", "directory"])
+def test_validation_memo_markers_of_another_shape_are_ignored(
+    tmp_path: Path, recorded: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    """The memo is untrusted cache data: a marker that is a symlink (even to an empty file), has contents or is a
+    directory does not count, and the record is validated (and a bad record refused)."""
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    vj = recorded / "annotated" / "variant.json"
+    vj.write_text(json.dumps({"name": 7}))  # invalid: name must be a string
+    key = B._memo_key(B.VARIANT_SCHEMA, vj.read_bytes())
+    if shape == "symlink":
+        (tmp_path / "empty").write_bytes(b"")
+        (memo / key).symlink_to(tmp_path / "empty")
+    elif shape == "nonempty":
+        (memo / key).write_text("ok")
+    else:
+        (memo / key).mkdir()
+    with pytest.raises(BundleError, match="malformed record at name"):
+        B.load_variant_dir(recorded / "annotated", memo)
+    assert (memo / key).exists()  # left as it was found (not replaced by a marker)
+
+
+def test_validation_memo_that_cannot_be_written_is_only_slower(tmp_path: Path, recorded: Path) -> None:
+    (tmp_path / "memo").write_text("a file where the memo directory should be")
+    b = B.load_bundle(recorded, tmp_path / "memo")
+    assert list(b.variants) == ["annotated", "unannotated"]

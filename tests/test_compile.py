@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -193,6 +194,35 @@ def test_old_triton_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
         compat.check_triton()
     code, out = run_cli("compile", "matmul", "--target", "sm86")
     assert code == 2 and "Triton 3.1.0 is too old" in out
+
+
+def test_triton_version_read_from_dist_info_as_importlib_metadata_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm path reads Triton's version from its ``METADATA`` without importlib.metadata: the same answer for
+    the installed Triton, the first ``sys.path`` entry wins, and anything ambiguous is left to importlib.metadata."""
+    from importlib.metadata import version
+
+    assert compat._dist_info_version() == version("triton") == compat.triton_version()
+
+    def dist(where: Path, dirname: str, name: str = "triton", ver: str = "9.8.7") -> None:
+        (where / dirname).mkdir(parents=True)
+        (where / dirname / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {ver}\n\nbody\n")
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    dist(first, "triton-9.8.7.dist-info")
+    dist(first, "triton_kernels-1.0.dist-info", "triton_kernels", "1.0")  # another package: not triton
+    dist(second, "triton-1.2.3.dist-info", ver="1.2.3")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(first), str(second), *sys.path])
+    assert compat._dist_info_version() == "9.8.7" == version("triton")
+    dist(first, "triton-9.9.9.dist-info", ver="9.9.9")  # two in one entry: importlib.metadata decides
+    assert compat._dist_info_version() is None and compat.triton_version() == version("triton")
+    shutil.rmtree(first)
+    dist(first, "triton.egg-info")
+    assert compat._dist_info_version() is None
+    shutil.rmtree(first)
+    dist(first, "triton-4.0.dist-info", name="other")  # a METADATA naming another project
+    assert compat._dist_info_version() is None
 
 
 def test_console_script_runs() -> None:

@@ -348,7 +348,9 @@ _PROBE = (
     "sys.argv = ['irdiff'] + sys.argv[1:]\n"
     "try:\n    runpy.run_module('irdiff', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
     "print('IMPORTED', 'triton' in sys.modules, 'torch' in sys.modules,\n"
-    "      'irdiff.diagnose.rules' in sys.modules or 'irdiff.normalize.llir' in sys.modules, file=sys.stderr)\n"
+    "      'irdiff.diagnose.rules' in sys.modules or 'irdiff.normalize.llir' in sys.modules,\n"
+    "      'jsonschema' in sys.modules or 'filelock' in sys.modules or 'importlib.metadata' in sys.modules,\n"
+    "      file=sys.stderr)\n"
 )
 
 
@@ -367,6 +369,11 @@ def _computed(r: subprocess.CompletedProcess[str]) -> bool:
     return next(ln for ln in r.stderr.splitlines() if ln.startswith("IMPORTED")).split()[3] == "True"
 
 
+def _light(r: subprocess.CompletedProcess[str]) -> bool:
+    """Whether a :func:`_probe` run imported none of jsonschema, filelock and importlib.metadata."""
+    return next(ln for ln in r.stderr.splitlines() if ln.startswith("IMPORTED")).split()[4] == "False"
+
+
 def test_warm_main_job_imports_neither_triton_nor_torch_and_edits_still_recompile(tmp_path: Path) -> None:
     """Issue 17 item 8: with every variant cached and no file changed, the main job answers from the warm index
     (irdiff.compile.warm) without importing the suite, Triton or torch, and prints the same comparison; an edited
@@ -381,6 +388,9 @@ def test_warm_main_job_imports_neither_triton_nor_torch_and_edits_still_recompil
     assert warm.returncode == 0, warm.stderr
     assert imported == (False, False), "a fully cached main job must not import triton or torch"
     assert _computed(cold) and not _computed(warm), "the warm comparison comes from the comparison cache"
+    # bundle records seen valid before are not validated again (irdiff.bundle.read_record's memo), a bundle that
+    # already holds both compiles is read without its lock, and Triton's version is read from its METADATA
+    assert _light(cold) is False and _light(warm) is True, "jsonschema/filelock/importlib.metadata on a warm run"
     assert warm.stdout == cold.stdout and "3.000000e+00" in warm.stdout
     ops = src / "rel_ops.py"
     ops.write_text(ops.read_text().replace("SCALE = tl.constexpr(3.0)", "SCALE = tl.constexpr(5.0)"))

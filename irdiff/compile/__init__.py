@@ -600,11 +600,16 @@ def _warm_plan(req: CompileRequest, src_digest: str) -> _Plan | None:
     return summary.name, dict(summary.shape), jobs, job_env, job_settings, keys, tenv.version, False
 
 
+def validation_memo() -> Path:
+    """``<cache>/validated``: markers of bundle records already validated (see :func:`irdiff.bundle.read_record`)."""
+    return cache_dir() / "validated"
+
+
 def cached_variant(where: Path, key: str) -> VariantResult | None:
     """The compile stored in ``where`` (a variant directory: a bundle's or ``<cache>/results/<key>``) when it is a
     complete, error-free record of cache key ``key``; None otherwise (missing, unreadable, another key, an error)."""
     try:
-        res = load_variant_dir(where)
+        res = load_variant_dir(where, validation_memo())
     except BundleError:
         return None
     return res if res.metadata.get("cache_key") == key and not res.error else None
@@ -647,6 +652,25 @@ def compile_bundle(
 
     untouched: list[str] = []  # variants the bundle already held as asked: a run of only these writes nothing
 
+    def finish(name: str, res: VariantResult, dest: Path) -> VariantResult:
+        res.name = name
+        res.directory = str(dest)
+        res.settings = {**job_settings[name], "ptxas": res.resources.ptxas_version}
+        if res.metadata.get("triton_version"):
+            res.settings["triton"] = str(res.metadata["triton_version"])
+        return res
+
+    if req.use_cache:
+        ready = _bundled(root, suite_name, req.target, tv, explicit, [(n, keys[n]) for n, _r in jobs])
+        if ready is not None:  # every job already in the bundle: nothing to write, so no lock is taken
+            for name, _r in jobs:
+                res = ready.variants[name]
+                res.cache_hit = True
+                if progress is not None:
+                    progress(name, "cached")
+                ready.variants[name] = finish(name, res, root / variant_dirname(name))
+            return ready
+
     def one(job: tuple[str, dict[str, Any]]) -> VariantResult:
         name, r = job
         key = keys[name]
@@ -659,7 +683,7 @@ def compile_bundle(
                 untouched.append(name)
             if res is None and cached_variant(cached, key) is not None:
                 try:
-                    res = copy_variant(load_variant_dir(cached), dest)
+                    res = copy_variant(load_variant_dir(cached, validation_memo()), dest)
                 except (OSError, BundleError):  # the entry vanished meanwhile (another run's --no-cache): compile
                     res = None
             if res is not None:
@@ -686,15 +710,10 @@ def compile_bundle(
                     install_dir(tmp, dest)  # failures are not cached: they are compiled again next time
             finally:
                 remove_path(tmp)
-            res = load_variant_dir(dest)
+            res = load_variant_dir(dest, validation_memo())
             if progress is not None:
                 progress(name, "failed" if res.error else "done")
-        res.name = name
-        res.directory = str(dest)
-        res.settings = {**job_settings[name], "ptxas": res.resources.ptxas_version}
-        if res.metadata.get("triton_version"):
-            res.settings["triton"] = str(res.metadata["triton_version"])
-        return res
+        return finish(name, res, dest)
 
     with bundle_lock(root):
         existed = (root / "manifest.json").is_file()
@@ -723,7 +742,7 @@ def compile_bundle(
         bundle.command = command
         bundle.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         bundle.shape = {**suite_shape, **req.shape}
-        bundle.save()
+        bundle.save(validation_memo())  # the records written are remembered as valid: a warm run reads them as is
     return bundle
 
 
@@ -807,6 +826,31 @@ def _irdiff_leftover(root: Path) -> bool:
     return True
 
 
+def _bundled(
+    root: Path, suite: str, target: str, triton_version: str, allow_other_triton: bool, jobs: list[tuple[str, str]]
+) -> Bundle | None:
+    """The bundle in ``root`` when it already holds every job ``(variant, cache key)`` as an error-free compile of
+    that key and :func:`_open_bundle_dir` would accept it; None otherwise (then the locked path decides).
+
+    Read without :func:`~irdiff.bundle.bundle_lock`, as every bundle reader does: a writer replaces a variant
+    directory and then the manifest, each in one step, so this sees a complete old or new bundle."""
+    if root.is_symlink() or not (root / "manifest.json").is_file():
+        return None
+    try:
+        b = load_bundle(root, validation_memo())
+    except BundleError:
+        return None
+    same_version = b.triton_version in ("", triton_version)
+    self_described = allow_other_triton and bool(b.variants) and all(v.settings for v in b.variants.values())
+    if b.suite != suite or b.target != target or not (same_version or self_described):
+        return None
+    for name, key in jobs:
+        v = b.variants.get(name)
+        if v is None or v.metadata.get("cache_key") != key or v.error:
+            return None
+    return b
+
+
 def _open_bundle_dir(
     root: Path, suite: str, target: str, triton_version: str, is_default: bool = False, allow_other_triton: bool = False
 ) -> Bundle:
@@ -824,7 +868,7 @@ def _open_bundle_dir(
         raise SuiteError(f"{root} is a symbolic link; give the bundle directory itself")
     if (root / "manifest.json").is_file():
         try:
-            existing = load_bundle(root)
+            existing = load_bundle(root, validation_memo())
         except BundleError as e:
             if not is_default:
                 raise SuiteError(f"{e} (remove the directory, or choose another --save directory)") from None
