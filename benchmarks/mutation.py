@@ -48,6 +48,7 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/run/stats.py": ["tests/test_stats.py"],
     "irdiff/align.py": [
         "tests/test_align_pairing.py",
+        "tests/test_align_patience.py",
         "tests/test_align.py",
         "-k",
         "not moved_kernel_with_renamed_local",
@@ -90,6 +91,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_reliability.py::test_dead_process_temporaries_are_reclaimed",
         "tests/test_reliability.py::test_confined_paths",
     ],
+    "irdiff/diagnose/counts.py": ["tests/test_counts.py", "tests/test_mechanisms.py::test_counts_keys"],
     "irdiff/diagnose/params.py": ["tests/test_params.py", "tests/test_rule_units.py"],
     "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_units.py"],
     "irdiff/diagnose/rules/resources.py": ["tests/test_rule_units.py"],

@@ -19,7 +19,7 @@ Formats read (checked on Triton 3.6 and 3.9 output):
   ``atom.cas.b32``), families ``atom``/``red``/``atom.cas`` and orderings (``atom.acq_rel``, ``red.relaxed``);
   ``fence``/``fence.acq_rel``/``membar``; fp32 division with its rounding (``div.full.f32`` vs ``div.rn.f32``);
   approximate vs rounded math (``ex2.approx.f32``, ``sqrt.rn.f32``); precision conversions (``cvt.tf32.f32``,
-  ``cvt.f64.f32``); cache qualifiers the memory key drops (``hint .cg``, ``hint L1::evict_first``,
+  ``cvt.f64.f32``, fp8 ``cvt.e4m3x2.f32``); cache qualifiers the memory key drops (``hint .cg``, ``hint L1::evict_first``,
   ``hint L2::cache_hint``, ``hint volatile``) and ``createpolicy``.
 * SASS (``cuobjdump -sass`` as rewritten by Triton: ``control<TAB>OPCODE operands;``): the opcode with cache-policy
   modifiers dropped (``LDG.E.128``, ``LDG.E.U16``, ``STG.E.128``, ``LDGSTS.E.128``), family keys ``LDGSTS``, ``HMMA``,
@@ -116,7 +116,7 @@ _PTX_DROP = re.compile(
     r"^(?:nc|ca|cg|cs|lu|cv|wb|wt|weak|relaxed|acquire|release|volatile|gpu|cta|sys|cluster|aligned|sync|"
     r"L1::\S+|L2::\S+|level::\S+)$"
 )
-_PTX_TYPES = re.compile(r"^(?:b|u|s|f|bf|e4m3|e5m2)\d+(?:x\d+)?$|^pred$")
+_PTX_TYPES = re.compile(r"^(?:(?:b|u|s|f|bf)\d+|e4m3|e5m2)(?:x\d+)?$|^pred$")  # fp8: e4m3, e4m3x2
 _SASS_KEEP = re.compile(r"^(?:E|U8|S8|U16|S16|64|128)$")
 _SASS_ATOM_OPS = ("ADD", "INC", "DEC", "MIN", "MAX", "AND", "OR", "XOR", "EXCH", "CAS", "CAST", "POPC")
 # A never-true guard: ``@!PT LDS RZ, [RZ]`` is padding ptxas emits (no effect), not a memory operation.

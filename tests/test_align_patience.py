@@ -1,0 +1,143 @@
+"""The bounded-cost path of irdiff/align.py (a function too large for the exact alignment, above ``EXACT_CELLS``):
+the patience blocks (``_blocks_patience``), the longest increasing run of anchors (``_longest_increasing``) and the
+rows made when read (``_linear_diff``, ``_LinearRows``), on small PTX functions with the bound lowered so that they
+take that path. Rows, hunks and counts are checked against hand-counted values and against the exact alignment
+where both must agree, in both orders. Cheap: no compile."""
+
+from __future__ import annotations
+
+import pytest
+
+import irdiff.align as align
+from irdiff.align import DiffLine, diff_stage
+from irdiff.normalize import NormalizedStage, normalize
+
+HEAD = ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tld.param.u64 \t%rd1, [k_param_0];\n"
+TAIL = "\tret;\n}\n"
+# 30 instructions whose shapes differ (the immediates): every line is a patience anchor
+L = [f"\tadd.s32 \t%r{i + 2}, %r{i + 1}, {i * 7};\n" for i in range(30)]
+MUL = "\tmul.lo.s32 \t%r90, %r3, 3;\n"
+BAR = "\tbar.sync \t0;\n"
+CVT = "\tcvt.rn.f16.f32 \t%rs1, %f1;\n"
+EXACT = align.ENGINES[align.DEFAULT_ENGINE]
+
+
+def _ptx(body: list[str]) -> NormalizedStage:
+    return normalize("ptx", HEAD + "".join(body) + TAIL, "k")
+
+
+def _valid(x: list[str], y: list[str], blocks: list[tuple[int, int, int]]) -> int:
+    """Blocks match equal lines, increase on both sides, end with ``(len(x), len(y), 0)``; returns lines matched."""
+    assert blocks[-1] == (len(x), len(y), 0)
+    pa = pb = 0
+    for i, j, n in blocks[:-1]:
+        assert n > 0 and i >= pa and j >= pb and x[i : i + n] == y[j : j + n], blocks
+        pa, pb = i + n, j + n
+    return sum(n for _, _, n in blocks)
+
+
+def test_patience_blocks_of_an_insertion_and_a_deleted_run() -> None:
+    x = [s.strip() for s in L]
+    y = x[:10] + [MUL.strip()] + x[10:25] + x[28:]
+    blocks = align._blocks_patience(x, y, EXACT, cells=0)  # every gap split by anchors, none matched exactly
+    assert blocks == [(0, 0, 10), (10, 11, 15), (28, 26, 2), (30, 28, 0)]
+    assert align._blocks_patience(y, x, EXACT, cells=0) == [(0, 0, 10), (11, 10, 15), (26, 28, 2), (28, 30, 0)]
+
+
+def test_patience_leaves_a_moved_line_unmatched_on_both_sides() -> None:
+    x = [s.strip() for s in L[:10]]
+    y = x[:2] + x[3:8] + [x[2]] + x[8:]  # line 2 moved below line 7: anchors not increasing
+    blocks = align._blocks_patience(x, y, EXACT, cells=0)
+    assert blocks == [(0, 0, 2), (3, 2, 5), (8, 8, 2), (10, 10, 0)]
+    assert _valid(x, y, blocks) == 9
+
+
+def test_longest_increasing_run_of_anchors() -> None:
+    cand = [(0, 6), (1, 1), (2, 2), (3, 0), (4, 3), (5, 7), (6, 4)]
+    assert align._longest_increasing(cand) == [(1, 1), (2, 2), (4, 3), (6, 4)]
+    assert align._longest_increasing([(0, 1), (1, 0)]) == [(1, 0)]  # ties: the later pile's top
+    assert align._longest_increasing([(0, 5)]) == [(0, 5)]
+
+
+def test_patience_gap_small_enough_goes_to_the_exact_matcher_at_its_offset() -> None:
+    m, n = "mov.u32 %r_, %tid.x;", "mov.u32 %r_, %ctaid.x;"
+    x = ["ld.param.u64", m, m, n, n, "ret;"]
+    y = ["ld.param.u64", n, n, m, m, "ret;"]
+    # prefix and suffix matched by patience, the middle 4 × 4 (no unique line) by the exact matcher, shifted by 1
+    blocks = align._blocks_patience(x, y, EXACT, cells=16)
+    assert _valid(x, y, blocks) == 4 and blocks[0] == (0, 0, 1) and blocks[-2] == (5, 5, 1)
+    # the same gap above the bound, with nothing unique in it: left unmatched
+    assert align._blocks_patience(x, y, EXACT, cells=15) == [(0, 0, 1), (5, 5, 1), (6, 6, 0)]
+    # no common line at all
+    assert align._blocks_patience(["a", "b"], ["c", "d"], EXACT, cells=0) == [(2, 2, 0)]
+
+
+def test_linear_diff_rows_hunks_and_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = _ptx(L)
+    b = _ptx(L[:10] + [MUL] + L[10:20] + L[24:])
+    monkeypatch.setattr(align, "EXACT_CELLS", 0)
+    d = diff_stage(a, b, 1)
+    assert isinstance(d.lines, align._LinearRows)
+    assert (d.added, d.removed) == (1, 4) and not d.identical
+    assert d.notes == [
+        "large function (37 × 34 lines): aligned by patience diff on the normalized lines (linear memory) instead"
+        " of the exact alignment; lines that differ only in symbol names count as equal, and changed lines show"
+        " as - and + rather than paired"
+    ]
+    changed = [(r.tag, r.a, r.b) for r in d.lines if r.tag != "equal"]
+    assert changed == [("insert", None, 15), *[("delete", k, None) for k in range(25, 29)]]
+    assert [(h.a_start, h.a_len, h.b_start, h.b_len) for h in d.hunks] == [(14, 2, 14, 3), (24, 6, 25, 2)]
+    assert [(r.tag, r.a, r.b) for r in d.hunks[0].lines] == [("equal", 14, 14), ("insert", None, 15), ("equal", 15, 16)]
+    assert d.hunks[0].lines[1].b_text == b.lines[15] and "mul.lo.s32" in b.lines[15]
+    assert all(h.header.startswith(".entry") for h in d.hunks)
+    # each side keeps its own lines: an equal row shows a's line on the left and b's on the right
+    eq = d.lines[len(d.lines) - 1]
+    assert eq.tag == "equal" and (eq.a, eq.b) == (36, 33) and (eq.a_text, eq.b_text) == (a.lines[36], b.lines[33])
+    # the other order is the mirror image
+    m = diff_stage(b, a, 1)
+    assert (m.added, m.removed) == (4, 1) and "(34 × 37 lines)" in m.notes[0]
+    assert list(m.lines) == [align._mirror(r) for r in d.lines]
+    assert [(h.a_start, h.a_len, h.b_start, h.b_len) for h in m.hunks] == [(14, 3, 14, 2), (25, 2, 24, 6)]
+
+
+@pytest.mark.parametrize("order", ["ab", "ba"])
+def test_linear_rows_equal_the_exact_rows_of_unrelated_changes(monkeypatch: pytest.MonkeyPatch, order: str) -> None:
+    """Unrelated lines (never paired) in one gap: the linear path lists them in the exact path's order."""
+    a = _ptx(L[:5] + [BAR] + L[5:])
+    b = _ptx(L[:5] + [CVT, MUL] + L[5:20] + [BAR] + L[20:])
+    x, y = (a, b) if order == "ab" else (b, a)
+    exact = diff_stage(x, y, 2)
+    monkeypatch.setattr(align, "EXACT_CELLS", 0)
+    linear = diff_stage(x, y, 2)
+    assert not exact.notes and linear.notes
+    assert [(r.tag, r.a, r.b) for r in linear.lines] == [(r.tag, r.a, r.b) for r in exact.lines]
+    assert (linear.added, linear.removed) == (exact.added, exact.removed)
+    assert [(h.a_start, h.a_len, h.b_start, h.b_len) for h in linear.hunks] == [
+        (h.a_start, h.a_len, h.b_start, h.b_len) for h in exact.hunks
+    ]
+
+
+def test_linear_rows_read_like_a_list() -> None:
+    la, lb = ["p", "q", "r"], ["p", "x", "r", "s"]
+    rows = align._LinearRows([("equal", 0, 0, 1), ("delete", 1, 1, 1), ("insert", 2, 1, 1), ("equal", 2, 2, 1),
+                              ("insert", 3, 3, 1)], la, lb)  # fmt: skip
+    want = [
+        DiffLine("equal", 0, 0, "p", "p"),
+        DiffLine("delete", 1, None, "q", None),
+        DiffLine("insert", None, 1, None, "x"),
+        DiffLine("equal", 2, 2, "r", "r"),
+        DiffLine("insert", None, 3, None, "s"),
+    ]
+    assert len(rows) == 5 and list(rows) == want and rows == want and rows == rows
+    assert rows != want[:4] and rows != [*want[:4], DiffLine("insert", None, 3, None, "t")]
+    assert (rows == tuple(want)) is False  # only a list (or rows) compares equal
+    assert rows[-1] == want[4] and rows[-5] == want[0] and rows[1:3] == want[1:3] and rows[::2] == want[::2]
+    for k in (5, -6):
+        with pytest.raises(IndexError):
+            rows[k]
+    # a/b lines before each row, and past the end every line of each side
+    assert [rows.a_before(k) for k in range(6)] == [0, 1, 2, 2, 3, 3]
+    assert [rows.b_before(k) for k in range(6)] == [0, 1, 1, 2, 3, 4]
+    assert rows.a_before(9) == 3 and rows.b_before(9) == 4
+    with pytest.raises(TypeError):
+        hash(rows)
