@@ -574,9 +574,11 @@ def default_hunk_stages() -> tuple[str, ...]:
 
 
 def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
-                     width: int | None, color: str, paging: str, cache: bool = True) -> None:  # fmt: skip
+                     width: int | None, color: str, paging: str, cache: bool = True,
+                     sides: tuple[str, str] | None = None, title: str | None = None) -> None:  # fmt: skip
     """Normalize, align, diagnose and print the comparison (summary, findings, stage 0, hunks); ``cache=False``
-    (``--no-cache``) computes it afresh instead of reading :mod:`irdiff.comparison_cache`."""
+    (``--no-cache``) computes it afresh instead of reading :mod:`irdiff.comparison_cache`. ``sides``: where each
+    side came from as the user gave it, ``title``: the header's first words (:class:`TerminalOptions`)."""
     from irdiff.pipeline import build_comparison, parse_stages
     from irdiff.render.terminal import TerminalOptions, color_enabled, emit, render, terminal_width
 
@@ -592,6 +594,8 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
         side_by_side=side_by_side,
         show_spec=True,
         hunk_stages=default_hunk_stages() if stage is None else None,
+        sides=sides,
+        title=title,
     )
     emit(render(comparison, opts), paging=paging)
 
@@ -778,6 +782,10 @@ def compare_cmd(
     variant, against, config = _config_from_names(variant, against, config)
     _check_shapes(shapes, s.shape, shape)
     other_side = bool(against_target or against_triton or against_triton_path or against_env)
+    sides = (
+        "--variant" if variant else "the suite's default pair",
+        "--against" if against else "the same variant" if other_side else "the suite's default pair",
+    )
     if other_side and against is None:
         against = variant or s.pair(None, None)[0]  # the same variant under other settings
     a, b = s.pair(variant, against)
@@ -827,7 +835,9 @@ def compare_cmd(
         sys.exit(1 if run_status else 0)
     if any(v.error for v in bundle.variants.values()):
         sys.exit(1)
-    _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging, cache=not no_cache)
+    _show_comparison(
+        bundle, a, b, stage, context, raw, side_by_side, width, color, paging, cache=not no_cache, sides=sides
+    )
     if run_status:
         sys.exit(1)
 
@@ -900,7 +910,27 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
             return
 
     bundle, a, b = load_pair(path_a, path_b, variant, against)
-    _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging)
+    if path_b is None:
+        from irdiff.pipeline import PAIR_CHOICES, bundle_pair
+        from irdiff.textsafe import clean
+
+        how = bundle_pair(bundle, variant, against)[2]
+        sentence, label = PAIR_CHOICES.get(how, ("", ""))
+        if how:  # a side the user did not name: say which pair this is
+            held = (
+                f" (it holds {len(bundle.variants)}: {', '.join(bundle.variants)})" if len(bundle.variants) > 2 else ""
+            )
+            click.echo(
+                clean(f"irdiff diff: {path_a}: {a} (-) vs {b} (+), {sentence}{held}; choose with --variant/--against"),
+                err=True,
+            )
+        sides = ("--variant" if variant else label, "--against" if against else label)
+    else:
+        sides = (path_a, path_b)
+    _show_comparison(
+        bundle, a, b, stage, context, raw, side_by_side, width, color, paging,
+        sides=sides, title=f"irdiff diff · {bundle.suite}" if bundle.suite else "irdiff diff",
+    )  # fmt: skip
 
 
 @cli.command("show")

@@ -14,7 +14,7 @@ from pathlib import Path
 from irdiff.bundle import STAGES, Bundle, VariantResult, load_bundle, load_variant_dir
 from irdiff.render import Comparison
 
-__all__ = ["build_comparison", "load_pair", "parse_stages"]
+__all__ = ["PAIR_CHOICES", "build_comparison", "bundle_pair", "load_pair", "parse_stages"]
 
 
 def parse_stages(text: str | Iterable[str] | None) -> list[str] | None:
@@ -150,6 +150,42 @@ def _pick(bundle: Bundle, name: str | None, role: str) -> str:
     )
 
 
+# How :func:`bundle_pair` chose a side the user did not name: (the sentence ``irdiff diff BUNDLE`` prints on
+# stderr, the short label the terminal header puts beside that side).
+PAIR_CHOICES: dict[str, tuple[str, str]] = {
+    "recorded": ("the pair its manifest records", "recorded pair"),
+    "order": ("its only two variants, in its order", "bundle order"),
+    "other": ("the other of its two variants", "the other variant"),
+}
+
+
+def bundle_pair(bundle: Bundle, variant: str | None, against: str | None) -> tuple[str, str, str]:
+    """The pair of one bundle to compare, ``(a, b, how)``: ``variant``/``against`` where given; otherwise the pair the
+    manifest records (``Bundle.pair``), the bundle's only two variants in its order, or the other of two.
+
+    :returns: ``how`` is a key of :data:`PAIR_CHOICES` saying how the sides the user did not name were chosen
+        (``""`` when both were named).
+    :raises ValueError: a name the bundle lacks, a side that cannot be chosen (more than two variants and no pair
+        recorded), or both sides the same variant.
+    """
+    pair: list[str | None] = list(bundle.pair) if len(bundle.pair) == 2 else [None, None]
+    names = list(bundle.variants)
+    how = "recorded"
+    if pair == [None, None] and len(names) == 2:  # exactly two variants: compare them in bundle order
+        pair = [names[0], names[1]]
+        how = "order"
+    if variant and not against and pair[0] == variant:
+        pair = [variant, pair[1]]
+    elif variant and not against and len(names) == 2:
+        pair = [variant, next(n for n in names if n != variant)]
+        how = "other"
+    a = _pick(bundle, variant or pair[0], "--variant")
+    b = _pick(bundle, against or pair[1], "--against")
+    if a == b:
+        raise ValueError(f"--variant and --against are both {a!r}: nothing to compare")
+    return a, b, "" if variant and against else how
+
+
 def load_pair(
     path_a: str | os.PathLike[str],
     path_b: str | os.PathLike[str] | None = None,
@@ -179,18 +215,7 @@ def load_pair(
         if not _is_bundle(pa):
             raise ValueError(f"{pa} is not an irdiff bundle (no manifest.json); give two variant directories instead")
         bundle = load_bundle(pa)
-        pair: list[str | None] = list(bundle.pair) if len(bundle.pair) == 2 else [None, None]
-        names = list(bundle.variants)
-        if pair == [None, None] and len(names) == 2:  # exactly two variants: compare them in bundle order
-            pair = [names[0], names[1]]
-        if variant and not against and pair[0] == variant:
-            pair = [variant, pair[1]]
-        elif variant and not against and len(names) == 2:
-            pair = [variant, next(n for n in names if n != variant)]
-        a = _pick(bundle, variant or pair[0], "--variant")
-        b = _pick(bundle, against or pair[1], "--against")
-        if a == b:
-            raise ValueError(f"--variant and --against are both {a!r}: nothing to compare")
+        a, b, _how = bundle_pair(bundle, variant, against)
         return bundle, a, b
 
     pb = Path(path_b)

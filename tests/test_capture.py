@@ -128,6 +128,11 @@ def test_diff_of_two_captures(captures: dict) -> None:
     assert after.variants["add_kernel"].resources.registers  # resources for every kernel, at capture time
     # Only the pair that differs is detailed, with the finding that names the mechanism.
     assert details.startswith("scale_rows (name)")
+    # Each pair's sides are labelled by the captures as the user named them, not by options never given.
+    for sign, side in (("-", "before"), ("+", "after")):
+        line = rf"^  {re.escape(sign)} {side}:scale_rows +scale_rows  \({re.escape(str(root / side))}\)$"
+        assert re.search(line, details, re.M), (line, details[:600])
+    assert "(--variant)" not in out and "(--against)" not in out and "irdiff capture" not in out
     assert "spec.constexpr-one-lost" in details
     assert "stride_col" in details
     assert out.count("━━ ") >= 1 and "━━ add_kernel" not in out

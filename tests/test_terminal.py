@@ -391,9 +391,12 @@ def test_summary_reads_left_to_right(add_pair: Bundle, a: str, b: str) -> None:
     """Summary direction: `-` is the --variant, `+` the --against, counts are `variant|against` in that order
     (``plain`` has the 128-bit accesses, ``dns`` none)."""
     c = build_comparison(add_pair, a, b, stages="ptx,sass")
-    lines = strip(render(c, TerminalOptions(width=200))).splitlines()
+    lines = strip(render(c, TerminalOptions(width=200, sides=("--variant", "--against")))).splitlines()
     assert re.match(rf"^  - {a}\s+add  \(--variant\)$", lines[1])
     assert re.match(rf"^  \+ {b}\s+add  \(--against\)$", lines[2])
+    # Without the sides' origin (a report of a bundle, a test), no option is named that the user did not give.
+    plain = strip(render(c, TerminalOptions(width=200))).splitlines()
+    assert re.match(rf"^  - {a}\s+add$", plain[1]) and re.match(rf"^  \+ {b}\s+add$", plain[2])
     assert any(f"key counts ({a}|{b})" in ln for ln in lines)
 
     def raw_count(variant: str, stage: str, pattern: str) -> int:
@@ -692,7 +695,7 @@ def test_broken_pipe_is_quiet(matmul_sm86: Bundle) -> None:
     r = subprocess.run(
         ["bash", "-c", cmd], capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}
     )
-    assert r.stdout.startswith("irdiff matmul")
+    assert r.stdout.startswith("irdiff diff · matmul")
     assert r.stderr == "", r.stderr
 
 

@@ -757,6 +757,8 @@ def show_collection_diff(
         show_spec=stages is None,
         theme=theme,
         stage0_full=stage0_full,
+        sides=(str(path_a), str(path_b)),  # each pair's sides: the collections as the user named them
+        title="irdiff diff",
     )
     emit(render_collection_diff(cd, opts, overview_only=overview_only, top=top), paging=paging)
     return cd

@@ -541,6 +541,9 @@ class TerminalOptions:
     :ivar theme: palette: ``dark``, ``light`` or ``mono`` (:data:`THEMES`).
     :ivar hunk_stages: stages whose hunks are printed (None: all); the others get one line in the summary and a
         pointer at the end, so the default output stays readable (LLIR/PTX/SASS diffs run to thousands of lines).
+    :ivar sides: where each side came from, as the user gave it (a path as typed, ``--variant``, ``default pair``),
+        shown in brackets after each side's kernel name; None: nothing is shown.
+    :ivar title: the header's first words (``irdiff diff · matmul``); None: ``irdiff SUITE``, the main command.
     """
 
     color: bool = False
@@ -552,6 +555,8 @@ class TerminalOptions:
     hunk_stages: tuple[str, ...] | None = None
     theme: str = "dark"
     stage0_full: bool = False
+    sides: tuple[str, str] | None = None
+    title: str | None = None
 
 
 def render(c: Comparison, opts: TerminalOptions | None = None) -> str:
@@ -634,12 +639,14 @@ def _summary(c: Comparison, opts: TerminalOptions) -> list[str]:
         x for x in (b.target, f"Triton {b.triton_version}" if b.triton_version else "", b.ptxas_version) if x
     )
     lines = [
-        _paint([_s(f"irdiff {b.suite}", S_TITLE), _s(f"  {c.a} vs {c.b}  ·  {versions}", S_DIM)], color),
-        _line(
-            [_s("  - ", S_MINUS_SIGN), _s(f"{c.a:<14}", S_MINUS_NAME), _s(f" {va.kernel}  (--variant)", S_DIM)], color
-        ),
-        _line([_s("  + ", S_PLUS_SIGN), _s(f"{c.b:<14}", S_PLUS_NAME), _s(f" {vb.kernel}  (--against)", S_DIM)], color),
+        _paint([_s(opts.title or f"irdiff {b.suite}", S_TITLE), _s(f"  {c.a} vs {c.b}  ·  {versions}", S_DIM)], color),
     ]
+    for sign, name, v, src, s_sign, s_name in (
+        ("-", c.a, va, opts.sides[0] if opts.sides else "", S_MINUS_SIGN, S_MINUS_NAME),
+        ("+", c.b, vb, opts.sides[1] if opts.sides else "", S_PLUS_SIGN, S_PLUS_NAME),
+    ):
+        tail = f" {v.kernel}" + (f"  ({src})" if src else "")
+        lines.append(_line([_s(f"  {sign} ", s_sign), _s(f"{name:<14}", s_name), _s(tail, S_DIM)], color))
     if b.directory:
         lines.append(_paint([_s(f"    bundle {b.directory}", S_DIM)], color))
     lines.append("")
