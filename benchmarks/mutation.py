@@ -67,7 +67,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_normalize.py::test_llir_renumbering",
     ],
     "irdiff/normalize/ptx.py": ["tests/test_normalize_ptx.py"],
-    "irdiff/normalize/sass.py": _NORMALIZE,
+    "irdiff/normalize/sass.py": [*_NORMALIZE, "tests/test_normalize_sass.py"],
     "irdiff/normalize/locations.py": [
         "tests/test_locations.py",
         "tests/test_html.py::test_source_map_follows_triton_locations",

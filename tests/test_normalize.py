@@ -262,3 +262,101 @@ def test_loc_stripping_keeps_names_that_end_in_loc(line: str) -> None:
         assert f"@{name.group(1)}(%" in out, out
         assert "#loc" not in out and '"k.py"' not in out, out
     assert f"@{name.group(1)}(" in "\n".join(normalize("ttir", f"module {{\n  {line}\n}}\n").lines)
+
+
+# -- the package's entry points (irdiff/normalize/__init__.py) ---------------------------------------------------
+
+
+def test_dialects_of_stage_names() -> None:
+    from irdiff.normalize import dialect_normalizer, dialect_of
+    from irdiff.normalize.llir import normalize_llir
+    from irdiff.normalize.mlir import normalize_mlir
+
+    assert [dialect_of(s) for s in ("ttir", "ttgir", "llir", "ptx", "sass")] == ["mlir", "mlir", "llir", "ptx", "sass"]
+    assert (dialect_of("source"), dialect_of("python"), dialect_of("nonsense")) == ("mlir", "text", "text")
+    assert dialect_normalizer("mlir") is normalize_mlir and dialect_normalizer("llir") is normalize_llir
+    with pytest.raises(KeyError):
+        dialect_normalizer("text")
+
+
+def test_stage_fields_per_dialect() -> None:
+    """Only SASS has a side column (control codes); a plain-text stage keeps its lines, trailing blanks stripped,
+    unless ``raw``; a non-string text is read as its ``str``."""
+    ttir = normalize("ttir", "module {\n  tt.return  \n}\n")
+    assert ttir.columns is None and ttir.lines == ["module {", "  tt.return", "}"] and ttir.stage == "ttir"
+    sass = normalize("sass", "Function:k\n--:-:-:Y:4\tEXIT;\n", "k")
+    assert sass.columns == ["", "--:-:-:Y:4"] and sass.lines == ["Function:KERNEL", "EXIT;"]
+    assert normalize("python", "x = 1  \n").lines == ["x = 1"]
+    raw = normalize("python", "x = 1  \n\ty\n", raw=True)
+    assert raw.lines == raw.shapes == ["x = 1  ", "\ty"] and raw.raw_line == [1, 2] and raw.regions == []
+    assert normalize("ttir", "module {  \n}", raw=True).lines == ["module {  ", "}"]  # raw: no dialect at all
+    assert normalize("python", 12345).lines == ["12345"]  # type: ignore[arg-type]
+
+
+def test_a_failing_normalizer_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The safety net: the bulk builder's failure hands the text to the reference builder (same result); a
+    normalizer that fails with both gives the raw lines with ``fallback`` set (the differ still shows the text)."""
+    from irdiff.normalize import mlir
+    from irdiff.normalize.builder import BulkBuilder
+
+    text = "module {\n  %0 = arith.constant 1 : i32  \n}"
+    good = normalize("ttir", text)
+    real = mlir.normalize_mlir
+
+    def bulk_fails(out, raw_lines, kernel_name):  # type: ignore[no-untyped-def]
+        if isinstance(out, BulkBuilder):
+            raise ValueError("bulk builder failed")
+        real(out, raw_lines, kernel_name)
+
+    monkeypatch.setattr(mlir, "normalize_mlir", bulk_fails)
+    assert normalize("ttir", text) == good and not good.fallback
+
+    def fails(out, raw_lines, kernel_name):  # type: ignore[no-untyped-def]
+        raise ValueError("normalizer failed")
+
+    monkeypatch.setattr(mlir, "normalize_mlir", fails)
+    bad = normalize("ttir", text)
+    assert bad.fallback and bad.lines == bad.shapes == text.splitlines() and bad.raw_line == [1, 2, 3]
+    assert bad.stage == "ttir" and bad.raw == text and bad.symbols == [(), (), ()]
+
+
+def test_rename_a_label_keeps_its_definition_bare() -> None:
+    """LLIR shows a block label's definition without its ``%`` (``.lr.ph.0:``): renamed, it stays bare; its uses
+    keep the sigil. The spans follow the new lengths."""
+    text = "define void @k(i32 %0) {\n  br label %.lr.ph\n\n.lr.ph:\n  br label %.lr.ph\n}"
+    ns = normalize("llir", text)
+    assert ns.lines == ["define void @k(", "    i32 %0", ") {", "  br label %.lr.ph.0", ".lr.ph.0:", "  br label %.lr.ph.0",
+                        "}"]  # fmt: skip
+    r = rename(ns, {"%.lr.ph.0": "%loop", "%0": "%n"})
+    assert r.lines == ["define void @k(", "    i32 %n", ") {", "  br label %loop", "loop:", "  br label %loop", "}"]
+    assert r.symbols[4] == ("%loop",) and r.symbol_spans[4] == ((0, 4),) and r.symbol_spans[3] == ((11, 16),)
+    assert r.symbol_spans[1] == ((8, 10),)
+    assert r.shapes == ns.shapes and r.raw_line == ns.raw_line and r.regions == ns.regions
+
+
+def test_rename_without_spans_finds_whole_symbols() -> None:
+    """A stage built by hand has no spans: the symbols are searched left to right as whole tokens (``%1`` is not
+    the start of ``%10``); a line whose symbol is missing stays as it is."""
+    from dataclasses import replace
+
+    lines = ["%10 = arith.addi %1, %1 : i32", "%1 = foo", "  br label %1", "1:", "%2 = bar"]
+    symbols = [("%10", "%1", "%1"), ("%1",), ("%1",), ("%1",), ("%9",)]
+    ns = NormalizedStage(stage="ttir", lines=lines, shapes=lines, raw_line=[1, 2, 3, 4, 5], columns=None, raw="",
+                         symbols=symbols, regions=[])  # fmt: skip
+    r = rename(ns, {"%1": "%x", "%9": "%y"})
+    assert r.lines == ["%10 = arith.addi %x, %x : i32", "%x = foo", "  br label %x", "x:", "%2 = bar"]
+    assert r.symbols[0] == ("%10", "%x", "%x") and r.symbol_spans[0] == ((0, 3), (17, 19), (21, 23))
+    assert r.symbols[4] == ("%9",) and r.symbol_spans[4] == ()
+    spanned = rename(replace(ns, symbol_spans=r.symbol_spans), {"%x": "%1"})  # spans known: the same result
+    assert spanned.lines == [ln.replace("%x", "%1").replace("x:", "1:") for ln in r.lines]
+
+
+def test_line_ranges_clip_and_keep_their_order() -> None:
+    text = "".join(f"line {n}\n" for n in range(1, 8))
+    assert normalize("python", text, line_range=(0, 99)).raw_line == list(range(1, 8))
+    several = normalize("python", text, line_range=[(5, 6), (2, 3), (3, 3)])
+    assert several.raw_line == [5, 6, 2, 3] and several.lines == ["line 5", "line 6", "line 2", "line 3"]
+    kernel = "def k2(x):\n    return k(x)\ndef k(x):\n    pass\n"
+    ns = normalize("python", kernel, "k", line_range=(1, 4))
+    assert ns.lines == ["def k2(x):", "    return KERNEL(x)", "def KERNEL(x):", "    pass"]  # whole words only
+    assert normalize("python", kernel, "k", line_range=(1, 4), raw=True).lines[2] == "def k(x):"

@@ -9,8 +9,10 @@ import itertools
 import re
 
 from irdiff.bundle import Bundle
-from irdiff.normalize import normalize
-from irdiff.normalize.llir import _drop_dbg, attribute_group_names
+from irdiff.normalize import NormalizedStage, normalize
+from irdiff.normalize.builder import Builder, BulkBuilder
+from irdiff.normalize.llir import _drop_dbg, attribute_group_names, normalize_llir
+from irdiff.normalize.model import Region
 
 
 def test_llir_of_matmul(matmul_sm86: Bundle) -> None:
@@ -89,3 +91,160 @@ def test_attribute_group_names_by_content() -> None:
         [f"attributes #0 = {{ {a} }}", f"attributes #1 = {{ {b} }}", f"attributes #2 = {{ {a} }}"]
     )
     assert got["1"] == got["0"] + ".2" and got["2"] == got["0"]
+
+
+def test_drop_dbg_of_lines_the_one_attachment_shortcut_skips() -> None:
+    """Non-ASCII lines (a quoted global name) and lines with two attachments take the character loop: the same
+    result as the one-attachment shortcut, whatever the metadata number's length."""
+    assert _drop_dbg('  call void @"nä"(i32 %3), !dbg !123, !tbaa !7') == '  call void @"nä"(i32 %3), !tbaa !7'
+    assert _drop_dbg('  call void @"nä"(i32 %3), !dbg !12345') == '  call void @"nä"(i32 %3)'
+    assert _drop_dbg('define void @"kä"(ptr %0) #0 !dbg !123 {') == 'define void @"kä"(ptr %0) #0 {'
+    assert _drop_dbg("  br label %9, !dbg !123,!dbg !4567, !llvm.loop !8") == "  br label %9, !llvm.loop !8"
+    assert _drop_dbg("!dbg !123, !dbg !4 x") == " x"
+    for line in ["  %5 = add i32 %3, %4, !dbg !123, !tbaa !7", "  ret void, !dbg !98765"]:
+        two = line.replace("!dbg !", "!dbg !1, !dbg !", 1)  # the loop, on the same line with one more attachment
+        assert _drop_dbg(line) == _drop_dbg(two) == _drop_dbg(line.replace("  ", "  ä", 1))[:2] + _drop_dbg(line)[2:]
+
+
+# An LLIR module as ``make_llir`` prints it (Triton 3.9, LLVM 21): a loop (block labels with ``; preds``), a call
+# to a ``noinline`` helper defined after the kernel, a declaration, attribute groups numbered by first use (not
+# sorted by content), debug metadata and a loop's metadata (kept).
+ROWSUM = """\
+; ModuleID = 'LLVMDialectModule'
+source_filename = "LLVMDialectModule"
+
+; Function Attrs: nounwind
+define ptx_kernel void @rowsum(ptr addrspace(1) %0, i32 %1) local_unnamed_addr #0 !dbg !4 {
+  %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !12
+  %.not = icmp sgt i32 %1, 0, !dbg !13
+  br i1 %.not, label %.lr.ph, label %._crit_edge, !dbg !13
+
+.lr.ph:                                           ; preds = %2, %.lr.ph
+  %4 = phi i32 [ %5, %.lr.ph ], [ 0, %2 ]
+  %5 = add nuw nsw i32 %4, 1, !dbg !14
+  %exitcond = icmp eq i32 %5, %1, !dbg !13
+  br i1 %exitcond, label %._crit_edge, label %.lr.ph, !dbg !13, !llvm.loop !15
+
+._crit_edge:                                      ; preds = %.lr.ph, %2
+  tail call void @helper(i32 %3) #2, !dbg !16
+  ret void, !dbg !17
+}
+
+define internal void @helper(i32 %0) #1 {
+  ret void
+}
+
+declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() #3
+
+attributes #0 = { nounwind "nvvm.reqntid"="128" }
+attributes #1 = { noinline nounwind }
+attributes #2 = {  nounwind }
+attributes #3 = { mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!2, !3}
+
+!0 = distinct !DICompileUnit(language: DW_LANG_C, file: !1, producer: "triton", isOptimized: true, runtimeVersion: 0, emissionKind: LineTablesOnly)
+!1 = !DIFile(filename: "k.py", directory: "/tmp")
+!2 = !{i32 2, !"Debug Info Version", i32 3}
+!3 = !{i32 4, !"nvvm-reflect-ftz", i32 1}
+!15 = distinct !{!15, !18}
+!18 = !{!"llvm.loop.mustprogress"}"""
+
+
+def _attrs(content: str) -> str:
+    return "#attrs." + hashlib.blake2b(content.encode(), digest_size=3).hexdigest()
+
+
+def _normalize_both(text: str, kernel: str | None) -> NormalizedStage:
+    """:func:`normalize`, the bulk builder (called directly: :func:`normalize` would fall back to the reference
+    builder if it raised) and the reference builder give one stage; no fallback to raw lines."""
+    ns = normalize("llir", text, kernel_name=kernel)
+    for make in (Builder, BulkBuilder):
+        out = make("llir", text)
+        normalize_llir(out, text.splitlines(), kernel)
+        assert out.build() == ns
+    assert not ns.fallback
+    return ns
+
+
+def test_llir_module_lines_regions_and_attribute_groups() -> None:
+    ns = _normalize_both(ROWSUM, "rowsum")
+    a0, a1, a2, a3 = (
+        _attrs('nounwind "nvvm.reqntid"="128"'),
+        _attrs("noinline nounwind"),
+        _attrs("nounwind"),  # blanks collapsed
+        _attrs("mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none)"),
+    )
+    assert ns.lines == [
+        "define ptx_kernel void @KERNEL(",
+        "    ptr addrspace(1) %0",
+        "    i32 %1",
+        f") local_unnamed_addr {a0} {{",
+        "  %2 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()",
+        "  %.not.0 = icmp sgt i32 %1, 0",
+        "  br i1 %.not.0, label %.lr.ph.0, label %._crit_edge.0",
+        ".lr.ph.0:",  # a label's definition is shown without its sigil, renamed like its uses
+        "  %3 = phi i32 [ %4, %.lr.ph.0 ], [ 0, %5 ]",  # %2, the entry block, is first used here
+        "  %4 = add nuw nsw i32 %3, 1",
+        "  %exitcond.0 = icmp eq i32 %4, %1",
+        "  br i1 %exitcond.0, label %._crit_edge.0, label %.lr.ph.0, !llvm.loop !0",
+        "._crit_edge.0:",
+        f"  tail call void @helper(i32 %2) {a2}",
+        "  ret void",
+        "}",
+        "define internal void @helper(",
+        "    i32 %0",
+        f") {a1} {{",
+        "  ret void",
+        "}",
+        f"declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() {a3}",
+        # the attribute groups, sorted by content (LLVM numbers them by first use)
+        f"attributes {a3} = {{ mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }}",
+        f"attributes {a1} = {{ noinline nounwind }}",
+        f"attributes {a2} = {{  nounwind }}",
+        f'attributes {a0} = {{ nounwind "nvvm.reqntid"="128" }}',
+        "!llvm.module.flags = !{!1, !2}",
+        '!2 = !{i32 4, !"nvvm-reflect-ftz", i32 1}',
+        "!0 = distinct !{!0, !3}",
+        '!3 = !{!"llvm.loop.mustprogress"}',
+    ]
+    assert ns.raw_line == [5, 5, 5, 5, 6, 7, 8, 10, 11, 12, 13, 14, 16, 17, 18, 19, 21, 21, 21, 22, 23, 25,
+                           30, 28, 29, 27, 33, 38, 39, 40]  # fmt: skip
+    assert ns.regions == [
+        Region(0, 15, "define @KERNEL", "define @KERNEL", anchor=True, function=True),
+        Region(7, 11, "block", "block at line 10", anchor=False, function=False),
+        Region(12, 14, "block", "block at line 16", anchor=False, function=False),
+        Region(16, 20, "define @helper", "define @helper", anchor=True, function=True),
+    ]
+    # Shapes: values, labels and metadata erased to their class; attribute-group names compared exactly.
+    assert ns.shapes[7] == "%_:" and ns.symbols[7] == ("%.lr.ph.0",)
+    assert ns.shapes[8] == "  %_ = phi i32 [ %_, %_ ], [ 0, %_ ]"
+    assert ns.symbols[8] == ("%3", "%4", "%.lr.ph.0", "%5")
+    assert ns.shapes[11] == "  br i1 %_, label %_, label %_, !llvm.loop !_" and ns.symbols[11][-1] == "!0"
+    assert ns.shapes[28] == "!_ = distinct !{!_, !_}" and ns.symbols[28] == ("!0", "!0", "!3")
+    assert ns.shapes[13] == f"  tail call void @helper(i32 %_) {a2}" and ns.symbols[13] == ("%2",)
+
+
+def test_llir_cut_inside_a_function() -> None:
+    """A text cut inside the kernel (``irdiff show`` of a range): the open function and its last block end at the
+    last line; attribute groups without a definition are numbered by first appearance and erased in the shape."""
+    cut = "\n".join(ROWSUM.splitlines()[:17])
+    ns = _normalize_both(cut, "rowsum")
+    assert ns.lines[3] == ") local_unnamed_addr #0 {" and ns.shapes[3] == ") local_unnamed_addr #_ {"
+    assert ns.lines[-1] == "  tail call void @helper(i32 %2) #1" and ns.symbols[-1] == ("%2", "#1")
+    assert ns.regions == [  # (the stage lists regions by start line)
+        Region(0, 13, "define @KERNEL", "define @KERNEL", anchor=True, function=True),
+        Region(7, 11, "block", "block at line 10", anchor=False, function=False),
+        Region(12, 13, "block", "block at line 16", anchor=False, function=False),
+    ]
+    # Cut after a label, before its first instruction: the label's block is the last line; without the define,
+    # labels make no block (there is no function to tile).
+    ns = _normalize_both("\n".join(ROWSUM.splitlines()[:10]), None)
+    assert ns.lines[-1] == ".lr.ph.0:" and ns.lines[0] == "define ptx_kernel void @rowsum("
+    assert ns.regions == [
+        Region(0, 7, "define @rowsum", "define @rowsum", anchor=True, function=True),
+        Region(7, 7, "block", "block at line 10", anchor=False, function=False),
+    ]
+    body = _normalize_both("\n".join(ROWSUM.splitlines()[9:18]), None)
+    assert body.lines[0] == ".lr.ph.0:" and body.regions == []

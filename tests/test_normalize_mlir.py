@@ -187,3 +187,190 @@ def test_block_arguments_and_strings(softmax: Bundle) -> None:
     assert out.lines[5] == (
         '    tt.print " #blocked %x: " {hex = false, isSigned = array<i32: 1>} : %x.0 : tensor<128xi32, #blocked_s1_t32_w4_o0>'
     )
+
+
+# ------------------------------------------------------------------------------- a whole module, written by hand
+
+# A TTGIR module in Triton 3.2's spelling (``triton_gpu.``, ``!tt.memdesc``) next to today's, with what a kernel can
+# hold: a zero-argument helper function, a signature with attributes, ``scf.if``/``else``, a ``tt.reduce`` combiner
+# region (quoted op name: no op to name the region by), two shared layouts that name alike, location aliases, a
+# parameter whose name starts like a block argument's (``argmax_ptr``).
+MODULE_32 = """\
+#blocked = #triton_gpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#shared = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#shared1 = #ttg.padded_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#smem = #triton_gpu.shared_memory
+#loc = loc("/tmp/k.py":7:0)
+module attributes {"triton_gpu.num-warps" = 4 : i32, triton_gpu.target = "cuda:90"} {
+  tt.func private @helper() -> i32 attributes {noinline = true} {
+    %c1_i32 = arith.constant 1 : i32 loc(#loc)
+    tt.return %c1_i32 : i32 loc(#loc)
+  } loc(#loc)
+  tt.func public @kern(%argmax_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("argmax_ptr"(#loc)), %n: i32 loc("n"(#loc))) attributes {noinline = false} {
+    %0 = tt.call @helper() : () -> i32 loc(#loc)
+    %a = triton_gpu.local_alloc : () -> !tt.memdesc<4x128xf16, #shared, #smem, mutable> loc(#loc)
+    %b = ttg.local_alloc : () -> !tt.memdesc<4x128xf16, #shared1, #smem, mutable> loc(#loc)
+    %c = arith.cmpi slt, %0, %n : i32 loc(#loc)
+    %1 = scf.if %c -> (i32) {
+      scf.yield %0 : i32 loc(#loc)
+    } else {
+      scf.yield %n : i32 loc(#loc)
+    } loc(#loc)
+    %x_6 = "tt.reduce"(%x_5) <{axis = 0 : i32}> ({
+    ^bb0(%arg7: f32 loc(#loc), %arg8: f32 loc(#loc)):
+      %x_13 = arith.maxnumf %arg7, %arg8 : f32 loc(#loc)
+      tt.reduce.return %x_13 : f32 loc(#loc)
+    }) : (tensor<1024xf32, #blocked>) -> f32 loc(#loc)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)"""
+
+SHARED_B = "#shared_v8_p1_m8_o1x0_" + _h("#ttg.padded_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>")
+MODULE_32_LINES = [
+    "#blocked_s1_t32_w4_o0 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>",
+    "#shared_v8_p1_m8_o1x0 = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>",
+    # the same fields, another attribute: the second name gets the body's hash, the uses follow their definition
+    f"{SHARED_B} = #ttg.padded_shared<{{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}}>",
+    "#smem = #ttg.shared_memory",
+    'module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {',
+    "  tt.func private @helper(",  # no arguments: the head, then the rest of the signature
+    "  ) -> i32 attributes {noinline = true} {",
+    "    %c1_i32.0 = arith.constant 1 : i32",
+    "    tt.return %c1_i32.0 : i32",
+    "  }",
+    "  tt.func public @KERNEL(",
+    "      %argmax_ptr.0: !tt.ptr<f32> {tt.divisibility = 16 : i32}",  # a name, not a block argument
+    "      %n.0: i32",
+    "  ) attributes {noinline = false} {",
+    "    %0 = tt.call @helper() : () -> i32",
+    "    %a.0 = ttg.local_alloc : () -> !ttg.memdesc<4x128xf16, #shared_v8_p1_m8_o1x0, #smem, mutable>",
+    f"    %b.0 = ttg.local_alloc : () -> !ttg.memdesc<4x128xf16, {SHARED_B}, #smem, mutable>",
+    "    %c.0 = arith.cmpi slt, %0, %n.0 : i32",
+    "    %1 = scf.if %c.0 -> (i32) {",
+    "      scf.yield %0 : i32",
+    "    } else {",
+    "      scf.yield %n.0 : i32",
+    "    }",
+    '    %x.0 = "tt.reduce"(%x.1) <{axis = 0 : i32}> ({',
+    "    ^bb0(%arg0: f32, %arg1: f32):",
+    "      %x.2 = arith.maxnumf %arg0, %arg1 : f32",
+    "      tt.reduce.return %x.2 : f32",
+    "    }) : (tensor<1024xf32, #blocked_s1_t32_w4_o0>) -> f32",
+    "    tt.return",
+    "  }",
+    "}",
+]
+
+
+@pytest.mark.parametrize("builder", ["bulk", "reference"])
+def test_module_of_triton_32_lines_regions_and_names(builder: str) -> None:
+    """Every line, raw line, shape, symbol and region of :data:`MODULE_32`, through :func:`normalize` (the bulk
+    builder) and through the reference builder: both give the same stage, and nothing falls back to raw text."""
+    from irdiff.normalize.builder import Builder, BulkBuilder
+    from irdiff.normalize.mlir import normalize_mlir
+
+    raw_lines = MODULE_32.splitlines()
+    if builder == "bulk":
+        ns = normalize("ttgir", MODULE_32, kernel_name="kern")
+    else:
+        out = Builder("ttgir", MODULE_32)
+        normalize_mlir(out, raw_lines, "kern")
+        ns = out.build()
+        bulk = BulkBuilder("ttgir", MODULE_32)
+        normalize_mlir(bulk, raw_lines, "kern")
+        assert bulk.build() == ns
+    assert not ns.fallback and ns.lines == MODULE_32_LINES
+    # Raw lines: the ``#loc`` alias (line 5) is dropped; a split signature's lines all point at the signature.
+    assert ns.raw_line == [1, 2, 3, 4, 6, 7, 7, 8, 9, 10, 11, 11, 11, 11, *range(12, 29)]
+    assert ns.regions == [
+        Region(5, 9, "tt.func @helper", "tt.func @helper", anchor=True, function=True),
+        Region(10, 29, "tt.func @KERNEL", "tt.func @KERNEL", anchor=True, function=True),
+        # "} else {" ends the "then" region on the line before it and opens "else" on its own line
+        Region(18, 19, "scf.if", "scf.if (line 16)", anchor=True, function=False),
+        Region(20, 22, "else", "else (line 18)", anchor=True, function=False),
+        Region(23, 27, "region", "region (line 21)", anchor=True, function=False),
+    ]
+    # Shapes erase every renamed value to ``%_``: numbered (``%0``), block arguments (``%arg7``) and named alike.
+    assert ns.shapes[14] == "    %_ = tt.call @helper() : () -> i32"
+    assert ns.shapes[17] == "    %_ = arith.cmpi slt, %_, %_ : i32"
+    assert ns.shapes[24] == "    ^bb0(%_: f32, %_: f32):"
+    assert ns.symbols[17] == ("%c.0", "%0", "%n.0")
+    assert ns.symbols[24] == ("%arg0", "%arg1")
+    assert ns.symbols[23] == ("%x.0", "%x.1")
+    assert ns.shapes[:4] == ns.lines[:4] and ns.symbols[:4] == [()] * 4  # alias names are compared exactly
+
+
+def test_release_spelling_applies_to_each_line_on_its_own() -> None:
+    """A line with only a ``triton_gpu.`` prefix, or only ``!tt.memdesc``, is renamed: the IR of Triton 3.2 and of
+    3.9 normalize alike."""
+    old = "\n".join(
+        [
+            "  %5 = triton_gpu.convert_layout %4 : tensor<128xf32, #blocked> -> tensor<128xf32, #blocked1>",
+            "  %6 = ttg.local_load %3 : !tt.memdesc<128xf16, #shared, #smem> -> tensor<128xf16, #blocked>",
+            "  %7 = triton_nvidia_gpu.warp_group_dot_wait %6 {pendings = 0 : i32} : tensor<128xf16, #blocked>",
+        ]
+    )
+    new = (
+        old.replace("triton_nvidia_gpu.", "ttng.").replace("triton_gpu.", "ttg.").replace("!tt.memdesc", "!ttg.memdesc")
+    )
+    a, b = normalize("ttgir", old), normalize("ttgir", new)
+    assert a.lines == b.lines and a.shapes == b.shapes and not a.fallback
+    assert a.lines[0].startswith("  %0 = ttg.convert_layout ") and "!ttg.memdesc<128xf16" in a.lines[1]
+    assert a.lines[2].startswith("  %4 = ttng.warp_group_dot_wait %2 ")  # %7, then %6 (third value seen)
+
+
+def test_upstream_mlir_functions_and_regions() -> None:
+    """MLIR given to ``irdiff show`` (stage ``source``) may use upstream ops: ``gpu.module``/``gpu.func``,
+    ``func.func`` (a function region named by its symbol; signatures stay whole: only ``tt.func``/``llvm.func``
+    are split), ``scf.while`` with its ``} do {`` region."""
+    src = """\
+module attributes {gpu.container_module} {
+  gpu.module @device {
+    gpu.func @k(%arg0: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @count(%n: i32) -> i32 {
+    %c0 = arith.constant 0 : i32
+    %0 = scf.while (%arg1 = %c0) : (i32) -> i32 {
+      %1 = arith.cmpi slt, %arg1, %n : i32
+      scf.condition(%1) %arg1 : i32
+    } do {
+    ^bb0(%arg1: i32):
+      scf.yield %arg1 : i32
+    }
+    return %0 : i32
+  }
+}"""
+    ns = normalize("source", src)
+    assert not ns.fallback and ns.lines[2] == "    gpu.func @k(%arg0: memref<4xf32>) kernel {"
+    assert ns.lines[6] == "  func.func @count(%n.0: i32) -> i32 {" and ns.lines[11] == "    } do {"
+    assert ns.regions == [
+        Region(1, 5, "gpu.module", "gpu.module (line 2)", anchor=True, function=False),  # a symbol, not a function
+        Region(2, 4, "gpu.func @k", "gpu.func @k", anchor=True, function=True),
+        Region(6, 16, "func.func @count", "func.func @count", anchor=True, function=True),
+        Region(8, 10, "scf.while", "scf.while (line 9)", anchor=True, function=False),
+        Region(11, 14, "do", "do (line 12)", anchor=True, function=False),
+    ]
+
+
+def test_cut_module_regions_end_at_the_last_line() -> None:
+    """A text cut inside regions (``irdiff show`` of a line range; a cut real IR): every open region ends at the
+    last line; a signature cut before its ``)`` keeps its arguments and gets an empty closing line."""
+    ns = normalize("ttgir", "\n".join(MODULE_32.splitlines()[:19]), kernel_name="kern")
+    assert ns.lines == MODULE_32_LINES[:22] and not ns.fallback
+    assert ns.regions == [
+        Region(5, 9, "tt.func @helper", "tt.func @helper", anchor=True, function=True),
+        Region(10, 21, "tt.func @KERNEL", "tt.func @KERNEL", anchor=True, function=True),
+        Region(18, 19, "scf.if", "scf.if (line 16)", anchor=True, function=False),
+        Region(20, 21, "else", "else (line 18)", anchor=True, function=False),
+    ]
+    cut = "  tt.func public @kern(%argmax_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32 {tt.di"
+    ns = normalize("ttgir", cut, kernel_name="kern")
+    assert ns.lines == [
+        "  tt.func public @KERNEL(",
+        "      %argmax_ptr.0: !tt.ptr<f32> {tt.divisibility = 16 : i32}",
+        "      %n.0: i32 {tt.di",
+        "",
+    ]
+    assert ns.regions == [Region(0, 3, "tt.func @KERNEL", "tt.func @KERNEL", anchor=True, function=True)]
