@@ -5,12 +5,17 @@
                two Parquet tables are identical and records both runs' times. Registers ``.venv36`` (Triton 3.6.0)
                through IRDIFF_TRITON_ENVS as CI does.
 ``scaling``    jobs/s of the local pool with 1, 2, 4, 8, 16 workers on benchmarks/plans/scaling.toml, each with an
-               empty irdiff cache and an empty Triton cache (every job compiles); target ≥ 0.8 × workers.
+               empty irdiff cache and an empty Triton cache (every job compiles); target ≥ 0.8 × workers. Jobs
+               start longest predicted first from a timing history kept apart from the caches (``--timings FILE``,
+               default a fresh temp file): a first "cold history" run at the largest count (plan order) fills it
+               and is reported apart; ``--no-history`` runs everything in plan order.
 ``overhead``   per-job overhead of the executors themselves: N empty jobs through the local pool and through Ray
                (throughput and one-job round trip), then real jobs whose compiles are cached (plans/overhead.toml:
                cached compile jobs and diagnosis jobs) through both.
 ``jobcpu``     the first ``--jobs`` compile jobs of plans/scaling.toml one after the other: wall and CPU seconds
                (the worker process and its ptxas/cuobjdump children), and what `import triton`/`import torch` cost.
+``static``     whether a static score (tile elements × num_stages) ranks compile-job CPU seconds: a few matmul
+               configs × sm90/sm100 compiled one after the other (results/sweep_static_predictor.json).
 ``hardware``   what the machine's CPUs can give: topology (logical CPUs, cores, threads per core, affinity, cgroup
                quota), then the same fixed work in 1, 2, 4, … N processes at once: a pure-Python loop (the reference
                ceiling for CPU-bound jobs), a memory copy (bandwidth), and fresh interpreters importing torch (the
@@ -210,15 +215,71 @@ def compare_executors(plan_path: Path, out: Path, workers: int = 2, port: int = 
 # ------------------------------------------------------------------------------------------------------------ scaling
 
 
-def scaling(plan_path: Path, worker_counts: list[int], budget_s: float, out_json: Path | None) -> dict[str, Any]:
-    """Jobs/s of the local pool per worker count, each run with empty irdiff and Triton caches (in a temp dir)."""
-    _register_envs()
-    from irdiff.sweep import dry_run, load_plan, run_sweep
+def _scaling_run(plan: Any, n: int, timings: Any) -> dict[str, Any]:
+    """One sweep of ``plan`` on ``n`` local workers with empty irdiff and Triton caches (a temp dir), ordered by
+    ``timings`` (None: plan order)."""
+    from irdiff.sweep import dry_run, run_sweep
     from irdiff.sweep.executors import LocalExecutor
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"irdiff-scale-{n}-"))
+    os.environ["IRDIFF_CACHE_DIR"] = str(tmp / "irdiff")
+    os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton")
+    try:
+        exp, counts = dry_run(plan)
+        assert counts.cached == 0
+        ex = LocalExecutor(n)
+        try:
+            r = run_sweep(plan, tmp / "out", ex, expansion=exp, timings=timings)
+        finally:
+            ex.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    jobs = sum(r.counts.values())
+    busy = sum(r.job_seconds.get("compile", [])) + sum(r.job_seconds.get("diagnosis", []))
+    return {
+        "workers": n,
+        "order": r.order,
+        "jobs": jobs,
+        "compile_jobs": counts.compile_jobs,
+        "seconds": round(r.seconds, 2),
+        "compile_s": round(r.compile_seconds, 2),
+        "diagnose_s": round(r.diagnose_seconds, 2),
+        "jobs_per_s": round(jobs / r.seconds, 3),
+        "failed": r.counts.get("failed", 0),
+        # the jobs' own seconds spread evenly over the workers: what a schedule without idle workers would take
+        "ideal_s": round(busy / n, 2),
+        "idle_share": round(1 - busy / (n * r.seconds), 3),
+        # each job's wall time in its worker: growing with n while the hardware reference does not means the
+        # jobs contend for something (memory, disk, locks); equal means the wall time is lost between jobs
+        "compile_job_s": _stats(r.job_seconds.get("compile", [])),
+        "diagnosis_job_s": _stats(r.job_seconds.get("diagnosis", [])),
+        "loadavg_after": _loadavg(),
+    }
+
+
+def scaling(plan_path: Path, worker_counts: list[int], budget_s: float, out_json: Path | None,
+            timings_path: Path | None = None, history: bool = True) -> dict[str, Any]:  # fmt: skip
+    """Jobs/s of the local pool per worker count, each run with empty irdiff and Triton caches (in a temp dir).
+
+    With ``history`` (the default) the jobs start longest predicted first (:mod:`irdiff.sweep.timings`) from a
+    timing history kept apart from the emptied caches (``timings_path``, default a fresh temp file): a first run at
+    the largest worker count, in plan order when the history is empty, fills it and is reported on its own
+    (``cold_history``, not in the efficiencies); every measured run then reads the history and adds its own times.
+    Without ``history`` every run is in plan order."""
+    _register_envs()
+    from irdiff.sweep import load_plan
+    from irdiff.sweep.timings import TimingHistory
 
     plan = load_plan(plan_path)
     t_start = time.perf_counter()
     result: dict[str, Any] = {"plan": str(plan_path), "versions": _versions(), "runs": []}
+    tpath = None
+    if history:
+        tpath = timings_path or Path(tempfile.mkdtemp(prefix="irdiff-timings-")) / "sweep-timings.json"
+        result["timings"] = {"path": str(tpath), "entries_before": len(TimingHistory.load(tpath))}
+        cold = _scaling_run(plan, max(worker_counts), TimingHistory.load(tpath))
+        result["cold_history"] = cold
+        print(json.dumps({"cold_history": cold}), flush=True)
     for n in sorted(worker_counts, reverse=True):
         spent = time.perf_counter() - t_start
         last = result["runs"][-1] if result["runs"] else None
@@ -227,34 +288,8 @@ def scaling(plan_path: Path, worker_counts: list[int], budget_s: float, out_json
             if spent + predicted > budget_s:
                 result["runs"].append({"workers": n, "skipped": f"predicted {predicted:.0f} s exceeds the budget"})
                 continue
-        tmp = Path(tempfile.mkdtemp(prefix=f"irdiff-scale-{n}-"))
-        os.environ["IRDIFF_CACHE_DIR"] = str(tmp / "irdiff")
-        os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton")
-        exp, counts = dry_run(plan)
-        assert counts.cached == 0
-        ex = LocalExecutor(n)
-        try:
-            r = run_sweep(plan, tmp / "out", ex, expansion=exp)
-        finally:
-            ex.close()
-        jobs = sum(r.counts.values())
-        run = {
-            "workers": n,
-            "jobs": jobs,
-            "compile_jobs": counts.compile_jobs,
-            "seconds": round(r.seconds, 2),
-            "compile_s": round(r.compile_seconds, 2),
-            "diagnose_s": round(r.diagnose_seconds, 2),
-            "jobs_per_s": round(jobs / r.seconds, 3),
-            "failed": r.counts.get("failed", 0),
-            # each job's wall time in its worker: growing with n while the hardware reference does not means the
-            # jobs contend for something (memory, disk, locks); equal means the wall time is lost between jobs
-            "compile_job_s": _stats(r.job_seconds.get("compile", [])),
-            "diagnosis_job_s": _stats(r.job_seconds.get("diagnosis", [])),
-            "loadavg_after": _loadavg(),
-        }
+        run = _scaling_run(plan, n, TimingHistory.load(tpath) if tpath is not None else None)
         result["runs"].append(run)
-        shutil.rmtree(tmp, ignore_errors=True)
         print(json.dumps(run), flush=True)
         if out_json:
             out_json.write_text(json.dumps(result, indent=1))
@@ -264,6 +299,9 @@ def scaling(plan_path: Path, worker_counts: list[int], budget_s: float, out_json
         if base is not None:
             x["speedup"] = round(x["jobs_per_s"] / base["jobs_per_s"], 2)
             x["efficiency"] = round(x["speedup"] / x["workers"], 2)
+    if history and "cold_history" in result and base is not None:
+        c = result["cold_history"]
+        c["efficiency"] = round(c["jobs_per_s"] / base["jobs_per_s"] / c["workers"], 2)
     if out_json:
         out_json.write_text(json.dumps(result, indent=1))
     return result
@@ -316,6 +354,47 @@ def job_cpu(plan_path: Path, k: int) -> dict[str, Any]:
     out["loadavg_after"] = _loadavg()
     shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def static_probe(configs: list[int]) -> dict[str, Any]:
+    """Compile jobs of matmul's variant ``annotated`` for ``configs`` × sm90/sm100 one after the other (empty
+    caches): wall and children CPU seconds beside the config's tile (BLOCK_SIZE_M × N × K) and ``num_stages``, and
+    the Spearman rank correlation of tile × stages with the CPU seconds (whether a static score could rank jobs
+    never seen; :mod:`irdiff.sweep.timings`)."""
+    import resource
+
+    _register_envs()
+    tmp = Path(tempfile.mkdtemp(prefix="irdiff-static-"))
+    os.environ["IRDIFF_CACHE_DIR"] = str(tmp / "irdiff")
+    os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton")
+    from irdiff.suites.matmul import CONFIGS
+    from irdiff.sweep.jobs import run_compile_job
+    from irdiff.sweep.plan import CompileJob
+
+    def cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    rows = []
+    for target in ("sm90", "sm100"):
+        for c in configs:
+            kw, t, c0 = CONFIGS[c].kwargs, time.perf_counter(), cpu()
+            o = run_compile_job(CompileJob("matmul", "annotated", target, None, c, ()))
+            rows.append({"target": target, "config": c, "tile": [kw[f"BLOCK_SIZE_{x}"] for x in "MNK"],
+                         "stages": CONFIGS[c].num_stages, "warps": CONFIGS[c].num_warps, "status": o.status,
+                         "wall": round(time.perf_counter() - t, 2), "child_cpu": round(cpu() - c0, 2),
+                         "load": _loadavg()})  # fmt: skip
+            print(json.dumps(rows[-1]), flush=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    def rank(xs: list[float]) -> list[int]:
+        order = sorted(range(len(xs)), key=lambda i: xs[i])
+        return [order.index(i) for i in range(len(xs))]
+
+    score = [float(r["tile"][0] * r["tile"][1] * r["tile"][2] * r["stages"]) for r in rows]
+    ra, rb, n = rank(score), rank([r["child_cpu"] for r in rows]), len(rows)
+    rho = 1 - 6 * sum((x - y) ** 2 for x, y in zip(ra, rb, strict=True)) / (n * (n * n - 1))
+    return {"versions": _versions(), "jobs": rows, "spearman_score_vs_child_cpu": round(rho, 2)}
 
 
 # ----------------------------------------------------------------------------------------------------------- hardware
@@ -534,15 +613,23 @@ def overhead(n: int, workers: int, plan_path: Path) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["executors", "scaling", "overhead", "hardware", "jobcpu"])
+    ap.add_argument("what", choices=["executors", "scaling", "overhead", "hardware", "jobcpu", "static"])
     ap.add_argument("--plan", type=Path, default=None)
     ap.add_argument("--workers", default="1,2,4,8,16", help="scaling: worker counts; executors/overhead: one count")
     ap.add_argument("--budget", type=float, default=540.0, help="scaling: stop before exceeding this many seconds")
+    ap.add_argument(
+        "--timings",
+        type=Path,
+        default=None,
+        help="scaling: the timing history (default: a fresh temp file, filled by a first cold run)",
+    )
+    ap.add_argument("--no-history", action="store_true", help="scaling: every run in plan order (no history)")
     ap.add_argument("--out", type=Path, default=None, help="executors: output directory (default: a temp dir)")
     ap.add_argument("--jobs", type=int, default=200, help="overhead: empty jobs")
     ap.add_argument("--spin", type=int, default=5_000_000, help="hardware: loop iterations per process (~1-2 s)")
     ap.add_argument("--mb", type=int, default=256, help="hardware: MiB copied per process")
     ap.add_argument("--no-imports", action="store_true", help="hardware: skip the parallel `import torch`")
+    ap.add_argument("--configs", default=None, help="static: matmul autotune config indices (6,0,8,9,15,2)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args()
     if a.what == "executors":
@@ -550,7 +637,11 @@ def main() -> None:
         res = compare_executors(a.plan or ROOT / "benchmarks/plans/acceptance.toml", out, int(a.workers.split(",")[0]))
     elif a.what == "scaling":
         counts = [int(x) for x in a.workers.split(",")]
-        res = scaling(a.plan or ROOT / "benchmarks/plans/scaling.toml", counts, a.budget, a.json)
+        res = scaling(
+            a.plan or ROOT / "benchmarks/plans/scaling.toml", counts, a.budget, a.json, a.timings, not a.no_history
+        )
+    elif a.what == "static":
+        res = static_probe([int(x) for x in (a.configs or "6,0,8,9,15,2").split(",")])
     elif a.what == "jobcpu":
         res = job_cpu(a.plan or ROOT / "benchmarks/plans/scaling.toml", a.jobs)
     elif a.what == "hardware":

@@ -1321,11 +1321,20 @@ def bisect_cmd(suite: str, variant: str | None, good: str, bad: str, fact_text: 
 )
 @click.option("--no-cache", is_flag=True, help="Compile every variant afresh (results still enter the cache).")
 @click.option("--no-reports", is_flag=True, help="Do not write the per-pair HTML reports.")
+@click.option(
+    "--timings",
+    "timings_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    show_default="$IRDIFF_SWEEP_TIMINGS or sweep-timings.json in irdiff's cache",
+    help="Job durations of earlier sweeps: jobs start longest first; this sweep's durations are added.",
+)
+@click.option("--no-timings", is_flag=True, help="Start jobs in plan order; record no durations.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @user_errors
 def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: str | None, out_dir: str | None,
               baseline: str | None, fail_on: tuple[str, ...], no_cache: bool, no_reports: bool,
-              quiet: bool) -> int:  # fmt: skip
+              timings_path: str | None, no_timings: bool, quiet: bool) -> int:  # fmt: skip
     """Run a sweep PLAN (TOML): suites × pairs × targets × Triton releases × configs × shapes.
 
     Writes results.parquet (one row per pair and setting), overview.html and digest.md; with --baseline and
@@ -1348,8 +1357,11 @@ def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: s
     from irdiff.sweep.progress import sweep_progress
     from irdiff.sweep.report import write_digest
     from irdiff.sweep.table import read_table
+    from irdiff.sweep.timings import TimingHistory
     from irdiff.textsafe import one_line
 
+    if timings_path and no_timings:
+        raise ValueError("--timings and --no-timings exclude each other")
     rules = [parse_rule(r) for r in fail_on]
     old = read_table(baseline) if baseline else None
     if old is None and any(r.relative or r.metric in ("findings", "counts") for r in rules):
@@ -1364,10 +1376,12 @@ def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: s
     out = Path(out_dir) if out_dir else default_out_dir(p.name)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
+    timings = None if no_timings else TimingHistory.load(timings_path)
     ex = make_executor(executor, jobs, ray_address)
     try:
         with sweep_progress(progress_enabled(quiet)) as progress:
-            result = run_sweep(p, out, ex, progress=progress, use_cache=not no_cache, expansion=expansion)
+            result = run_sweep(p, out, ex, progress=progress, use_cache=not no_cache, expansion=expansion,
+                               timings=timings)  # fmt: skip
     finally:
         ex.close()
     c = result.counts
@@ -1375,7 +1389,7 @@ def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: s
     click.echo(
         f"sweep {one_line(p.name)}: {n} jobs on {result.executor} ({result.workers} workers) in "
         f"{result.seconds:.1f} s ({n / max(result.seconds, 1e-9):.2f} jobs/s): {c.get('done', 0)} done, "
-        f"{c.get('cached', 0)} cached, {c.get('failed', 0)} failed"
+        f"{c.get('cached', 0)} cached, {c.get('failed', 0)} failed; order: {result.order}"
     )
     for label, err in result.failures:
         click.echo(f"  failed: {one_line(label)}: {one_line(err)}", err=True)

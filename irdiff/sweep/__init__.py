@@ -16,6 +16,7 @@ already hold and every diagnosis job, each pair's as soon as its two compiles ar
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections import deque
 from collections.abc import Callable
@@ -25,8 +26,9 @@ from typing import Any
 
 from irdiff.sweep.executors import Executor
 from irdiff.sweep.plan import CompileJob, DiagnosisJob, Expansion, Plan, PlanError, expand, load_plan
+from irdiff.sweep.timings import TimingHistory, lpt_order
 
-__all__ = ["DryRun", "PlanError", "SweepResult", "dry_run", "expand", "load_plan", "run_sweep"]
+__all__ = ["DryRun", "PlanError", "SweepResult", "TimingHistory", "dry_run", "expand", "load_plan", "run_sweep"]
 
 
 @dataclass
@@ -91,6 +93,8 @@ class SweepResult:
     workers: int = 0
     #: each finished job's wall time in its worker (s), by kind: ``compile`` and ``diagnosis`` (jobs that ran only)
     job_seconds: dict[str, list[float]] = field(default_factory=dict)
+    #: the order jobs were started in: ``plan``, or ``longest predicted first`` with how many jobs had a prediction
+    order: str = "plan"
 
 
 # progress(event, label): event is "start" (with the total as label), "done", "cached", "failed"
@@ -104,11 +108,19 @@ def run_sweep(
     progress: Progress | None = None,
     use_cache: bool = True,
     expansion: Expansion | None = None,
+    timings: TimingHistory | None = None,
 ) -> SweepResult:
     """Run ``plan`` on ``executor`` and write the table, overview and digest under ``out_dir``.
 
     ``use_cache=False`` (``--no-cache``) compiles every variant afresh (the results re-enter the cache). A failing
     compile or diagnosis is reported per job (its row says ``failed``); it never stops the sweep.
+
+    Order: without ``timings``, or when it predicts none of the jobs, compiles start in plan order and a pair's
+    diagnosis as soon as its two compiles are done (before compiles still waiting). With predictions
+    (:mod:`irdiff.sweep.timings`) the job whose chain is longest starts first: a diagnosis's chain is its predicted
+    seconds, a compile's its own plus those of the longest diagnosis waiting for it (highest level first, the list
+    scheduling of Hu/Graham); jobs never seen come first, in plan order. Each job's seconds are recorded into
+    ``timings`` (saved at the end). The order never changes the table: rows are sorted when written.
     """
     from irdiff.sweep.jobs import JobOutcome, run_compile_job, run_diagnosis_job
     from irdiff.sweep.report import write_digest, write_overview
@@ -127,26 +139,65 @@ def run_sweep(
             progress(event, label)
 
     tell("start", str(len(exp.compile_jobs) + len(exp.diagnosis_jobs)))
-    compile_jobs: deque[CompileJob] = deque()
+    to_run: list[CompileJob] = []
     for job in exp.compile_jobs:
         if use_cache and job.id in exp.cached:  # deduplicated against the cache: nothing to run
             counts["cached"] += 1
             tell("cached", job.label())
         else:
-            compile_jobs.append(job)
-    # A pair's diagnosis starts as soon as its two compiles are done (before compiles still queued), so the workers
-    # that finish the last compiles early diagnose instead of idling until every compile of the sweep is over.
+            to_run.append(job)
+    # rank of each diagnosis among those ready at once: plan order, or longest predicted first
+    diag_order = list(exp.diagnosis_jobs)
+    order = "plan"
+    level: dict[str, float | None] = {}  # job id -> predicted seconds until the end of its chain; None: unknown
+    if timings is not None and len(timings):
+        known = sum(timings.predict(c.id) is not None for c in to_run)
+        known += sum(timings.predict(d.id) is not None for d in diag_order)
+        if known:
+            for d in diag_order:
+                level[d.id] = timings.predict(d.id)
+            after: dict[str, float | None] = {}  # compile job id -> the longest diagnosis waiting for it
+            for d in diag_order:
+                for j in (d.a, d.b):
+                    prev, cur = after.get(j.id, 0.0), level[d.id]
+                    after[j.id] = None if prev is None or cur is None else max(prev, cur)
+            for c in to_run:
+                own, then = timings.predict(c.id), after.get(c.id, 0.0)
+                level[c.id] = None if own is None or then is None else own + then
+            to_run = lpt_order(to_run, [level[j.id] for j in to_run])
+            diag_order = lpt_order(diag_order, [level[d.id] for d in diag_order])
+            order = f"longest predicted first ({known} of {len(to_run) + len(diag_order)} jobs predicted)"
+
+    def diagnosis_next() -> bool:
+        """Whether the next job to start is the first ready diagnosis (else the next compile)."""
+        if not ready:
+            return False
+        if not compile_jobs or not level:  # plan order: a diagnosis as soon as its pair is compiled
+            return True
+        ld, lc = level[ready[0][1].id], level[compile_jobs[0].id]
+        return ld is None or (lc is not None and ld >= lc)
+
+    diag_rank = {d.id: i for i, d in enumerate(diag_order)}
+    compile_jobs: deque[CompileJob] = deque(to_run)
+    # In plan order a pair's diagnosis starts as soon as its two compiles are done (before compiles still queued),
+    # so the workers that finish the last compiles early diagnose instead of idling until every compile is over.
+    # With predictions the job with the longest predicted chain starts first (a compile's chain is its own time plus
+    # its longest diagnosis): the short diagnoses then wait for the compile queue to empty and fill the last wave.
     to_compile = {j.id for j in compile_jobs}
     waiting: dict[str, list[DiagnosisJob]] = {}  # compile job id -> the diagnoses waiting for it
     blocked: dict[str, int] = {}  # diagnosis job id -> compiles it still waits for
-    ready: deque[DiagnosisJob] = deque()
+    ready: list[tuple[int, DiagnosisJob]] = []  # a heap: (rank in diag_order, job)
+
+    def make_ready(d: DiagnosisJob) -> None:
+        heapq.heappush(ready, (diag_rank[d.id], d))
+
     for d in exp.diagnosis_jobs:
         needs = {j.id for j in (d.a, d.b) if j.id in to_compile}
         for n in needs:
             waiting.setdefault(n, []).append(d)
         blocked[d.id] = len(needs)
         if not needs:
-            ready.append(d)
+            make_ready(d)
 
     rows: list[dict[str, Any]] = []
     t_compiled = t0
@@ -159,6 +210,8 @@ def run_sweep(
         if isinstance(res, JobOutcome):
             outcome = res
             job_seconds["diagnosis"].append(round(res.seconds, 3))
+            if timings is not None:
+                timings.record(djob.id, res.seconds)
         else:
             outcome = JobOutcome(djob.id, "failed", f"{type(res).__name__}: {res}", row=failed_row(djob, str(res)))
         rows.append(outcome.row or failed_row(djob, outcome.error or "failed"))
@@ -172,6 +225,8 @@ def run_sweep(
         outcome = res if isinstance(res, JobOutcome) else JobOutcome(job.id, "failed", f"{type(res).__name__}: {res}")
         if isinstance(res, JobOutcome):
             job_seconds["compile"].append(round(res.seconds, 3))
+            if timings is not None and res.status != "cached":  # a cache hit's time is not the compile's
+                timings.record(job.id, res.seconds)
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
         if outcome.status == "failed":
             failed_compiles[job.id] = outcome.error or "failed"
@@ -180,13 +235,13 @@ def run_sweep(
         for d in waiting.pop(job.id, []):
             blocked[d.id] -= 1
             if blocked[d.id] == 0:
-                ready.append(d)
+                make_ready(d)
 
     try:
         while compile_jobs or ready or pending:
             while (compile_jobs or ready) and len(pending) < executor.max_in_flight:
-                if ready:  # diagnoses first: their compiles are done
-                    d = ready.popleft()
+                if diagnosis_next():
+                    d = heapq.heappop(ready)[1]
                     bad = next(((j, failed_compiles[j.id]) for j in (d.a, d.b) if j.id in failed_compiles), None)
                     if bad is not None:
                         err = f"{bad[0].variant} failed to compile: {bad[1]}"
@@ -212,6 +267,8 @@ def run_sweep(
         if pending:
             executor.cancel(list(pending))
     t2 = time.perf_counter()
+    if timings is not None:
+        timings.save()
 
     write_table(rows, out / "results.parquet")
     from irdiff.sweep.table import read_table
@@ -229,4 +286,5 @@ def run_sweep(
         executor=executor.name,
         workers=executor.workers,
         job_seconds=job_seconds,
+        order=order,
     )

@@ -88,7 +88,10 @@ class LocalExecutor:
 
     def __init__(self, workers: int = 0):
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
-        self.max_in_flight = 2 * self.workers  # a queued job per worker: no worker waits for the driver
+        # One job queued beyond the running ones (the pool's own call queue holds workers + 1): a worker that
+        # finishes takes it at once, and every other start is decided by the driver when a worker frees, so a job
+        # that became ready late (a diagnosis) or ranks first (longest predicted) is not stuck behind a queue.
+        self.max_in_flight = self.workers + 1
         self._pool: ProcessPoolExecutor | None = None
 
     def _get(self) -> ProcessPoolExecutor:
