@@ -95,6 +95,9 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/diagnose/params.py": ["tests/test_params.py", "tests/test_rule_units.py"],
     "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_units.py"],
     "irdiff/diagnose/rules/resources.py": ["tests/test_rule_units.py"],
+    "irdiff/diagnose/provenance.py": ["tests/test_provenance.py"],
+    "irdiff/diagnose/passes.py": ["tests/test_passes.py"],
+    "irdiff/diagnose/counters.py": ["tests/test_counters.py"],
 }
 
 

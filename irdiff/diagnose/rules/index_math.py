@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from irdiff.diagnose.facts import VariantFacts
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.rules.common import Context, _c, _ev, _stem_of
 from irdiff.diagnose.rules.registry import Emits, rule
@@ -20,7 +21,9 @@ def rule_i64(ctx: Context) -> list[Finding]:
         return []
     wide, narrow = (ctx.a, ctx.b) if fa.i64_ops > fb.i64_ops else (ctx.b, ctx.a)
     fw, fn = ctx.facts(wide), ctx.facts(narrow)
-    divrem = bool(fw.divrem64_ttir) or _c(fw, "ptx", "div.s64") + _c(fw, "ptx", "rem.s64") > 0
+    divrem = bool(fw.divrem64_ttir) or _ptx_divrem64(fw) > 0
+    # 64-bit division that reached the PTX (LLVM narrows a 64-bit `//`/`%` whose operands provably fit in 32 bits)
+    soft = _ptx_divrem64(fw) > 0 if "ptx" in fw.counts else divrem
     first = fw.i64_first
     ev: list[Evidence] = []
     origin = ""
@@ -49,7 +52,7 @@ def rule_i64(ctx: Context) -> list[Finding]:
         "64-bit integer multiply/add take two 32-bit instructions each"
         + (
             ", 64-bit division and remainder have no hardware instruction (ptxas calls a software routine),"
-            if divrem
+            if soft
             else ""
         )
         + " and every index needs two registers."
@@ -76,14 +79,18 @@ def rule_i64(ctx: Context) -> list[Finding]:
     reads=("divrem64_ttir", "counts", "first_lines"),
 )
 def rule_divrem64(ctx: Context) -> list[Finding]:
-    """``ttir.divrem-64``: 64-bit ``divsi``/``remsi`` in TTIR and ``div.s64``/``rem.s64`` in PTX in one variant."""
-    da = len(ctx.fa.divrem64_ttir) + _c(ctx.fa, "ptx", "div.s64") + _c(ctx.fa, "ptx", "rem.s64")
-    db = len(ctx.fb.divrem64_ttir) + _c(ctx.fb, "ptx", "div.s64") + _c(ctx.fb, "ptx", "rem.s64")
+    """``ttir.divrem-64``: 64-bit ``divsi``/``remsi`` in TTIR and ``div``/``rem`` ``.s64``/``.u64`` in PTX in one
+    variant. When the PTX of the variant with more of them has none (LLVM narrowed the division to 32 bits because
+    its operands provably fit), the finding says so and predicts nothing: no software division is called."""
+    da = len(ctx.fa.divrem64_ttir) + _ptx_divrem64(ctx.fa)
+    db = len(ctx.fb.divrem64_ttir) + _ptx_divrem64(ctx.fb)
     if da == db:
         return []
     wide = ctx.a if da > db else ctx.b
     narrow = ctx.b if wide == ctx.a else ctx.a
     fw, fn = ctx.facts(wide), ctx.facts(narrow)
+    if "ptx" in fw.counts and _ptx_divrem64(fw) <= _ptx_divrem64(fn):
+        return [_narrowed(wide, narrow, fw, fn)]
     ev = [_ev(wide, r) for r in fw.divrem64_ttir[:4]]
     for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"):
         r = fw.first_lines.get("ptx", {}).get(k)
@@ -93,11 +100,10 @@ def rule_divrem64(ctx: Context) -> list[Finding]:
         r = fn.first_lines.get("ptx", {}).get(k)
         if r:
             ev.append(_ev(narrow, r, f"{r.text}   ({_c(fn, 'ptx', k)}× {k})"))
-    n_ptx = sum(_c(fw, "ptx", k) for k in ("div.s64", "rem.s64", "div.u64", "rem.u64"))
+    n_ptx = _ptx_divrem64(fw)
     expl = (
         f"`{wide}` divides 64-bit integers: {len(fw.divrem64_ttir)} `arith.divsi`/`arith.remsi` on `i64` in TTIR, "
-        f"{n_ptx} `div.s64`/`rem.s64` in PTX ({len(fn.divrem64_ttir)} and "
-        f"{sum(_c(fn, 'ptx', k) for k in ('div.s64', 'rem.s64', 'div.u64', 'rem.u64'))} in `{narrow}`). "
+        f"{n_ptx} `div.s64`/`rem.s64` in PTX ({len(fn.divrem64_ttir)} and {_ptx_divrem64(fn)} in `{narrow}`). "
         "GPUs have no 64-bit integer divider: ptxas expands each into a call to a division subroutine of dozens of "
         "instructions, where a 32-bit division by a value is a short inline sequence."
     )
@@ -113,3 +119,36 @@ def rule_divrem64(ctx: Context) -> list[Finding]:
             predicts=wide,
         )
     ]
+
+
+_DIVREM64_PTX = ("div.s64", "rem.s64", "div.u64", "rem.u64")
+
+
+def _ptx_divrem64(f: VariantFacts) -> int:
+    """64-bit integer ``div``/``rem`` instructions in the variant's PTX (signed and unsigned)."""
+    return sum(_c(f, "ptx", k) for k in _DIVREM64_PTX)
+
+
+def _narrowed(wide: str, narrow: str, fw: VariantFacts, fn: VariantFacts) -> Finding:
+    """More 64-bit ``divsi``/``remsi`` in ``wide``'s TTIR, but no more 64-bit division in its PTX than ``narrow``:
+    LLVM proved the operands fit in 32 bits (sign-extended 32-bit values) and divides in 32 bits."""
+    ev = [_ev(wide, r) for r in fw.divrem64_ttir[:4]]
+    for k in ("div.s32", "rem.s32", "div.u32", "rem.u32"):
+        r = fw.first_lines.get("ptx", {}).get(k)
+        if r:
+            ev.append(_ev(wide, r, f"{r.text}   ({_c(fw, 'ptx', k)}× {k})"))
+    n32 = sum(_c(fw, "ptx", k) for k in ("div.s32", "rem.s32", "div.u32", "rem.u32"))
+    expl = (
+        f"`{wide}` has {len(fw.divrem64_ttir)} `arith.divsi`/`arith.remsi` on `i64` in TTIR where `{narrow}` has "
+        f"{len(fn.divrem64_ttir)}, but its PTX has {_ptx_divrem64(fw)} 64-bit `div`/`rem` ({_ptx_divrem64(fn)} in "
+        f"`{narrow}`) and {n32} 32-bit ones: LLVM narrowed the 64-bit division because its operands provably fit in "
+        "32 bits, so no software division routine is called for it."
+    )
+    return Finding(
+        "ttir.divrem-64",
+        "info",
+        f"64-bit division/remainder in the TTIR of `{wide}`, narrowed to 32-bit in its PTX",
+        expl,
+        ev,
+        stage="ttir",
+    )

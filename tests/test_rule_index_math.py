@@ -1,0 +1,151 @@
+"""``ttir.i64-index-math`` and ``ttir.divrem-64`` (``irdiff/diagnose/rules/index_math.py``) on the facts of real
+compiles, in both orders.
+
+Kernels: ``tests/suites/index_width.py`` (one row copied per program; ``row32``, ``row64`` with the row index widened,
+``row64split`` that also splits it with ``//`` and ``%`` by a runtime ``G`` — LLVM narrows that division back to 32
+bits, so the PTX has no 64-bit ``div``) and ``tests/suites/diag_copy.py`` (``i64``: a flat index widened and split,
+whose PTX keeps 8 ``div.s64``), sm80/sm86, from the shared compile cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from irdiff.diagnose.facts import VariantFacts, extract_facts
+from irdiff.diagnose.model import Finding
+from irdiff.diagnose.rules.index_math import rule_divrem64, rule_i64
+from irdiff.diagnose.testing import make_context
+
+SUITES = Path(__file__).parent / "suites"
+SOFT = "64-bit division and remainder have no hardware instruction (ptxas calls a software routine)"
+
+
+@pytest.fixture(scope="module")
+def facts(compile_suite) -> dict[str, VariantFacts]:  # type: ignore[no-untyped-def]
+    rows = compile_suite(str(SUITES / "index_width.py"), ["row32", "row64", "row64split"], "sm80")
+    copy = compile_suite(str(SUITES / "diag_copy.py"), ["i64", "i32"], "sm86")
+    out = {n: extract_facts(v) for n, v in rows.variants.items()}
+    out.update({n: extract_facts(v) for n, v in copy.variants.items()})
+    return out
+
+
+def both(rule, fa: VariantFacts, fb: VariantFacts) -> tuple[list[Finding], list[Finding]]:  # type: ignore[no-untyped-def]
+    return rule(make_context(fa, fb)), rule(make_context(fb, fa))
+
+
+def test_widened_row_index_both_orders(facts: dict[str, VariantFacts]) -> None:
+    f64, f32 = facts["row64"], facts["row32"]
+    assert f64.i64_ops > 2 and f32.i64_ops == 0
+    for (f,) in both(rule_i64, f64, f32):
+        assert (f.id, f.severity, f.stage, f.predicts) == ("ttir.i64-index-math", "major", "ttir", "row64")
+        assert f.title == f"Index arithmetic is 64-bit in `row64` ({f64.i64_ops} i64 ops vs 0)"
+        assert f.explanation.startswith(f"`row64` computes {f64.i64_ops} TTIR values as `i64` where `row32` has 0.")
+        assert (
+            f"The first 64-bit value is `row` (`arith.extsi`, TTIR line {f64.i64_first.line}), from "  # type: ignore[union-attr]
+            f"`row = tl.program_id(0).to(tl.int64)` (line {f64.i64_first_python.line}); everything derived from it "  # type: ignore[union-attr]
+            "(the offsets and the bound check) is 64-bit."
+        ) in f.explanation
+        assert f.explanation.endswith(
+            "64-bit integer multiply/add take two 32-bit instructions each and every index needs two registers."
+        )
+        assert SOFT not in f.explanation and "`//`" not in f.explanation
+        assert [(e.variant, e.stage) for e in f.evidence] == [("row64", "ttir"), ("row64", "python")]
+        assert "arith.extsi" in f.evidence[0].text and ".to(tl.int64)" in f.evidence[1].text
+        assert f.remedy and "int32" in f.remedy
+    # no 64-bit division anywhere: no divrem finding
+    assert both(rule_divrem64, f64, f32) == ([], [])
+
+
+def test_split_in_64_bits_that_llvm_narrows(facts: dict[str, VariantFacts]) -> None:
+    """``row // G`` and ``row % G`` are 64-bit in TTIR, but the PTX divides in 32 bits: the index finding names the
+    split and no software routine; the divrem finding says the division was narrowed and predicts nothing."""
+    fs, f32, f64 = facts["row64split"], facts["row32"], facts["row64"]
+    assert len(fs.divrem64_ttir) == 2 and fs.counts["ptx"].get("div.s64", 0) == 0
+    for (f,) in both(rule_i64, fs, f64):
+        assert f.predicts == "row64split" and f"({fs.i64_ops} i64 ops vs {f64.i64_ops})" in f.title
+        assert (
+            "everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit" in f.explanation
+        )
+        assert SOFT not in f.explanation
+        # the narrow variant's first 64-bit value is evidence too, on its own side
+        assert [e.variant for e in f.evidence] == ["row64split", "row64split", "row64"]
+    for other in (f32, f64):
+        for (d,) in both(rule_divrem64, fs, other):
+            assert (d.id, d.severity, d.predicts) == ("ttir.divrem-64", "info", None)
+            assert d.title == "64-bit division/remainder in the TTIR of `row64split`, narrowed to 32-bit in its PTX"
+            assert d.explanation.startswith(
+                f"`row64split` has 2 `arith.divsi`/`arith.remsi` on `i64` in TTIR where `{other.name}` has 0, but its "
+                f"PTX has 0 64-bit `div`/`rem` (0 in `{other.name}`) and "
+            )
+            assert "no software division routine is called" in d.explanation
+            ttir = [e for e in d.evidence if e.stage == "ttir"]
+            assert [e.line for e in ttir] == [r.line for r in fs.divrem64_ttir]
+            assert {"arith.remsi", "arith.divsi"} == {e.text.split("=")[1].split()[0] for e in ttir}
+            ptx = [e for e in d.evidence if e.stage == "ptx"]
+            assert ptx and all(e.variant == "row64split" and ".s32" in e.text and "×" in e.text for e in ptx)
+
+
+def test_flat_split_with_software_division_both_orders(facts: dict[str, VariantFacts]) -> None:
+    fw, fn = facts["i64"], facts["i32"]
+    n64 = fw.counts["ptx"]["div.s64"] + fw.counts["ptx"].get("rem.s64", 0)
+    assert n64 > 0
+    for (f,) in both(rule_i64, fw, fn):
+        assert f.predicts == "i64" and SOFT in f.explanation and "`//` and `%`" in f.explanation
+    for (d,) in both(rule_divrem64, fw, fn):
+        assert (d.severity, d.predicts) == ("major", "i64")
+        assert d.title == f"64-bit division/remainder in `i64` ({n64} `div.s64`/`rem.s64` in PTX)"
+        assert (
+            f"`i64` divides 64-bit integers: {len(fw.divrem64_ttir)} `arith.divsi`/`arith.remsi` on `i64` in TTIR, "
+            f"{n64} `div.s64`/`rem.s64` in PTX (0 and 0 in `i32`). GPUs have no 64-bit integer divider"
+        ) in d.explanation
+        assert d.remedy and "int32" in d.remedy
+        ptx_w = [e.text for e in d.evidence if e.variant == "i64" and e.stage == "ptx"]
+        assert (
+            ptx_w and ptx_w[0].startswith("div.s64") and ptx_w[0].endswith(f"({fw.counts['ptx']['div.s64']}× div.s64)")
+        )
+        # the 32-bit variant's own 32-bit division, with its count
+        ptx_n = [e.text for e in d.evidence if e.variant == "i32"]
+        assert ptx_n and ptx_n[0].startswith("div.s32") and ptx_n[0].endswith(f"({fn.counts['ptx']['div.s32']}× div.s32)")
+        assert len([e for e in d.evidence if e.stage == "ttir"]) == min(4, len(fw.divrem64_ttir))
+
+
+def test_thresholds_and_missing_facts(facts: dict[str, VariantFacts]) -> None:
+    f64, f32 = facts["row64"], facts["row32"]
+    # equal counts, or at most one i64 op on either side: not index arithmetic
+    assert rule_i64(make_context(f64, dataclasses.replace(f64, name="twin"))) == []
+    one = dataclasses.replace(f64, name="one", i64_ops=1)
+    assert both(rule_i64, one, f32) == ([], [])
+    two = dataclasses.replace(f64, name="two", i64_ops=2)
+    assert [f.predicts for f in rule_i64(make_context(f32, two))] == ["two"]
+    # without a first i64 op (facts of an older bundle): the count alone, no origin sentence
+    bare = dataclasses.replace(f64, name="bare", i64_first=None, i64_first_python=None)
+    (f,) = rule_i64(make_context(bare, f32))
+    assert "The first 64-bit value" not in f.explanation and f.evidence == []
+    assert f.explanation.startswith(f"`bare` computes {f64.i64_ops} TTIR values as `i64` where `row32` has 0. 64-bit")
+    # the first op without its Python line: TTIR evidence only, the sentence ends after the TTIR line
+    nopy = dataclasses.replace(f64, name="nopy", i64_first_python=None)
+    (g,) = rule_i64(make_context(nopy, f32))
+    assert [e.stage for e in g.evidence] == ["ttir"] and f"TTIR line {f64.i64_first.line}); every" in g.explanation  # type: ignore[union-attr]
+    # a first op that is neither a program id nor a sign extension: no "everything derived" clause
+    other = dataclasses.replace(
+        f64,
+        name="other",
+        i64_first=dataclasses.replace(f64.i64_first, text="%acc_3 = arith.addi %x, %y : i64"),  # type: ignore[type-var]
+    )
+    (h,) = rule_i64(make_context(other, f32))
+    assert "The first 64-bit value is `acc` (`arith.addi`, TTIR line" in h.explanation
+    assert "everything derived" not in h.explanation
+    # an unnamed value (a constant-like SSA name), no op name: "a value"
+    anon = dataclasses.replace(f64, name="anon", i64_first=dataclasses.replace(f64.i64_first, text="%c5 i64"))  # type: ignore[type-var]
+    (k,) = rule_i64(make_context(anon, f32))
+    assert "The first 64-bit value is a value, from" in k.explanation
+    # without PTX counts, the TTIR division decides: the software-routine sentence and a major divrem finding
+    fs = facts["row64split"]
+    noptx = dataclasses.replace(fs, name="noptx", counts={k: v for k, v in fs.counts.items() if k != "ptx"})
+    (m,) = rule_i64(make_context(noptx, f32))
+    assert SOFT in m.explanation
+    (d,) = rule_divrem64(make_context(noptx, f32))
+    assert (d.severity, d.predicts) == ("major", "noptx")
