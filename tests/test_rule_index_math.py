@@ -108,7 +108,9 @@ def test_flat_split_with_software_division_both_orders(facts: dict[str, VariantF
         )
         # the 32-bit variant's own 32-bit division, with its count
         ptx_n = [e.text for e in d.evidence if e.variant == "i32"]
-        assert ptx_n and ptx_n[0].startswith("div.s32") and ptx_n[0].endswith(f"({fn.counts['ptx']['div.s32']}× div.s32)")
+        assert (
+            ptx_n and ptx_n[0].startswith("div.s32") and ptx_n[0].endswith(f"({fn.counts['ptx']['div.s32']}× div.s32)")
+        )
         assert len([e for e in d.evidence if e.stage == "ttir"]) == min(4, len(fw.divrem64_ttir))
 
 
