@@ -98,6 +98,8 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/diagnose/provenance.py": ["tests/test_provenance.py"],
     "irdiff/diagnose/passes.py": ["tests/test_passes.py"],
     "irdiff/diagnose/counters.py": ["tests/test_counters.py"],
+    "irdiff/diagnose/rules/mma.py": ["tests/test_rule_mma.py"],
+    "irdiff/diagnose/rules/index_math.py": ["tests/test_rule_index_math.py"],
 }
 
 

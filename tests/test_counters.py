@@ -104,14 +104,19 @@ def test_ten_percent_of_the_larger_value_is_the_threshold() -> None:
 
 def test_which_findings_are_joined() -> None:
     nc = record(a=SLOW, b=FAST)
-    fs = [
-        finding("coalesce.vector-width", "a"),  # a prefix entry
-        finding("ptx.memory-ops", "a"),  # an exact entry
+    skipped = [
         finding("ptx.memory-ops-extra", "a"),  # not a prefix entry: nothing
         finding("pipeline.load-not-pipelined", None),  # predicts neither
         finding("pipeline.load-not-pipelined", "c"),  # a third variant
         finding("time.slower", "a"),  # timing itself
         finding("source.statement", "a"),  # no counters predicted
+    ]
+    fs = [
+        skipped[1],
+        finding("coalesce.vector-width", "a"),  # a prefix entry
+        skipped[0],
+        finding("ptx.memory-ops", "a"),  # an exact entry
+        *skipped[2:],
     ]
     out = join(fs, nc, "a", "b")
     assert [(r["finding"], r["metric"]) for r in out] == [
@@ -131,7 +136,7 @@ def test_which_findings_are_joined() -> None:
         out[3]["text"]
         == "counters confirm: instructions 2.5e+08 warp instructions in `a` vs 6e+07 warp instructions in `b`"
     )
-    assert all(f.evidence == [] for f in fs[2:])
+    assert all(f.evidence == [] for f in skipped)
 
 
 def test_formats_and_missing_values() -> None:
@@ -149,7 +154,20 @@ def test_formats_and_missing_values() -> None:
     nc["metrics"] = {}
     (r,) = join([finding("sass.instructions", "a")], nc, "a", "b")
     assert r["text"] == "counters confirm: instructions 500 in `a` vs 100 in `b`"
-    # a metric one variant lacks is skipped; a variant without metrics: nothing at all
+    # large values of a metric without a unit: no trailing space
+    nc = record(a={"instructions": 5e7}, b={"instructions": 1e7})
+    nc["metrics"] = {}
+    (r,) = join([finding("sass.instructions", "a")], nc, "a", "b")
+    assert r["text"] == "counters confirm: instructions 5e+07 in `a` vs 1e+07 in `b`"
+    # values below 1 compare relative to the larger one (0.08 of 0.5 is 16 %)
+    nc = record(a={"instructions": 0.5}, b={"instructions": 0.42})
+    assert [r["shown"] for r in join([finding("sass.instructions", "a")], nc, "a", "b")] == [True]
+    # a metric one variant lacks is skipped, the finding's next metric still joined; a variant without metrics:
+    # nothing at all
+    nc = record(a={"instructions": 5.0, "sm_throughput": 1.0}, b={"instructions": 2.0, "dram_throughput": 3.0})
+    assert [(r["metric"], r["shown"]) for r in join([finding("lower.mask", "a")], nc, "a", "b")] == [
+        ("instructions", True)
+    ]
     nc = record(a={"instructions": 5.0}, b={"sm_throughput": 3.0})
     assert join([finding("resources.spills", "a")], nc, "a", "b") == []
     assert join([finding("resources.spills", "a")], record(a={"instructions": 5.0}), "a", "b") == []

@@ -8,12 +8,13 @@ runs, a missing snapshot file.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from irdiff.bundle import Bundle, VariantResult
-from irdiff.diagnose.passes import first_diverging_pass, needs_pass_trace, pass_names
+from irdiff.diagnose.passes import _norm, first_diverging_pass, needs_pass_trace, pass_names
 
 CASES = str(Path(__file__).parent / "suites" / "root_cases.py")
 
@@ -42,6 +43,9 @@ def test_num_warps_diverges_at_the_layout_pass_both_orders(warps: Bundle) -> Non
         assert any(ln.startswith("-") and f"warpsPerCTA = {mine}" in ln for ln in d.hunk)
         assert any(ln.startswith("+") and f"warpsPerCTA = {theirs}" in ln for ln in d.hunk)
         assert d.hunk[0].startswith("@@") and not any(ln.startswith(("---", "+++")) for ln in d.hunk)
+        # the normalized snapshot's own lines: the layout alias first, named by its content
+        assert d.hunk[1].startswith(f"-#blocked_s1_t32_w{mine[1]}_o0 = #ttg.blocked<{{")
+        assert d.hunk[1].endswith("order = [0]}>")
         assert len(d.hunk) == 40 and max(map(len, d.hunk)) <= 200
     # a variant against itself: every snapshot equal
     same = first_diverging_pass(w4, w4)
@@ -140,6 +144,28 @@ def test_edited_snapshots(warps: Bundle, tmp_path: Path) -> None:
     d = first_diverging_pass(base, hdr)
     assert d is not None and d.pass_name == ""
 
+    # the kernel's own name is normalized away (the same pipeline under another kernel name is equal)
+    renamed = _copy(tmp_path, w4, "renamed", picks, lambda p, t: t.replace("@" + w4.kernel, "@other_name"))
+    renamed.kernel = "other_name"
+    assert "@other_name" in (Path(renamed.directory) / "passes" / renamed.passes[1]).read_text()
+    d = first_diverging_pass(base, renamed)
+    assert d is not None and d.pass_name == ""
+
+    # bytes that are not UTF-8 (a string constant in the IR) read as replacement characters, not an error
+    def bad_bytes(path: Path) -> None:
+        path.write_bytes(path.read_bytes().replace(b"tt.func", b"\xff\xfe tt.func", 1))
+
+    raw_a, raw_b = _copy(tmp_path, w4, "raw_a", picks), _copy(tmp_path, w4, "raw_b", picks)
+    for v in (raw_a, raw_b):
+        bad_bytes(Path(v.directory) / "passes" / v.passes[1])
+    d = first_diverging_pass(raw_a, raw_b)
+    assert d is not None and d.pass_name == ""
+    assert first_diverging_pass(base, raw_b).pass_name == names[0]  # type: ignore[union-attr]
+    # option attributes blanked where only code counts
+    mod = [ln for ln in _norm(base, base.passes[1], False) if ln.startswith("module")]
+    assert mod == ["module attributes {, , , } {"]
+    assert [ln for ln in _norm(base, base.passes[1], True) if ln.startswith("module")][0].count("ttg.") == 4
+
     # a pass that only one side runs is named, and the others still pair up
     extra = _copy(tmp_path, w4, "extra", [k, k + 1, k + 1, k + 2, k + 3], lambda p, t: t)
     extra.passes[2] = extra.passes[2].replace(names[1], "TritonExtraPass")
@@ -171,3 +197,9 @@ def test_needs_pass_trace(compile_suite) -> None:  # type: ignore[no-untyped-def
     s = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
     assert not needs_pass_trace(s.variants["evict"], s.variants["keep"])
     assert not needs_pass_trace(VariantResult("x"), w4)
+    # either later stage alone tells (the other one not saved)
+    for stage in ("ttgir", "ptx"):
+        only = dataclasses.replace(w4, stages={k: f for k, f in w4.stages.items() if k != stage})
+        assert needs_pass_trace(w8, only) and needs_pass_trace(only, w8)
+    neither = dataclasses.replace(w4, stages={k: f for k, f in w4.stages.items() if k not in ("ttgir", "ptx")})
+    assert not needs_pass_trace(w8, neither)

@@ -9,6 +9,7 @@ attribute tokenizer and the ``tl.arange`` stride data flow.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,81 @@ def test_arange_strides_of_a_real_matmul(compile_suite) -> None:  # type: ignore
         v = b.variants[name]
         assert P.arange_strides(v.text("ttir")) == {"stride_ak", "stride_bk", "N"}
         assert P.arange_strides(v.text("ttgir")) == {"stride_ak", "stride_bk", "N"}
+
+
+def _saved(tmp: Path, name: str, ttir: str) -> VariantResult:
+    """A variant holding only a TTIR file (and no ``source_path``: a bundle whose kernel was saved as kernel.py)."""
+    d = tmp / name
+    d.mkdir()
+    (d / "k.ttir").write_text(ttir)
+    return VariantResult(name, kernel="axpy_evict", directory=str(d), stages={"ttir": "k.ttir"})
+
+
+def test_attr_changes_skip_other_differences_on_edited_ttir(streaming: Bundle, tmp_path: Path) -> None:
+    """Edited copies of the real TTIR, its locations naming ``kernel.py`` (the default source file): a line whose ops
+    differ in name, a line whose op differs only in a type, and a signature attribute are not attribute changes;
+    the eviction policy after them still is."""
+    ev = streaming.variants["evict"]
+    text = ev.text("ttir").replace(str(ev.metadata["source_path"]), "/elsewhere/kernel.py")
+    a = _saved(tmp_path, "a", text)
+    le = line_of(ev, "y = tl.load")
+    assert P.line_map(a, "ttir") == P.line_map(ev, "ttir")
+    assert sum(1 for k in P.ops_at(a, "ttir", {le}) if "evict_first" in k) == 1
+    edited = (
+        text.replace("arith.cmpi slt", "arith.cmpf olt", 1)
+        .replace(
+            "%x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>",
+            "%x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f16>>",
+        )
+        .replace(" {cachePolicy = #tt.cache_policy<cache_modifier = none, eviction_policy = evict_first>}", "")
+        .replace("%n: i32 {tt.divisibility = 16 : i32}", "%n: i32")
+    )
+    assert edited.count("\n") == text.count("\n") and "tensor<1024x!tt.ptr<f16>>" in edited and "%n: i32 loc" in edited
+    b = _saved(tmp_path, "b", edited)
+    (c,) = P.attr_changes(a, b, {})
+    assert (c.op, c.line_a, c.line_b, c.only_a, c.only_b) == ("tt.load", le, le, ["eviction_policy = evict_first"], [])
+    (r,) = P.attr_changes(b, a, {})
+    assert (r.op, r.only_a, r.only_b) == ("tt.load", [], ["eviction_policy = evict_first"])
+
+
+def test_is_op() -> None:
+    for not_op in ("", "   ", "#loc3 = loc(unknown)", "  } loc(#loc)", "^bb0(%a: f32, %b: f32):", "module {",
+                   "module attributes {} {", "tt.func public @k(%x: i32) {", "  tt.return loc(#loc)",
+                   "    scf.yield %acc : tensor<64xf32>"):  # fmt: skip
+        assert not P._is_op(not_op), not_op
+    assert P._is_op("  %x = tt.load %p : tensor<4x!tt.ptr<f32>>") and P._is_op("tt.store %p, %x")
+
+
+def test_attr_change_words_boundary() -> None:
+    t91 = "k = " + "y" * 87
+    assert f"`{t91[:87]}...` in `p`" in P.AttrChange("tt.x", 1, 1, 1, 1, "", "", [t91], []).words("p", "q")
+
+
+def test_arbitrary_width_types_are_not_attributes() -> None:
+    assert P._attr_tokens(P._mlir_key("%3 = arith.trunci %2 : i48 to i24")) == ["to"]
+    # a structured attribute stands for its items (here one bare word)
+    assert P._attr_tokens(P._mlir_key("%3 = arith.extf %2 {fastmath = #arith.fastmath<none>} : f32 to f64")) == [
+        "none",
+        "to",
+    ]
+
+
+def test_stage_trace_one_sided_and_missing_stages(streaming: Bundle) -> None:
+    ev, kp = streaming.variants["evict"], streaming.variants["keep"]
+    le, lk = {line_of(ev, "y = tl.load")}, {line_of(kp, "y = tl.load")}
+    full = {d.stage: d for d in P.stage_trace(ev, kp, le, lk)}
+    # lines without ops on either side change nothing
+    assert {d.stage: d for d in P.stage_trace(ev, kp, le | {10_000}, lk | {10_001})} == full
+    # the evict_first load's extra cache-policy call is the only LLIR difference at its line: one-sided, nothing
+    # else differs
+    llir = full["llir"]
+    assert llir.only_a and llir.only_b == {} and llir.elsewhere is False
+    assert all(k.startswith("tail call") for k in llir.only_a)
+    # a stage one variant did not save is skipped, the later ones still traced
+    no_ttir = dataclasses.replace(kp, stages={k: f for k, f in kp.stages.items() if k != "ttir"})
+    part = [d.stage for d in P.stage_trace(ev, no_ttir, le, lk)]
+    assert "ttir" not in part and part == [s for s in full if s != "ttir"]
+    # nothing at the lines and only attributes differ elsewhere: MLIR stages compare op names there, so no TTIR or
+    # TTGIR entry; LLIR/PTX compare whole instructions
+    none = {d.stage for d in P.stage_trace(ev, kp, set(), set())}
+    assert "ttir" not in none and "ttgir" not in none and "ptx" in none

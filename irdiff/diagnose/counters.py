@@ -51,8 +51,6 @@ def _fmt(name: str, v: float, units: Mapping[str, Any]) -> str:
         return f"{v:.1f} sectors/request"
     if unit.startswith("%"):
         return f"{v:.1f}%"
-    if abs(v) >= 1e4:
-        return f"{v:.3g} {unit}"
     return f"{v:.3g} {unit}".strip()
 
 
