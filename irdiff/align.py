@@ -54,7 +54,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress, islice
 from typing import Literal, overload
 
 from irdiff.normalize import NormalizedStage, normalize, rename
@@ -275,20 +275,21 @@ def _blocks_patience(x: Sequence[str], y: Sequence[str], exact: Matcher, cells: 
         if (a1 - a0) * (b1 - b0) <= cells:
             out.extend((a0 + i, b0 + j, k) for i, j, k in exact(x[a0:a1], y[b0:b1]) if k)
             continue
-        # lines occurring once on each side (Counter and dict(zip) count in C: this runs on 10^5-10^6 lines)
+        # lines occurring once on each side (counted, selected and looked up in C: this runs on 10^5-10^6 lines)
         xs, ys = x[a0:a1], y[b0:b1]
-        once_b = {k for k, v in Counter(ys).items() if v == 1}
-        once = {k for k, v in Counter(xs).items() if v == 1 and k in once_b}
+        count_b = Counter(ys)
+        once = {k for k, v in Counter(xs).items() if v == 1 and count_b.get(k) == 1}
         where_a = dict(zip(xs, range(a0, a1)))
-        cand = [(where_a[ln], j) for j, ln in enumerate(ys, b0) if ln in once]  # increasing in j
-        del xs, ys, once_b, where_a
-        if not cand:
+        sel = list(map(once.__contains__, ys))
+        cand_j = list(compress(range(b0, b1), sel))  # the anchors in y's order, then where each is in x
+        cand_i = list(map(where_a.__getitem__, compress(ys, sel)))
+        del xs, ys, count_b, where_a, sel
+        if not cand_j:
             continue  # nothing to anchor on and too large to match exactly: left unmatched
-        cand.sort()
-        if all(map(operator.lt, (j for _, j in cand), (j for _, j in cand[1:]))):
-            lis = cand  # no line moved: every anchor is in the longest increasing run (the usual case, in C)
+        if all(map(operator.lt, cand_i, islice(cand_i, 1, None))):
+            lis = list(zip(cand_i, cand_j))  # no line moved: every anchor is in the longest increasing run (usual)
         else:
-            lis = _longest_increasing(cand)
+            lis = _longest_increasing(sorted(zip(cand_i, cand_j)))
         ca, cb = a0, b0
         for i, j in lis:
             if i - ca == j - cb and x[ca:i] == y[cb:j]:  # an equal gap: what its prefix pass would match

@@ -131,6 +131,66 @@ def test_linear_diff_equals_eager_rows(xs: list[str], ys: list[str], context: in
         align.EXACT_CELLS = old
 
 
+def _ref_patience(x: list[str], y: list[str], exact: align.Matcher, cells: int) -> align.Blocks:
+    """:func:`irdiff.align._blocks_patience` written plainly (anchors picked line by line, sorted, then the longest
+    increasing run): the reference its C-level anchor selection must equal."""
+    out: align.Blocks = []
+    stack = [(0, len(x), 0, len(y))]
+    while stack:
+        a0, a1, b0, b1 = stack.pop()
+        while a0 < a1 and b0 < b1 and x[a0] == y[b0]:
+            out.append((a0, b0, 1))
+            a0, b0 = a0 + 1, b0 + 1
+        n = 0
+        while a1 - n > a0 and b1 - n > b0 and x[a1 - n - 1] == y[b1 - n - 1]:
+            n += 1
+        if n:
+            out.append((a1 - n, b1 - n, n))
+            a1, b1 = a1 - n, b1 - n
+        if a0 >= a1 or b0 >= b1:
+            continue
+        if (a1 - a0) * (b1 - b0) <= cells:
+            out.extend((a0 + i, b0 + j, k) for i, j, k in exact(x[a0:a1], y[b0:b1]) if k)
+            continue
+        xs, ys = x[a0:a1], y[b0:b1]
+        once = {ln for ln in xs if xs.count(ln) == 1 and ys.count(ln) == 1}
+        cand = sorted((a0 + xs.index(ln), j) for j, ln in enumerate(ys, b0) if ln in once)
+        if not cand:
+            continue
+        ca, cb = a0, b0
+        for i, j in align._longest_increasing(cand):
+            if i - ca == j - cb and x[ca:i] == y[cb:j]:
+                out.append((ca, cb, i + 1 - ca))
+            else:
+                stack.append((ca, i, cb, j))
+                out.append((i, j, 1))
+            ca, cb = i + 1, j + 1
+        stack.append((ca, a1, cb, b1))
+    merged: align.Blocks = []
+    for i, j, k in sorted(out):
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + k)
+        else:
+            merged.append((i, j, k))
+    merged.append((len(x), len(y), 0))
+    return merged
+
+
+_MANY = st.lists(st.sampled_from([f"u{k}" for k in range(12)] + ["a", "b", "c"]), max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(xs=_MANY, ys=_MANY, cells=st.sampled_from([0, 4, 30]))
+def test_patience_blocks_equal_the_plain_reference(xs: list[str], ys: list[str], cells: int) -> None:
+    """Moved, repeated, unique, inserted and deleted lines: the same blocks as the plain reference, every block a
+    true match, in increasing order."""
+    exact = align.ENGINES[align.DEFAULT_ENGINE]
+    got = align._blocks_patience(xs, ys, exact, cells)
+    assert got == _ref_patience(xs, ys, exact, cells)
+    assert all(xs[i + k] == ys[j + k] for i, j, n in got for k in range(n))
+    assert all(p[0] + p[2] <= q[0] and p[1] + p[2] <= q[1] for p, q in zip(got, got[1:], strict=False))
+
+
 # fmt: off
 _SASS_PIECES = st.sampled_from(
     ["/*0070*/", "/*00a0*/", "/*007*/", " ", "  ", "\t", "S2R R0, SR_TID.X", ";", " ;", "/* 0x0000000000007919 */",
