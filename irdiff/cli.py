@@ -251,11 +251,32 @@ def _check_config(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
+def check_new_dir(path: str | None, option: str) -> None:
+    """A directory the user names for irdiff to create (``--save``, ``capture -o``, ``--reports``, ``sweep --out``)
+    goes into one that exists: irdiff creates that directory and nothing above it the user did not ask for.
+
+    :raises ValueError: the parent directory is missing or is not a directory.
+    """
+    if not path:
+        return
+    from pathlib import Path
+
+    p = Path(path)
+    if p.exists() or p.is_symlink():
+        return  # the command itself says what is wrong with an existing path
+    parent = p.parent
+    if not parent.exists():
+        raise ValueError(f"{option} {path}: directory {parent} does not exist (irdiff creates only {p.name})")
+    if not parent.is_dir():
+        raise ValueError(f"{option} {path}: {parent} is not a directory")
+
+
 def _compile(req: Any, save: str | None) -> Any:
     """:func:`irdiff.compile.compile_bundle` with progress on stderr when it is a terminal (not under ``-q``)."""
     from irdiff.compile import compile_bundle
     from irdiff.render.progress import compile_progress, progress_enabled
 
+    check_new_dir(save, "--save")
     ctx = click.get_current_context(silent=True)
     quiet = bool(ctx is not None and ctx.meta.get("irdiff.quiet"))
     with compile_progress(progress_enabled(quiet)) as progress:
@@ -894,6 +915,7 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
         mismatch = mixed_inputs_error(path_a, path_b)
         if mismatch is not None:
             raise ValueError(mismatch)
+    check_new_dir(reports, "--reports")
     if path_b is not None and variant is None and against is None:
         from irdiff.collections_diff.compare import is_collection, show_collection_diff
 
@@ -1089,6 +1111,7 @@ def capture_cmd(output: str, filter_: str | None, target: str | None, launches: 
     own, hint = misplaced_options(list(program))
     if own and hint:
         raise ValueError(hint)
+    check_new_dir(output, "-o")
     r = run_capture(list(program), output, filter=filter_, target=target, launches=launches, force=force,
                     explain=explain and not no_explain, sass=sass, jobs=jobs, env=_PROGRAM_ENV)  # fmt: skip
     from irdiff.render.words import plural
@@ -1241,6 +1264,7 @@ def bisect_cmd(suite: str, variant: str | None, good: str, bad: str, fact_text: 
     available = [r.strip() for r in releases_text.split(",")] if releases_text else published_versions(pre=pre)
     releases = releases_between(good, bad, available, pre=pre)
     tgt = (target or target_default()).lower()
+    check_new_dir(save, "--save")
     click.echo(f"bisect {suite} --variant {variant} on {tgt}: {len(releases)} releases {', '.join(releases)}")
     click.echo(f"fact: {fact_text}  (holds = bad)")
     click.echo(f"  {'release':<10} {'value':<24} {'state':<5} {'time':>8}")
@@ -1366,6 +1390,8 @@ def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: s
     old = read_table(baseline) if baseline else None
     if old is None and any(r.relative or r.metric in ("findings", "counts") for r in rules):
         raise ValueError("--fail-on with +N compares with a baseline: give --baseline OLD.parquet")
+    if not dry_run:
+        check_new_dir(out_dir, "--out")  # before the plan is expanded (that imports the suites)
     p = load_plan(plan)
     if no_reports:
         p.reports = False

@@ -116,3 +116,35 @@ def test_readme_lists_every_command() -> None:
     table = table[: table.index("\n\n", table.index("|"))]
     for name in cli.commands:  # type: ignore[attr-defined]
         assert f"`irdiff {name} " in table or f"`irdiff {name}`" in table, f"README's command table lacks {name}"
+
+
+RECORDED = ROOT / "tests" / "data" / "bundles" / "matmul-sm86"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["report", str(RECORDED), "-o", "{m}/x.html"], "{m}/x.html: directory {m} does not exist"),
+        (["report", str(RECORDED), "-o", "{m}/deeper/x.md"], "directory {m}/deeper does not exist"),
+        (["matmul", "--target", "sm86", "--no-run", "--html", "{m}/r.html"], "directory {m} does not exist"),
+        (["matmul", "--target", "sm86", "--no-run", "--json-report", "{m}/r.json"], "directory {m} does not exist"),
+        (["compile", "matmul", "--target", "sm86", "--save", "{m}/B"], "--save {m}/B: directory {m} does not exist"),
+        (["capture", "-o", "{m}/C", "--", "python", "-c", "pass"], "-o {m}/C: directory {m} does not exist"),
+        (["diff", f"{RECORDED}/annotated", f"{RECORDED}/unannotated", "--reports", "{m}/R"], "--reports {m}/R"),
+        (["sweep", "{plan}", "--out", "{m}/S"], "--out {m}/S: directory {m} does not exist"),
+        (["report", str(RECORDED), "-o", "{file}/x.html"], "{file} is not a directory"),
+    ],
+)
+def test_no_directory_is_created_that_was_not_asked_for(tmp_path: Path, args: list[str], says: str) -> None:
+    """A report file or a directory irdiff is asked to create goes into a directory that exists: a missing parent is
+    one line, exit 2, and nothing is created (``report -o /missing/dir/x.html`` made both directories)."""
+    (tmp_path / "a-file").write_text("x")
+    plan = tmp_path / "p.toml"
+    plan.write_text('name = "p"\n[[suite]]\nname = "matmul"\n')
+    fill = {"m": str(tmp_path / "missing"), "file": str(tmp_path / "a-file"), "plan": str(plan)}
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = run([a.format(**fill) for a in args])
+    assert code == 2, (out, err)
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: "), err
+    assert says.format(**fill) in err, err
+    assert sorted(tmp_path.rglob("*")) == before

@@ -91,7 +91,7 @@ def write_report(path: str, text: str, *, force: bool = False) -> str:
     are made inert first (:func:`irdiff.textsafe.clean`: the report may be printed on a terminal).
 
     :raises ReportError: ``path`` exists, is not an earlier irdiff report and ``force`` is False; it is a
-        directory; or it cannot be written.
+        directory; its directory does not exist (none is created); or it cannot be written.
     """
     from irdiff.textsafe import clean
 
@@ -105,9 +105,8 @@ def write_report(path: str, text: str, *, force: bool = False) -> str:
         raise ReportError(f"{path} is a directory; give a file name for the report")
     if p.exists() and not force and not is_irdiff_report(p):
         raise ReportError(f"{path} exists and is not an irdiff report; not overwriting it (use --force)")
+    _check_parent(path)
     try:
-        if p.parent and not p.parent.exists():
-            p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(f".{p.name}.irdiff-tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, p)
@@ -141,14 +140,31 @@ def format_for(path: str, fmt: str | None = None) -> str:
     return found
 
 
-def check_outputs(paths: list[str], *, force: bool = False) -> None:
-    """Refuse report destinations that would overwrite a user's file (call before doing any work).
+def _check_parent(path: str) -> None:
+    """A report file goes into a directory that exists: irdiff creates none the user did not ask for.
 
-    :raises ReportError: a path is a directory, or exists, is not an irdiff report and ``force`` is False.
+    :raises ReportError: the parent directory is missing or is not a directory.
+    """
+    parent = Path(path).parent
+    if not parent.exists():
+        raise ReportError(f"{path}: directory {parent} does not exist (irdiff creates no directory for a report)")
+    if not parent.is_dir():
+        raise ReportError(f"{path}: {parent} is not a directory")
+
+
+def check_outputs(paths: list[str], *, force: bool = False) -> None:
+    """Refuse report destinations that would overwrite a user's file or need a directory created (call before doing
+    any work).
+
+    :raises ReportError: a path is a directory, its directory does not exist, or it exists, is not an irdiff report
+        and ``force`` is False.
     """
     for path in paths:
         p = Path(path)
-        if path == "-" or not p.exists():
+        if path == "-":
+            continue
+        if not p.exists():
+            _check_parent(path)
             continue
         if p.is_dir():
             raise ReportError(f"{path} is a directory; give a file name for the report")
