@@ -596,15 +596,17 @@ def default_hunk_stages() -> tuple[str, ...]:
 
 def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
                      width: int | None, color: str, paging: str, cache: bool = True,
-                     sides: tuple[str, str] | None = None, title: str | None = None) -> None:  # fmt: skip
+                     sides: tuple[str, str] | None = None, title: str | None = None,
+                     known: Any = None) -> None:  # fmt: skip
     """Normalize, align, diagnose and print the comparison (summary, findings, stage 0, hunks); ``cache=False``
     (``--no-cache``) computes it afresh instead of reading :mod:`irdiff.comparison_cache`. ``sides``: where each
-    side came from as the user gave it, ``title``: the header's first words (:class:`TerminalOptions`)."""
+    side came from as the user gave it, ``title``: the header's first words (:class:`TerminalOptions`);
+    ``known``: the same comparison, already read from that cache (:func:`irdiff.pipeline.cached_comparison`)."""
     from irdiff.pipeline import build_comparison, parse_stages
     from irdiff.render.terminal import TerminalOptions, color_enabled, emit, render, terminal_width
 
     stages = parse_stages(stage)
-    comparison = build_comparison(bundle, a, b, stages=stages, raw=raw, context=context, cache=cache)
+    comparison = known or build_comparison(bundle, a, b, stages=stages, raw=raw, context=context, cache=cache)
     on = color_enabled(color)
     ctx = click.get_current_context(silent=True)
     opts = TerminalOptions(
@@ -827,15 +829,20 @@ def compare_cmd(
     if bundle.pair != [a, b]:  # a repeated command leaves the bundle as it is (nothing is rewritten)
         bundle.pair = [a, b]
         bundle.save(validation_memo())
+    known = None  # the comparison as the comparison cache holds it (a warm run: nothing normalized or aligned)
     if not passes and not any(v.error for v in bundle.variants.values()):
         from irdiff.diagnose.passes import needs_pass_trace
+        from irdiff.pipeline import cached_comparison, parse_stages
 
-        if needs_pass_trace(bundle.variants[a], bundle.variants[b]):
+        known = None if no_cache else cached_comparison(bundle, a, b, parse_stages(stage), raw, context)
+        ttir = next((d for d in known.stage_diffs if d.stage == "ttir"), None) if known and not raw else None
+        if needs_pass_trace(bundle.variants[a], bundle.variants[b], None if ttir is None else ttir.identical):
             click.echo("irdiff: TTIR is identical; compiling again with per-pass snapshots (--passes)", err=True)
             req = _build_request(suite, [a, b], target, config, all_configs, shape, True, no_cache, jobs)
             bundle = _compile(req, save)
             bundle.pair = [a, b]
             bundle.save(validation_memo())
+            known = None
     _report_errors(bundle)
     run_status = 0
     if not no_run:
@@ -856,9 +863,10 @@ def compare_cmd(
         sys.exit(1 if run_status else 0)
     if any(v.error for v in bundle.variants.values()):
         sys.exit(1)
-    _show_comparison(
-        bundle, a, b, stage, context, raw, side_by_side, width, color, paging, cache=not no_cache, sides=sides
-    )
+    if not no_run:
+        known = None  # the timings joined the bundle: its comparison is looked up again
+    _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging, cache=not no_cache,
+                     sides=sides, known=known)  # fmt: skip
     if run_status:
         sys.exit(1)
 

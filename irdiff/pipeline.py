@@ -70,10 +70,9 @@ def build_comparison(
     if cache:
         from irdiff import comparison_cache
 
-        key = comparison_cache.comparison_key(bundle, a, b, wanted, raw, context)
-        hit = comparison_cache.load(key, a, b, {s: (va.text(s), vb.text(s)) for s in wanted})
+        key, hit = _lookup(bundle, a, b, wanted, raw, context)
         if hit is not None:
-            return Comparison(bundle=bundle, a=a, b=b, stage_diffs=hit[0], diagnosis=hit[1], raw=raw, context=context)
+            return hit
 
     from irdiff.align import diff_stage
     from irdiff.normalize import normalize
@@ -112,6 +111,33 @@ def build_comparison(
         context=context,
         diagnosis_error=note,
     )
+
+
+def cached_comparison(
+    bundle: Bundle, a: str, b: str, stages: Iterable[str] | str | None = None, raw: bool = False, context: int = 3
+) -> Comparison | None:
+    """What :func:`build_comparison` would return, when it is in :mod:`irdiff.comparison_cache`; None otherwise
+    (nothing is normalized, aligned or diagnosed here).
+
+    :raises ValueError: as :func:`build_comparison`.
+    """
+    if context < 0:
+        raise ValueError(f"--context must be 0 or more, not {context}")
+    return _lookup(bundle, a, b, parse_stages(stages) or list(STAGES), raw, context)[1]
+
+
+def _lookup(
+    bundle: Bundle, a: str, b: str, wanted: list[str], raw: bool, context: int
+) -> tuple[str, Comparison | None]:
+    """The comparison cache's key of this comparison, and the comparison when it is stored there."""
+    from irdiff import comparison_cache
+
+    va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
+    key = comparison_cache.comparison_key(bundle, a, b, wanted, raw, context)
+    hit = comparison_cache.load(key, a, b, {s: (va.text(s), vb.text(s)) for s in wanted})
+    if hit is None:
+        return key, None
+    return key, Comparison(bundle=bundle, a=a, b=b, stage_diffs=hit[0], diagnosis=hit[1], raw=raw, context=context)
 
 
 def _kernel_lines(v: VariantResult, stage: str, raw: bool) -> list[tuple[int, int]] | None:

@@ -210,3 +210,68 @@ def test_diagnose_package_imports_only_its_data_model() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.splitlines() == ["[]", "True True True True"]
+
+
+def test_pass_trace_decision_from_a_cached_comparison(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The main job decides whether a pass trace is needed (TTIR identical, a later stage not) from the cached
+    comparison's TTIR diff when there is one: a pair whose passes-less comparison was cached by ``irdiff diff``
+    is still compiled again with per-pass snapshots, and the first diverging pass is named. (The session's irdiff
+    cache: its compiles are shared with test_root.)"""
+    suite = str(Path(__file__).parent / "suites" / "root_cases.py") + "::warps"
+    b = tmp_path / "b"
+    r = CliRunner().invoke(cli, ["compile", suite, "--target", "sm90", "--save", str(b)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["diff", str(b), "--color", "never", "--paging", "never"])
+    assert r.exit_code == 0, r.output
+    from irdiff.pipeline import cached_comparison
+
+    bundle = load_bundle(b)
+    a, bb = bundle.pair
+    known = cached_comparison(bundle, a, bb)
+    assert known is not None and not any(v.passes for v in bundle.variants.values())
+    assert next(d for d in known.stage_diffs if d.stage == "ttir").identical  # the case the decision is about
+    import irdiff.diagnose.passes as passes
+
+    told: list[object] = []
+    real = passes.needs_pass_trace
+    monkeypatch.setattr(passes, "needs_pass_trace", lambda va, vb, t=None: told.append(t) or real(va, vb, t))
+    r = CliRunner().invoke(cli, ["compare", suite, "--target", "sm90", "--no-run", "--json", "--save", str(b)])
+    assert r.exit_code == 0, r.output
+    assert "per-pass snapshots" in r.stderr and told == [True]  # decided from the cached TTIR diff
+    out = json.loads(r.stdout)
+    assert "first diverging pass: `ConvertTritonToTritonGPU`" in out["findings"][0]["title"]
+
+
+def test_warm_main_job_reads_its_comparison_once_and_normalizes_nothing() -> None:
+    """A warm main job looks its comparison up once (the pass-trace decision and the printed comparison share
+    it) and imports no normalizer (the TTIR check used to normalize and align TTIR on every run); its output is
+    the first run's, plain and coloured (the session's irdiff cache: the first run may be cold or warm)."""
+    probe = (
+        "import runpy, sys\n"
+        "import irdiff.comparison_cache as cc\n"
+        "real = cc.load\n"
+        "calls = []\n"
+        "cc.load = lambda *a, **k: calls.append(1) or real(*a, **k)\n"
+        "sys.argv = ['irdiff'] + sys.argv[1:]\n"
+        "try:\n    runpy.run_module('irdiff', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "print('PROBE', len(calls), sorted(m for m in sys.modules if m.startswith('irdiff.normalize.')"
+        " and m not in ('irdiff.normalize.model',)), file=sys.stderr)\n"
+    )
+    env = {**__import__("os").environ, "IRDIFF_NO_GPU_PROBE": "1"}
+    args = ["matmul", "--variant", "annotated", "--against", "unannotated", "--target", "sm86", "--no-run",
+            "--paging", "never", "-q"]  # fmt: skip
+    for color in ("never", "always"):
+        runs = [
+            subprocess.run(
+                [sys.executable, "-c", probe, *args, "--color", color],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=600,
+            )  # fmt: skip
+            for _ in range(2)
+        ]
+        assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+        assert runs[0].stdout == runs[1].stdout
+        warm = next(ln for ln in runs[1].stderr.splitlines() if ln.startswith("PROBE"))
+        assert warm == "PROBE 1 []", warm

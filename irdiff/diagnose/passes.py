@@ -134,21 +134,27 @@ def first_diverging_pass(va: VariantResult, vb: VariantResult) -> PassDivergence
     return out
 
 
-def needs_pass_trace(va: VariantResult, vb: VariantResult) -> bool:
+def needs_pass_trace(va: VariantResult, vb: VariantResult, ttir_identical: bool | None = None) -> bool:
     """True when the two variants' TTIR is the same after normalization but a later stage differs, and either lacks
     per-pass snapshots: then only a pass trace (``--passes``) can say where they diverge (an option, the target, the
-    Triton version or the environment)."""
-    from irdiff.align import diff_stage
-    from irdiff.normalize import normalize
+    Triton version or the environment).
 
+    :param ttir_identical: whether the normalized TTIR diff of the pair is identical, when the caller already has it
+        (a cached comparison's TTIR :class:`~irdiff.align.StageDiff`); None normalizes and aligns the TTIR here.
+    """
     if va.passes and vb.passes:
         return False
     ta, tb = va.text("ttir"), vb.text("ttir")
-    if (
-        not ta
-        or not tb
-        or not diff_stage(normalize("ttir", ta, va.kernel or None), normalize("ttir", tb, vb.kernel or None)).identical
-    ):
+    if not ta or not tb:
+        return False
+    if ttir_identical is None:
+        from irdiff.align import diff_stage
+        from irdiff.normalize import normalize
+
+        ttir_identical = diff_stage(
+            normalize("ttir", ta, va.kernel or None), normalize("ttir", tb, vb.kernel or None)
+        ).identical
+    if not ttir_identical:
         return False
     for stage in ("ttgir", "ptx"):
         xa, xb = va.text(stage), vb.text(stage)
