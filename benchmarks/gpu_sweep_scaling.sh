@@ -12,7 +12,7 @@
 #    start longest predicted first from a timing history kept apart from the emptied caches: a first run at 16
 #    workers (plan order, reported as `cold_history`, not in the efficiencies) fills it. NO_HISTORY=1: plan order
 #    throughout (the previous measurement's setting). A budget guard skips worker counts whose predicted time would
-#    overrun the call (about 400 s in all at the last measurement: 16+16+25+50+90+190 s).
+#    overrun the call (about 400 s in all at the last measurement: 16+16+25+50+90+190 s). PLAN=FILE: another plan.
 # JSON and the log go to $OUT (copied back) and benchmarks/results/.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -33,5 +33,6 @@ if [ -z "${SKIP_HARDWARE:-}" ]; then
   BUDGET=400
 fi
 timeout $((BUDGET + 50)) $PY benchmarks/bench_sweep.py scaling --budget $BUDGET --workers "${WORKERS:-1,2,4,8,16}" \
+  ${PLAN:+--plan "$PLAN"} \
   ${NO_HISTORY:+--no-history} --json "$DEST/sweep_scaling_h200.json"
 echo "== done $(date -u +%FT%TZ)"

@@ -305,6 +305,38 @@ def test_unseen_jobs_start_first_in_plan_order(tmp_path: Path) -> None:
     assert first_diag < 10, ex.started[:12]
 
 
+def test_a_new_release_is_predicted_by_the_same_jobs_under_another(tmp_path: Path) -> None:
+    """An upgrade sweep: every job under the new release is new, and each is predicted by the same job (suite,
+    variant, target, config, shape) timed under the old release."""
+    plans = {}
+    for rel in ("3.6.0", "3.9.0"):
+        (tmp_path / f"{rel}.toml").write_text(f'name = "s"\nsuites = ["matmul"]\ntargets = ["sm90"]\nconfigs = "all"\n'
+                                              f'triton = ["{rel}"]\nreports = false\n')  # fmt: skip
+        plans[rel] = load_plan(tmp_path / f"{rel}.toml")
+    old, new = expand(plans["3.6.0"]), expand(plans["3.9.0"])
+    assert not {j.id for j in old.compile_jobs} & {j.id for j in new.compile_jobs}
+    assert [j.any_release_id for j in old.compile_jobs] == [j.any_release_id for j in new.compile_jobs]
+    assert [d.any_release_id for d in old.diagnosis_jobs] == [d.any_release_id for d in new.diagnosis_jobs]
+    base = _durations(old.compile_jobs, old.diagnosis_jobs, "random")
+    durations = dict(base)
+    for jo, jn in zip([*old.compile_jobs, *old.diagnosis_jobs], [*new.compile_jobs, *new.diagnosis_jobs], strict=True):
+        durations[jn.id] = base[jo.id]
+    h = TimingHistory(tmp_path / "t.json")
+    ex = VirtualClockExecutor(4, durations)
+    assert run_sweep(plans["3.6.0"], tmp_path / "old", ex, timings=h).order == "plan"  # records both keys
+    h = TimingHistory.load(tmp_path / "t.json")
+    assert len(h) == 2 * len(base)
+    assert all(h.predict(j.id) is None for j in [*new.compile_jobs, *new.diagnosis_jobs])
+    pred = {j.id: h.predict(j.any_release_id) or 0.0 for j in [*new.compile_jobs, *new.diagnosis_jobs]}
+    chain = {c.id: pred[c.id] + max(pred[d.id] for d in new.diagnosis_jobs if c in (d.a, d.b))
+             for c in new.compile_jobs}  # fmt: skip
+    ex = VirtualClockExecutor(4, durations)
+    res = run_sweep(plans["3.9.0"], tmp_path / "new", ex, timings=h)
+    assert res.order == "longest predicted first (0 of 48 jobs predicted, 48 from another Triton release)"
+    compiles = [j for _, j in ex.started if isinstance(j, CompileJob)]
+    assert compiles == sorted(new.compile_jobs, key=lambda c: -chain[c.id]) != new.compile_jobs
+
+
 # ---------------------------------------------------------------- real sweeps: the order never changes the table
 
 

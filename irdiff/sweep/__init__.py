@@ -119,8 +119,9 @@ def run_sweep(
     diagnosis as soon as its two compiles are done (before compiles still waiting). With predictions
     (:mod:`irdiff.sweep.timings`) the job whose chain is longest starts first: a diagnosis's chain is its predicted
     seconds, a compile's its own plus those of the longest diagnosis waiting for it (highest level first, the list
-    scheduling of Hu/Graham); jobs never seen come first, in plan order. Each job's seconds are recorded into
-    ``timings`` (saved at the end). The order never changes the table: rows are sorted when written.
+    scheduling of Hu/Graham). A job never run under its Triton release is predicted by the same job under another
+    release (an upgrade sweep's new jobs); jobs never seen at all come first, in plan order. Each job's seconds
+    are recorded into ``timings`` (saved at the end). The order never changes the table: rows are sorted when written.
     """
     from irdiff.sweep.jobs import JobOutcome, run_compile_job, run_diagnosis_job
     from irdiff.sweep.report import write_digest, write_overview
@@ -151,22 +152,28 @@ def run_sweep(
     order = "plan"
     level: dict[str, float | None] = {}  # job id -> predicted seconds until the end of its chain; None: unknown
     if timings is not None and len(timings):
-        known = sum(timings.predict(c.id) is not None for c in to_run)
-        known += sum(timings.predict(d.id) is not None for d in diag_order)
-        if known:
+        every: list[CompileJob | DiagnosisJob] = [*to_run, *diag_order]
+        pred = {j.id: timings.predict(j.id) for j in every}
+        known = sum(v is not None for v in pred.values())
+        for j in every:  # never run under this release: the same job under another one
+            if pred[j.id] is None:
+                pred[j.id] = timings.predict(j.any_release_id)
+        other = sum(v is not None for v in pred.values()) - known
+        if known + other:
             for d in diag_order:
-                level[d.id] = timings.predict(d.id)
+                level[d.id] = pred[d.id]
             after: dict[str, float | None] = {}  # compile job id -> the longest diagnosis waiting for it
             for d in diag_order:
                 for j in (d.a, d.b):
                     prev, cur = after.get(j.id, 0.0), level[d.id]
                     after[j.id] = None if prev is None or cur is None else max(prev, cur)
             for c in to_run:
-                own, then = timings.predict(c.id), after.get(c.id, 0.0)
+                own, then = pred[c.id], after.get(c.id, 0.0)
                 level[c.id] = None if own is None or then is None else own + then
             to_run = lpt_order(to_run, [level[j.id] for j in to_run])
             diag_order = lpt_order(diag_order, [level[d.id] for d in diag_order])
-            order = f"longest predicted first ({known} of {len(to_run) + len(diag_order)} jobs predicted)"
+            also = f", {other} from another Triton release" if other else ""
+            order = f"longest predicted first ({known} of {len(to_run) + len(diag_order)} jobs predicted{also})"
 
     def diagnosis_next() -> bool:
         """Whether the next job to start is the first ready diagnosis (else the next compile)."""
@@ -212,6 +219,7 @@ def run_sweep(
             job_seconds["diagnosis"].append(round(res.seconds, 3))
             if timings is not None:
                 timings.record(djob.id, res.seconds)
+                timings.record(djob.any_release_id, res.seconds)
         else:
             outcome = JobOutcome(djob.id, "failed", f"{type(res).__name__}: {res}", row=failed_row(djob, str(res)))
         rows.append(outcome.row or failed_row(djob, outcome.error or "failed"))
@@ -227,6 +235,7 @@ def run_sweep(
             job_seconds["compile"].append(round(res.seconds, 3))
             if timings is not None and res.status != "cached":  # a cache hit's time is not the compile's
                 timings.record(job.id, res.seconds)
+                timings.record(job.any_release_id, res.seconds)
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
         if outcome.status == "failed":
             failed_compiles[job.id] = outcome.error or "failed"

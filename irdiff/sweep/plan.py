@@ -120,6 +120,11 @@ class CompileJob:
     def id(self) -> str:
         return _digest(["c", self.suite, self.variant, self.target, self.triton, self.config, list(self.shape)])
 
+    @property
+    def any_release_id(self) -> str:
+        """The id with the Triton release left out: the same compile under any release (job timings)."""
+        return _digest(["c*", self.suite, self.variant, self.target, self.config, list(self.shape)])
+
     def label(self) -> str:
         bits = [short_ref(self.suite), self.variant, self.target, f"triton {self.triton or 'installed'}"]
         if self.config is not None:
@@ -139,6 +144,11 @@ class DiagnosisJob:
     @property
     def id(self) -> str:
         return _digest(["d", self.a.id, self.b.id])
+
+    @property
+    def any_release_id(self) -> str:
+        """The id with the sides' Triton releases left out (job timings)."""
+        return _digest(["d*", self.a.any_release_id, self.b.any_release_id])
 
     @property
     def suite(self) -> str:

@@ -28,8 +28,11 @@ Each entry holds ``s``, an exponentially weighted mean of the job's seconds (wei
 run under load moves it only half-way), ``n`` the runs seen and ``at`` the Unix time of the latest. Cached compile
 jobs are not recorded (their time is a cache lookup, not the compile).
 
-Jobs the history has never seen come first, in plan order (an unknown job run last is the worst case for the
-tail); with no known job at all the order is the plan's. No static guess is used: tile size × ``num_stages`` of a
+Each duration is also recorded under the job's id with the Triton release left out
+(:attr:`~irdiff.sweep.plan.CompileJob.any_release_id`): a job never run under its release (the new half of an upgrade
+sweep) is predicted by the same kernel, config, target and shape under another release (a guess: it assumes the
+kernel and its config, more than the release, set the compile time; the job's own time replaces it once run). Jobs the history has never seen at all come first, in plan
+order (an unknown job run last is the worst case for the tail); with no known job the order is the plan's. No static guess is used: tile size × ``num_stages`` of a
 matmul's autotune configs ranks that kernel's compile times well (Spearman 0.93 over 12 compiles,
 benchmarks/results/sweep_static_predictor.json), but such a score means nothing across kernels (a reduction's
 ``BLOCK_SIZE = 1024`` against a matmul's 128 × 128 × 64 tile) and relies on ``BLOCK*`` naming.
