@@ -27,7 +27,7 @@ from irdiff.bundle import Bundle, BundleError
 from irdiff.cli import cli
 from irdiff.diagnose import Diagnosis, Finding
 from irdiff.pipeline import build_comparison, load_pair, parse_stages
-from irdiff.render import Comparison
+from irdiff.render import Comparison, spec_rows
 from irdiff.render.order import present_findings
 from irdiff.render.terminal import (
     PLAIN,
@@ -198,6 +198,28 @@ def test_stage0_full_lists_every_row(comparison: Comparison, report: str) -> Non
     assert rows["a_ptr"].startswith("    ") and rows["stride_ak"].startswith("  * ")
     assert "specialized alike" not in full
     assert len(full.splitlines()) > len(report.splitlines())
+
+
+@pytest.mark.parametrize("hinted", ["dns_hint", "dns_param_hint"])
+def test_stage0_says_in_one_line_that_every_argument_is_alike(compile_suite, hinted: str) -> None:  # type: ignore[no-untyped-def]
+    """Two variants whose arguments are all specialized alike (both ``do_not_specialize=["n"]``; one adds a hint in
+    the body): stage 0 is one line saying so, not column headers over no row; ``--stage0 full`` still lists every
+    row."""
+    b = compile_suite(str(SUITES / "readme_add.py"), ["dns", hinted], "sm80")
+    c = build_comparison(b, "dns", hinted, stages="python,ttgir")
+    assert not any(r.differs for r in spec_rows(c))
+    plain = strip(render(c, TerminalOptions(width=120)))
+    stage0 = plain[plain.index("── stage 0") :].split("\n\n")[0].splitlines()
+    assert (
+        stage0[-1]
+        == "    all 5 arguments specialized alike: x_ptr, y_ptr, out_ptr, n, BLOCK (--stage0 full shows them)"
+    )
+    assert not any("argument" in ln and "type" in ln for ln in stage0), stage0
+    full = strip(render(c, TerminalOptions(width=120, stage0_full=True)))
+    rows = {m.group(1) for ln in full.splitlines() for m in [re.match(r"^    (\w+)\s+(?:\*|i32|constexpr)", ln)] if m}
+    assert {"x_ptr", "n", "BLOCK"} <= rows and "specialized alike" not in full
+    narrow = strip(render(c, TerminalOptions(width=60)))
+    assert all(len(ln) <= 60 for ln in narrow[narrow.index("── stage 0") :].split("\n\n")[0].splitlines()[1:])
 
 
 def test_unified_soft_wraps_under_the_gutter(comparison: Comparison) -> None:

@@ -606,6 +606,8 @@ def _identical_line(c: Comparison) -> str:
 
 
 def _rule(title: list[Seg], width: int, color: bool, ch: str = "─") -> str:
+    while len(title) > 1 and _seg_width(title) + 6 > width:  # a narrow terminal: the title's trailing parts go
+        title = title[:-1]
     used = _seg_width(title)
     return _paint([_s(ch * 2 + " ", S_STAGE), *title, _s(" " + ch * max(2, width - used - 4), S_STAGE)], color)
 
@@ -762,6 +764,12 @@ def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
     if note:  # which shape and config the IR comes from, and which shapes the runner timed
         for part in textwrap.wrap(_clean(note), max(40, width - 2), initial_indent="  ", subsequent_indent="    "):
             out.append(_line([_s(part, S_DIM)], color))
+    if not opts.stage0_full and rows and not any(r.differs for r in rows):
+        # Nothing differs: one line instead of column headers over no row.
+        head_all = f"    all {len(rows)} arguments specialized alike: "
+        out.append(_paint(_fold_line([r.name for r in rows], width, head_all), color))
+        out.append("")
+        return out
     out.append(
         _line(
             [
@@ -832,10 +840,15 @@ def _spec_table(c: Comparison, opts: TerminalOptions) -> list[str]:
     return out
 
 
-def _fold_line(names: list[str], width: int) -> list[Seg]:
-    """One line for the arguments specialized alike: ``    = 13 alike: a_ptr, b_ptr, … 4 more (--stage0 full)``."""
-    head = f"    = {len(names)} specialized alike: "
+def _fold_line(names: list[str], width: int, head: str = "") -> list[Seg]:
+    """One line for the arguments specialized alike: ``    = 13 alike: a_ptr, b_ptr, … 4 more (--stage0 full)``;
+    ``head`` replaces the ``    = 13 specialized alike: `` opening."""
+    head = head or f"    = {len(names)} specialized alike: "
     tail = " (--stage0 full shows them)"
+    if _width(head + names[0] + f", … {len(names) - 1} more" + tail) > width:
+        tail = " (--stage0 full)"
+        if _width(head + names[0] + f", … {len(names) - 1} more" + tail) > width:
+            return [_s(head.rstrip(": ") + tail, S_DIM)]
     shown: list[str] = []
     for i, n in enumerate(names):
         rest = len(names) - i - 1
