@@ -602,6 +602,7 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
     (``--no-cache``) computes it afresh instead of reading :mod:`irdiff.comparison_cache`. ``sides``: where each
     side came from as the user gave it, ``title``: the header's first words (:class:`TerminalOptions`);
     ``known``: the same comparison, already read from that cache (:func:`irdiff.pipeline.cached_comparison`)."""
+    from irdiff.compile import cache_dir
     from irdiff.pipeline import build_comparison, parse_stages
     from irdiff.render.terminal import TerminalOptions, color_enabled, emit, render, terminal_width
 
@@ -618,6 +619,7 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
         show_spec=True,
         hunk_stages=default_hunk_stages() if stage is None else None,
         sides=sides,
+        token_cache=str(cache_dir() / "tokens") if cache and on else None,
         title=title,
     )
     emit(render(comparison, opts), paging=paging)

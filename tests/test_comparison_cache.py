@@ -244,8 +244,9 @@ def test_pass_trace_decision_from_a_cached_comparison(tmp_path: Path, monkeypatc
 
 def test_warm_main_job_reads_its_comparison_once_and_normalizes_nothing() -> None:
     """A warm main job looks its comparison up once (the pass-trace decision and the printed comparison share
-    it) and imports no normalizer (the TTIR check used to normalize and align TTIR on every run); its output is
-    the first run's, plain and coloured (the session's irdiff cache: the first run may be cold or warm)."""
+    it) and imports no normalizer (the TTIR check used to normalize and align TTIR on every run) and, coloured, no
+    lexer (the tokens of the shown lines are in ``<cache>/tokens``); its output is the first run's, plain and
+    coloured (the session's irdiff cache: the first run may be cold or warm)."""
     probe = (
         "import runpy, sys\n"
         "import irdiff.comparison_cache as cc\n"
@@ -254,8 +255,8 @@ def test_warm_main_job_reads_its_comparison_once_and_normalizes_nothing() -> Non
         "cc.load = lambda *a, **k: calls.append(1) or real(*a, **k)\n"
         "sys.argv = ['irdiff'] + sys.argv[1:]\n"
         "try:\n    runpy.run_module('irdiff', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-        "print('PROBE', len(calls), sorted(m for m in sys.modules if m.startswith('irdiff.normalize.')"
-        " and m not in ('irdiff.normalize.model',)), file=sys.stderr)\n"
+        "print('PROBE', len(calls), sorted(m for m in sys.modules if m.startswith(('irdiff.normalize.', 'irdiff.lexers',"
+        " 'pygments.lexers')) and m not in ('irdiff.normalize.model',)), file=sys.stderr)\n"
     )
     env = {**__import__("os").environ, "IRDIFF_NO_GPU_PROBE": "1"}
     args = ["matmul", "--variant", "annotated", "--against", "unannotated", "--target", "sm86", "--no-run",

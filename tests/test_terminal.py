@@ -10,6 +10,7 @@ ANSI-stripped text of a live compile.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import subprocess
@@ -752,3 +753,65 @@ def test_raw_python_compares_the_kernel_functions(pair: Bundle) -> None:
     assert d.a.raw_line == list(range(first, last + 1))
     assert any("def matmul_kernel_annotated" in ln for ln in d.a.lines)  # raw: the real name, not KERNEL
     assert not any("def matmul_kernel_unannotated" in ln for ln in d.a.lines)
+
+
+def _ttgir_lines(tmp: Path) -> list[str]:
+    """The recorded matmul's normalized TTGIR lines (a real text with long layout-annotated lines)."""
+    from irdiff.normalize import normalize
+
+    b = recorded_bundle(tmp)
+    v = b.variants["annotated"]
+    return normalize("ttgir", v.text("ttgir"), v.kernel or None).lines
+
+
+def test_token_memo_gives_the_lexers_tokens_and_confines_what_it_reads(tmp_path: Path) -> None:
+    """Syntax tokens of shown lines kept in a memo (``TerminalOptions.token_cache``) are read back as the lexer
+    gives them; an entry of any other shape (damaged, another key, a token outside its line or on a line not
+    shown, an unknown kind of token name) is ignored and the lines lexed again; other runs of the same lines are
+    another entry."""
+    import zlib
+
+    from irdiff.render import terminal as T
+
+    lines = _ttgir_lines(tmp_path)
+    shown = list(range(3, 40)) + list(range(60, 90))
+    want = T._lex_lines("ttgir", lines, shown)
+    assert sum(map(len, want)) > 300
+    memo = str(tmp_path / "tokens")
+    assert T._lex_lines("ttgir", lines, shown, memo) == want  # lexed, and stored
+    (entry,) = list((tmp_path / "tokens").iterdir())
+    assert T._lex_lines("ttgir", lines, shown, memo) == want  # read back
+    real = T._read_tokens
+    assert real(memo, entry.name.removesuffix(".json.z"), lines, T._runs_of(shown)) is not None
+    data = json.loads(zlib.decompress(entry.read_bytes()))
+
+    def damaged(change: object) -> None:
+        entry.write_bytes(zlib.compress(json.dumps(change).encode()) if not isinstance(change, bytes) else change)
+        key = entry.name.removesuffix(".json.z")
+        assert real(memo, key, lines, T._runs_of(shown)) is None, change
+        assert T._lex_lines("ttgir", lines, shown, memo) == want  # lexed again (and stored again)
+        assert real(memo, key, lines, T._runs_of(shown)) is not None
+
+    damaged(b"not zlib")
+    damaged({**data, "key": "0" * 64})
+    damaged({**data, "format": 99})
+    damaged({**data, "types": ["Token.Keyword", "os.system"]})
+    damaged({**data, "types": [7]})
+    toks = data["tokens"]
+    damaged({**data, "tokens": toks[:-1]})  # not groups of four
+    damaged({**data, "tokens": [50, 0, 1, 0] + toks[4:]})  # line 50 is not shown
+    damaged({**data, "tokens": [3, 0, len(lines[3]) + 1, 0] + toks[4:]})  # past the end of its line
+    damaged({**data, "tokens": [3, 2, 2, 0] + toks[4:]})  # empty
+    damaged({**data, "tokens": [3, 0, 1, len(data["types"])] + toks[4:]})  # no such type
+    damaged({**data, "tokens": [3, 0, 1, True] + toks[4:]})
+    other = list(range(3, 41)) + list(range(60, 90))  # one line more: another entry
+    assert T._lex_lines("ttgir", lines, other, memo) == T._lex_lines("ttgir", lines, other)
+    assert len(list((tmp_path / "tokens").iterdir())) == 2
+
+
+def test_token_memo_that_cannot_be_written_is_only_slower(tmp_path: Path) -> None:
+    from irdiff.render import terminal as T
+
+    lines = _ttgir_lines(tmp_path)
+    (tmp_path / "tokens").write_text("a file where the directory should be")
+    assert T._lex_lines("ttgir", lines, range(10), str(tmp_path / "tokens")) == T._lex_lines("ttgir", lines, range(10))

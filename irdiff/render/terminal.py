@@ -207,12 +207,13 @@ LIGHT = Theme(
 )  # fmt: skip
 MONO = Theme("mono", {}, {}, (), mono=True)
 THEMES: dict[str, Theme] = {t.name: t for t in (DARK, LIGHT, MONO)}
-_THEME: ContextVar[Theme] = ContextVar("irdiff_terminal_theme", default=DARK)
+# The palette in use and its escapes made so far (a style's escape depends only on the style and the palette).
+_THEME: ContextVar[tuple[Theme, dict[Style, str]]] = ContextVar("irdiff_terminal_theme", default=(DARK, {}))
 
 
 @contextmanager
 def _using(theme: str | Theme) -> Iterator[None]:
-    token = _THEME.set(theme if isinstance(theme, Theme) else THEMES[theme])
+    token = _THEME.set((theme if isinstance(theme, Theme) else THEMES[theme], {}))
     try:
         yield
     finally:
@@ -220,9 +221,16 @@ def _using(theme: str | Theme) -> Iterator[None]:
 
 
 def _sgr(st: Style) -> str:
+    theme, made = _THEME.get()
+    code = made.get(st)
+    if code is None:
+        code = made[st] = _make_sgr(st, theme)
+    return code
+
+
+def _make_sgr(st: Style, theme: Theme) -> str:
     if st == PLAIN:
         return RESET
-    theme = _THEME.get()
     codes = ["0"]
     if st.bold:
         codes.append("1")
@@ -460,19 +468,37 @@ def _runs_of(indices: Iterable[int]) -> list[tuple[int, int]]:
     return out
 
 
-def _lex_lines(stage: str, lines: Sequence[str], only: Iterable[int] | None = None) -> list[LineTokens]:
+def _lex_lines(
+    stage: str, lines: Sequence[str], only: Iterable[int] | None = None, memo: str | None = None
+) -> list[LineTokens]:
     """Lex the (normalized) lines of one side; return per line ``[(start, end, style)]``.
 
     :param only: indices of the lines that will be shown; each run of consecutive shown lines is lexed as one text
         (so constructs spanning lines keep their state), the rest is skipped. None lexes everything.
+    :param memo: a directory of lexed lines (:class:`TerminalOptions` ``token_cache``): the tokens of these very
+        runs of lines, lexed before by this lexer, are read from there instead (a warm coloured run imports no
+        lexer); None lexes every time.
     """
+    runs = _runs_of(range(len(lines)) if only is None else only)
+    out: list[LineTokens] = [[] for _ in lines]
+    if not lines:
+        return out
+    key = _token_key(stage, lines, runs) if memo is not None else None
+    if memo is not None and key is not None:
+        found = _read_tokens(memo, key, lines, runs)
+        if found is not None:
+            for i, s, e, ttype in found:
+                st = _token_style(ttype)
+                if st != PLAIN:
+                    out[i].append((s, e, st))
+            return out
     from irdiff.lexers import lexer_for_stage  # pygments' lexers: only a coloured report needs them
 
     lexer = lexer_for_stage(stage)
-    out: list[LineTokens] = [[] for _ in lines]
-    if lexer is None or not lines:
+    if lexer is None:
         return out
-    for first, stop in _runs_of(range(len(lines)) if only is None else only):
+    seen: list[tuple[int, int, int, _TokenType]] = []
+    for first, stop in runs:
         chunk = lines[first:stop]
         starts = [0]
         for ln in chunk[:-1]:
@@ -488,8 +514,108 @@ def _lex_lines(stage: str, lines: Sequence[str], only: Iterable[int] | None = No
                 stop_at = min(end, line_end)
                 if stop_at > pos and st != PLAIN:
                     out[first + li].append((pos - starts[li], stop_at - starts[li], st))
+                    seen.append((first + li, pos - starts[li], stop_at - starts[li], ttype))
                 pos = stop_at if stop_at > pos else pos + 1  # skip the newline between lines
+    if memo is not None and key is not None:
+        _write_tokens(memo, key, seen)
     return out
+
+
+TOKENS_FORMAT = 1  # of the files in a token memo; part of their key
+_TOKEN_NAME = re.compile(r"Token(?:\.[A-Z][A-Za-z0-9_]{0,40}){0,8}")
+_LEXERS_DIGEST: list[str] = []
+
+
+def _token_key(stage: str, lines: Sequence[str], runs: list[tuple[int, int]]) -> str | None:
+    """sha256 over what lexing these runs depends on: the memo format, pygments' version, irdiff's lexers
+    (``irdiff/lexers.py``, its content) and the stage's lexer alias, and the runs of lines; None when that cannot
+    be read (then nothing is memoized)."""
+    import hashlib
+
+    import pygments
+
+    from irdiff import stages
+
+    if not _LEXERS_DIGEST:
+        try:
+            with open(
+                os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lexers.py"), "rb"
+            ) as f:
+                _LEXERS_DIGEST.append(hashlib.sha256(f.read()).hexdigest())
+        except OSError:
+            return None
+    st = stages.get(stage)
+    h = hashlib.sha256(
+        f"irdiff-tokens/{TOKENS_FORMAT}\0{pygments.__version__}\0{_LEXERS_DIGEST[0]}\0{stage}\0"
+        f"{st.lexer if st is not None else None}\0".encode()
+    )
+    for first, stop in runs:
+        h.update(f"\0{first}:{stop}\0".encode())
+        h.update("\n".join(lines[first:stop]).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _read_tokens(
+    memo: str, key: str, lines: Sequence[str], runs: list[tuple[int, int]]
+) -> list[tuple[int, int, int, _TokenType]] | None:
+    """The tokens stored under ``key``, or None when missing or of any unexpected shape (the memo is untrusted
+    cache data: every token must lie inside a shown line and name a pygments token type)."""
+    import json
+    import zlib
+
+    from pygments.token import Token
+
+    try:
+        with open(os.path.join(memo, key + ".json.z"), "rb") as f:
+            data = json.loads(zlib.decompress(f.read()).decode("utf-8"))
+    except (OSError, ValueError, zlib.error, UnicodeDecodeError, RecursionError):
+        return None
+    if not (type(data) is dict and data.get("format") == TOKENS_FORMAT and data.get("key") == key):
+        return None
+    names, flat = data.get("types"), data.get("tokens")
+    if not (type(names) is list and type(flat) is list and len(flat) % 4 == 0):
+        return None
+    types: list[_TokenType] = []
+    for name in names:
+        if type(name) is not str or not _TOKEN_NAME.fullmatch(name):
+            return None
+        t = Token
+        for part in name.split(".")[1:]:
+            t = getattr(t, part)
+        types.append(t)
+    shown = bytearray(len(lines))
+    for first, stop in runs:
+        shown[first:stop] = b"\x01" * (stop - first)
+    out = []
+    for k in range(0, len(flat), 4):
+        i, s, e, ti = flat[k : k + 4]
+        if not (
+            type(i) is int and type(s) is int and type(e) is int and type(ti) is int
+            and 0 <= i < len(lines) and shown[i] and 0 <= s < e <= len(lines[i]) and 0 <= ti < len(types)
+        ):  # fmt: skip
+            return None
+        out.append((i, s, e, types[ti]))
+    return out
+
+
+def _write_tokens(memo: str, key: str, seen: list[tuple[int, int, int, _TokenType]]) -> None:
+    """Store the tokens of one call (best effort: the memo is only an accelerator)."""
+    import json
+    import zlib
+    from pathlib import Path
+
+    from irdiff.bundle import atomic_write
+
+    index: dict[_TokenType, int] = {}
+    flat: list[int] = []
+    for i, s, e, t in seen:
+        flat += (i, s, e, index.setdefault(t, len(index)))
+    data = {"format": TOKENS_FORMAT, "key": key, "types": [str(t) for t in index], "tokens": flat}
+    try:
+        os.makedirs(memo, exist_ok=True)
+        atomic_write(Path(memo) / f"{key}.json.z", zlib.compress(json.dumps(data).encode(), 1))
+    except OSError:
+        pass
 
 
 def _line_segments(
@@ -539,6 +665,8 @@ class TerminalOptions:
     :ivar stage0_full: print every stage-0 row; by default rows specialized alike (same type, divisibility and
         constexpr) are folded into one line naming them (``--stage0 full``).
     :ivar theme: palette: ``dark``, ``light`` or ``mono`` (:data:`THEMES`).
+    :ivar token_cache: a directory where the syntax tokens of shown lines are kept, so that the same lines are not
+        lexed again (the CLI passes ``<irdiff cache>/tokens``); None lexes every time.
     :ivar hunk_stages: stages whose hunks are printed (None: all); the others get one line in the summary and a
         pointer at the end, so the default output stays readable (LLIR/PTX/SASS diffs run to thousands of lines).
     :ivar sides: where each side came from, as the user gave it (a path as typed, ``--variant``, ``default pair``),
@@ -555,6 +683,7 @@ class TerminalOptions:
     hunk_stages: tuple[str, ...] | None = None
     theme: str = "dark"
     stage0_full: bool = False
+    token_cache: str | None = None
     sides: tuple[str, str] | None = None
     title: str | None = None
 
@@ -877,9 +1006,11 @@ def _spec_reasons(c: Comparison, r: SpecRow) -> list[str]:
 class _Side:
     """Per-side lookups for one stage: raw line numbers, control codes, lexed tokens (when colour is on)."""
 
-    def __init__(self, stage: str, ns: NormalizedStage, color: bool, shown: Iterable[int] = ()) -> None:
+    def __init__(
+        self, stage: str, ns: NormalizedStage, color: bool, shown: Iterable[int] = (), memo: str | None = None
+    ) -> None:
         self.ns = ns
-        self.toks: list[LineTokens] | None = _lex_lines(stage, ns.lines, shown) if color else None
+        self.toks: list[LineTokens] | None = _lex_lines(stage, ns.lines, shown, memo) if color else None
         self.columns = ns.columns
 
     def raw(self, i: int | None, first: int = 0) -> str:
@@ -924,7 +1055,8 @@ def _stage(d: StageDiff, c: Comparison, opts: TerminalOptions) -> list[str]:
         return out
     shown_a = [ln.a for h in d.hunks for ln in h.lines if ln.a is not None]
     shown_b = [ln.b for h in d.hunks for ln in h.lines if ln.b is not None]
-    sa, sb = _Side(d.stage, d.a, color, shown_a), _Side(d.stage, d.b, color, shown_b)
+    memo = opts.token_cache
+    sa, sb = _Side(d.stage, d.a, color, shown_a, memo), _Side(d.stage, d.b, color, shown_b, memo)
     num_w = max(3, len(str(max(max(d.a.raw_line, default=0), max(d.b.raw_line, default=0)))))
     for h in d.hunks:
         out.append(_paint(_hunk_header(h, sa, sb), color))
