@@ -5,6 +5,10 @@ named locations), LLVM debug metadata. Live compiles are checked in ``tests/test
 
 from __future__ import annotations
 
+import re
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from irdiff.normalize.locations import source_map, stages_with_locations
@@ -215,3 +219,39 @@ def test_llir_inlining_depth_limit_and_odd_records() -> None:
         "!19 = !DILocation(line: 12, column: 5, scope: !4)\n"
     )
     assert source_map("llir", text, "/src/k.py") == {2: 12}
+
+
+def _tool_listing(tool: str, args: list[str], cubin: Path) -> str:
+    from irdiff.compile import compat
+
+    r = subprocess.run([compat.tool_path(tool), *args, str(cubin)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_sass_restarts_on_the_real_function_headers(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """Real listings of a real compile (README's add, sm80): ``nvdisasm -gi`` (``//##`` line info, one
+    ``//---- .text.add ----`` rule per section) followed by ``cuobjdump -sass`` of the other variant (``\\t\\tFunction :
+    add``, no line info). The second function's instructions have no line and must not inherit the last ``//##`` of
+    the first (the restart tested ``raw.startswith("Function:")``, Triton's ``get_sass`` spelling only)."""
+    b = compile_suite(str(Path(__file__).parent / "suites" / "readme_add.py"), ["plain", "dns"], "sm80")
+    plain, dns = b.variants["plain"], b.variants["dns"]
+    src = str(plain.metadata["source_path"])
+    first, last = plain.metadata["kernel_lines"]
+    nvd = _tool_listing("nvdisasm", ["-gi", "-c"], Path(plain.directory) / "kernel.cubin")
+    cuo = _tool_listing("cuobjdump", ["-sass"], Path(dns.directory) / "kernel.cubin")
+    assert "//## File" in nvd and re.search(r"^\s+Function : \w+$", cuo, re.M)
+    alone = source_map("sass", nvd, src)
+    instructions = [no for no, ln in enumerate(nvd.splitlines(), 1) if re.match(r"\s+/\*[0-9a-f]{4}\*/", ln)]
+    assert set(instructions) <= set(alone) and {first + 1, first + 2, first + 3} <= set(alone.values())
+    both = source_map("sass", nvd + cuo, src)
+    n = len(nvd.splitlines())
+    assert [no for no in both if no > n] == [], "cuobjdump's function has no line info"
+    assert {no: ln for no, ln in both.items() if no <= n} == alone
+    # nvdisasm's whole listing (every section): the sections after .text (.nv.info, .nv.constant0 …) map nothing.
+    full = _tool_listing("nvdisasm", ["-gi"], Path(plain.directory) / "kernel.cubin")
+    lines = full.splitlines()
+    mapped = source_map("sass", full, src)
+    assert mapped and all(re.match(r"\s+/\*[0-9a-f]{4}\*/", lines[no - 1]) or ":" in lines[no - 1] for no in mapped)
+    # Triton's own spelling still restarts, whatever precedes it.
+    assert source_map("sass", nvd + "Function:add\n--:-:-:Y:4\tEXIT;\n", src) == alone

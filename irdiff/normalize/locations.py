@@ -82,6 +82,11 @@ _PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 # Example:
 #   //## File "/home/user/seed1.py", line 13 inlined at "/home/user/seed1.py", line 20
 _SASS_FILE = re.compile(r'(?:File|inlined at) "([^"]*)", line (\d+)')
+# Where a SASS listing starts a function (or, in nvdisasm's, any section): Triton's ``get_sass`` prints
+# ``Function:name`` (``triton/tools/disasm.py``); ``cuobjdump -sass`` ``Fatbin elf code:`` per fatbin member, then
+# ``\tcode for sm_86`` and ``\t\tFunction : name`` (indented, spaced); ``nvdisasm`` a
+# ``//--------------------- .text.name ----`` rule before each section.
+_SASS_FUNCTION = re.compile(r"\s*(?:Function\s*:|code for sm_|Fatbin \w+ code:|//-{4,} \.)")
 
 
 def _same_file(path: str, source_path: str) -> bool:
@@ -298,8 +303,8 @@ def _map_sass(text: str, source_path: str) -> dict[int, int]:
             frames = [(p, int(n)) for p, n in _SASS_FILE.findall(raw)]
             current = _pick(frames, source_path)
             continue
-        if raw.startswith("Function:"):
-            current = None
+        if _SASS_FUNCTION.match(raw):
+            current = None  # a new function or section: what follows has no line until its own ``//##``
             continue
         if current is not None and raw.strip() and not raw.strip().startswith("//"):
             out[no] = current
