@@ -244,7 +244,8 @@ def test_pass_trace_decision_from_a_cached_comparison(tmp_path: Path, monkeypatc
 
 def test_warm_main_job_reads_its_comparison_once_and_normalizes_nothing() -> None:
     """A warm main job looks its comparison up once (the pass-trace decision and the printed comparison share
-    it) and imports no normalizer (the TTIR check used to normalize and align TTIR on every run) and, coloured, no
+    it) and imports no normalizer or line matcher (the TTIR check used to normalize and align TTIR on every run; the
+    aligner imports rapidfuzz on first use) and, coloured, no
     lexer (the tokens of the shown lines are in ``<cache>/tokens``); its output is the first run's, plain and
     coloured (the session's irdiff cache: the first run may be cold or warm)."""
     probe = (
@@ -256,7 +257,7 @@ def test_warm_main_job_reads_its_comparison_once_and_normalizes_nothing() -> Non
         "sys.argv = ['irdiff'] + sys.argv[1:]\n"
         "try:\n    runpy.run_module('irdiff', run_name='__main__')\nexcept SystemExit:\n    pass\n"
         "print('PROBE', len(calls), sorted(m for m in sys.modules if m.startswith(('irdiff.normalize.', 'irdiff.lexers',"
-        " 'pygments.lexers')) and m not in ('irdiff.normalize.model',)), file=sys.stderr)\n"
+        " 'pygments.lexers', 'rapidfuzz')) and m not in ('irdiff.normalize.model',)), file=sys.stderr)\n"
     )
     env = {**__import__("os").environ, "IRDIFF_NO_GPU_PROBE": "1"}
     args = ["matmul", "--variant", "annotated", "--against", "unannotated", "--target", "sm86", "--no-run",
