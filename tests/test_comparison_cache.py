@@ -277,3 +277,37 @@ def test_warm_main_job_reads_its_comparison_once_and_normalizes_nothing() -> Non
         assert runs[0].stdout == runs[1].stdout
         warm = next(ln for ln in runs[1].stderr.splitlines() if ln.startswith("PROBE"))
         assert warm == "PROBE 1 []", warm
+
+
+def test_sources_digest_covers_the_pipeline_not_the_renderers(tmp_path: Path) -> None:
+    """An edit to a module the comparison is computed by (a rule, the aligner, a normalizer) changes
+    :func:`sources_digest`; an edit to a renderer, the command line or a bytecode cache does not (a copy of the
+    package, digested in a fresh interpreter each time)."""
+    pkg = tmp_path / "irdiff"
+    shutil.copytree(Path(cc.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    code = "import irdiff.comparison_cache as cc, sys; assert cc.__file__.startswith(sys.argv[1]); print(cc.sources_digest())"
+
+    def digest() -> str:
+        env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path)}
+        r = subprocess.run([sys.executable, "-B", "-c", code, str(pkg)], capture_output=True, text=True, env=env,
+                           cwd=tmp_path)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip()
+
+    first = digest()
+    assert digest() == first
+    for rel in ("render/terminal.py", "cli.py", "__main__.py"):
+        (pkg / rel).write_text((pkg / rel).read_text() + "\n# edited\n")
+    (pkg / "render" / "__pycache__").mkdir(exist_ok=True)
+    (pkg / "render" / "__pycache__" / "x.pyc").write_bytes(b"junk")
+    (pkg / "__pycache__").mkdir(exist_ok=True)
+    (pkg / "__pycache__" / "y.pyc").write_bytes(b"junk")
+    assert digest() == first
+    for rel in ("align.py", "diagnose/roots.py", "normalize/mlir.py"):
+        text = (pkg / rel).read_text()
+        (pkg / rel).write_text(text + "\n# edited\n")
+        assert digest() != first, rel
+        (pkg / rel).write_text(text)
+    assert digest() == first
+    (pkg / "diagnose" / "new_rule.py").write_text("X = 1\n")
+    assert digest() != first

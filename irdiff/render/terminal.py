@@ -31,6 +31,7 @@ colours, pager) is one renderer; splitting it would spread one format over sever
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import shlex
@@ -583,19 +584,22 @@ def _read_tokens(
         for part in name.split(".")[1:]:
             t = getattr(t, part)
         types.append(t)
+    if not flat:
+        return []
+    if set(map(type, flat)) != {int}:  # checked in bulk: a shown TTGIR hunk has thousands of tokens
+        return None
+    li, starts, ends, ti = flat[0::4], flat[1::4], flat[2::4], flat[3::4]
+    if min(li) < 0 or max(li) >= len(lines) or min(starts) < 0 or min(ti) < 0 or max(ti) >= len(types):
+        return None
     shown = bytearray(len(lines))
     for first, stop in runs:
         shown[first:stop] = b"\x01" * (stop - first)
-    out = []
-    for k in range(0, len(flat), 4):
-        i, s, e, ti = flat[k : k + 4]
-        if not (
-            type(i) is int and type(s) is int and type(e) is int and type(ti) is int
-            and 0 <= i < len(lines) and shown[i] and 0 <= s < e <= len(lines[i]) and 0 <= ti < len(types)
-        ):  # fmt: skip
-            return None
-        out.append((i, s, e, types[ti]))
-    return out
+    widths = [len(ln) for ln in lines]
+    if not all(map(shown.__getitem__, li)) or not all(map(operator.lt, starts, ends)):
+        return None
+    if not all(map(operator.le, ends, map(widths.__getitem__, li))):
+        return None
+    return list(zip(li, starts, ends, map(types.__getitem__, ti), strict=True))
 
 
 def _write_tokens(memo: str, key: str, seen: list[tuple[int, int, int, _TokenType]]) -> None:
