@@ -351,3 +351,37 @@ def test_stage_trace_one_sided_and_missing_stages(streaming: Bundle) -> None:
     # TTGIR entry; LLIR/PTX compare whole instructions
     none = {d.stage for d in P.stage_trace(ev, kp, set(), set())}
     assert "ttir" not in none and "ttgir" not in none and "ptx" in none
+
+
+def _kernel(body: str, sig: str = "%x_ptr: !tt.ptr<f32>, %ld: i32, %ld2: i32, %n: i32") -> str:
+    head = '#loc = loc("/home/me@work/k.py":1:0)\nmodule {\n'
+    return head + f"  tt.func public @k({sig}) {{\n" + body + "    tt.return\n  }\n}\n"
+
+
+_RANGE = """\
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %s = tt.splat %ld : i32 -> tensor<64xi32>
+    %s2 = tt.splat %ld2 : i32 -> tensor<64xi32>
+    %p = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+"""
+
+
+def test_arange_strides_more_data_flow() -> None:
+    # a product of a strided offset and a second stride: both are strides (either operand order)
+    two = _RANGE + "    %m = arith.muli %r, %s : tensor<64xi32>\n    %m2 = arith.muli %m, %s2 : tensor<64xi32>\n"
+    two += "    %a = tt.addptr %p, %m2 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>\n"
+    assert P.arange_strides(_kernel(two)) == {"ld", "ld2"}
+    assert P.arange_strides(_kernel(two.replace("arith.muli %m, %s2", "arith.muli %s2, %m"))) == {"ld", "ld2"}
+    # results printed one by one (tt.split): the second result carries the range too
+    split = _RANGE + "    %lo, %hi = tt.split %r : tensor<64xi32> -> tensor<32xi32>\n"
+    split += "    %m = arith.muli %lo, %s : tensor<64xi32>\n"
+    split += "    %a = tt.addptr %p, %m : tensor<64x!tt.ptr<f32>>, tensor<64xi32>\n"
+    assert P.arange_strides(_kernel(split)) == {"ld"}
+    # a loop carries the stride value (not the offset) through iter_args; the product is formed inside the loop
+    loop = _RANGE + "    %res = scf.for %i = %c0 to %n step %c1 iter_args(%st = %s) -> (tensor<64xi32>) : i32 {\n"
+    loop += "      %m = arith.muli %r, %st : tensor<64xi32>\n"
+    loop += "      %a = tt.addptr %p, %m : tensor<64x!tt.ptr<f32>>, tensor<64xi32>\n"
+    loop += "      scf.yield %st : tensor<64xi32>\n    }\n"
+    assert P.arange_strides(_kernel(loop)) == {"ld"}
+    # a function line without an argument list: nothing, never an error
+    assert P.arange_strides("module {\n  tt.func @k\n}\n") == set()

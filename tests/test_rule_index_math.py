@@ -85,7 +85,12 @@ def test_split_in_64_bits_that_llvm_narrows(facts: dict[str, VariantFacts]) -> N
             assert [e.line for e in ttir] == [r.line for r in fs.divrem64_ttir]
             assert {"arith.remsi", "arith.divsi"} == {e.text.split("=")[1].split()[0] for e in ttir}
             ptx = [e for e in d.evidence if e.stage == "ptx"]
-            assert ptx and all(e.variant == "row64split" and ".s32" in e.text and "×" in e.text for e in ptx)
+            assert ptx and all(".s32" in e.text and "×" in e.text for e in ptx)
+            assert {e.variant for e in d.evidence} == {"row64split"}
+    # at most four TTIR lines quoted
+    many = dataclasses.replace(fs, name="many", divrem64_ttir=fs.divrem64_ttir * 3)
+    (d,) = rule_divrem64(make_context(many, f32))
+    assert len([e for e in d.evidence if e.stage == "ttir"]) == 4 and "has 6 `arith.divsi`" in d.explanation
 
 
 def test_flat_split_with_software_division_both_orders(facts: dict[str, VariantFacts]) -> None:

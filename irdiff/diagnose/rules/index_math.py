@@ -122,6 +122,7 @@ def rule_divrem64(ctx: Context) -> list[Finding]:
 
 
 _DIVREM64_PTX = ("div.s64", "rem.s64", "div.u64", "rem.u64")
+_DIVREM32_PTX = ("div.s32", "rem.s32", "div.u32", "rem.u32")
 
 
 def _ptx_divrem64(f: VariantFacts) -> int:
@@ -133,11 +134,11 @@ def _narrowed(wide: str, narrow: str, fw: VariantFacts, fn: VariantFacts) -> Fin
     """More 64-bit ``divsi``/``remsi`` in ``wide``'s TTIR, but no more 64-bit division in its PTX than ``narrow``:
     LLVM proved the operands fit in 32 bits (sign-extended 32-bit values) and divides in 32 bits."""
     ev = [_ev(wide, r) for r in fw.divrem64_ttir[:4]]
-    for k in ("div.s32", "rem.s32", "div.u32", "rem.u32"):
+    for k in _DIVREM32_PTX:
         r = fw.first_lines.get("ptx", {}).get(k)
         if r:
             ev.append(_ev(wide, r, f"{r.text}   ({_c(fw, 'ptx', k)}× {k})"))
-    n32 = sum(_c(fw, "ptx", k) for k in ("div.s32", "rem.s32", "div.u32", "rem.u32"))
+    n32 = sum(_c(fw, "ptx", k) for k in _DIVREM32_PTX)
     expl = (
         f"`{wide}` has {len(fw.divrem64_ttir)} `arith.divsi`/`arith.remsi` on `i64` in TTIR where `{narrow}` has "
         f"{len(fn.divrem64_ttir)}, but its PTX has {_ptx_divrem64(fw)} 64-bit `div`/`rem` ({_ptx_divrem64(fn)} in "
