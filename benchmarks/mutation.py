@@ -100,6 +100,7 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/diagnose/counters.py": ["tests/test_counters.py"],
     "irdiff/diagnose/rules/mma.py": ["tests/test_rule_mma.py"],
     "irdiff/diagnose/rules/index_math.py": ["tests/test_rule_index_math.py"],
+    "irdiff/diagnose/rules/ptx.py": ["tests/test_rule_ptx.py"],
 }
 
 

@@ -1,0 +1,164 @@
+"""``ptx.memory-ops`` and ``ptx.mma`` (``irdiff/diagnose/rules/ptx.py``) on the facts of real compiles, both orders.
+
+Kernels: the README's vector add on sm80 (``plain``: 128-bit accesses; ``dns``: ``do_not_specialize`` on ``n``, 32-bit
+accesses, ``tests/suites/readme_add.py``) and the dot loop of ``tests/suites/diag_loop.py`` on sm86 (``mma.sync``,
+``cp.async``) and sm90 (``wgmma``), with 4 or 8 warps; from the shared compile cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from irdiff.diagnose.facts import VariantFacts, extract_facts
+from irdiff.diagnose.rules.ptx import _width_note, rule_ptx_memory, rule_ptx_mma
+from irdiff.diagnose.testing import make_context
+
+SUITES = Path(__file__).parent / "suites"
+CP = "`cp.async` copies global→shared memory without passing through registers."
+
+
+@pytest.fixture(scope="module")
+def facts(compile_suite) -> dict[str, VariantFacts]:  # type: ignore[no-untyped-def]
+    out: dict[str, VariantFacts] = {}
+    for suite, variants, target, tag in (
+        ("readme_add.py", ["plain", "dns"], "sm80", ""),
+        ("diag_loop.py", ["dot3", "dot3w8"], "sm86", "_86"),
+        ("diag_loop.py", ["dot3", "dot3w8"], "sm90", "_90"),
+    ):
+        for n, v in compile_suite(str(SUITES / suite), variants, target).variants.items():
+            f = extract_facts(v)
+            f.name = n + tag
+            out[f.name] = f
+    return out
+
+
+def test_narrow_accesses_both_orders(facts: dict[str, VariantFacts]) -> None:
+    d, p = facts["dns"], facts["plain"]
+    cd, cp = d.counts["ptx"], p.counts["ptx"]
+    assert (cd["ld.global.b32"], cd["st.global.b32"], cp["ld.global.v4.b32"], cp["st.global.v4.b32"]) == (16, 8, 4, 2)
+    (f,) = rule_ptx_memory(make_context(d, p))
+    assert (f.id, f.severity, f.stage, f.predicts) == ("ptx.memory-ops", "major", "ptx", "dns")
+    assert f.title == (
+        "PTX memory ops (`dns`/`plain`): ld.global.b32 16/0, ld.global.v4.b32 0/4, st.global.b32 8/0, st.global.v4.b32 0/2"
+    )
+    assert f.explanation == (
+        "PTX memory instructions (`dns` vs `plain`): `ld.global.b32` 16 vs 0; `ld.global.v4.b32` 0 vs 4; "
+        "`st.global.b32` 8 vs 0; `st.global.v4.b32` 0 vs 2. Global memory instructions in total: 24 in `dns` vs 6 in "
+        "`plain` (4×). `ld.global.b32` moves 4 bytes per thread and instruction, `ld.global.v4.b32` 16, "
+        "`st.global.b32` 4, `st.global.v4.b32` 16."
+    )
+    # each opcode's first line, on the side that has it, with its count
+    assert [(e.variant, e.stage, e.text.split()[0], e.text.split("(")[-1]) for e in f.evidence] == [
+        ("dns", "ptx", "ld.global.b32", "16× ld.global.b32)"),
+        ("plain", "ptx", "ld.global.v4.b32", "4× ld.global.v4.b32)"),
+        ("dns", "ptx", "st.global.b32", "8× st.global.b32)"),
+        ("plain", "ptx", "st.global.v4.b32", "2× st.global.v4.b32)"),
+    ]
+    assert all(e.line == facts[e.variant].first_lines["ptx"][e.text.split()[0]].line for e in f.evidence)
+    (r,) = rule_ptx_memory(make_context(p, d))
+    assert r.predicts == "dns" and r.severity == "major"
+    assert r.title.startswith("PTX memory ops (`plain`/`dns`): ld.global.b32 0/16, ld.global.v4.b32 4/0")
+    assert "in total: 6 in `plain` vs 24 in `dns` (0.25×)" in r.explanation
+    assert [e.variant for e in r.evidence] == ["dns", "plain", "dns", "plain"]
+    # the same variant twice: nothing
+    assert rule_ptx_memory(make_context(p, dataclasses.replace(p, name="twin"))) == []
+    assert rule_ptx_mma(make_context(d, p)) == []
+
+
+def test_async_copies_and_warps(facts: dict[str, VariantFacts]) -> None:
+    w8, w4 = facts["dot3w8_86"], facts["dot3_86"]
+    (f,) = rule_ptx_memory(make_context(w8, w4))
+    # per-thread counts of different num_warps: minor, no prediction, the warps sentence
+    assert (f.severity, f.predicts) == ("minor", None)
+    assert f.title.startswith("PTX memory ops (`dot3w8_86`/`dot3_86`): cp.async 16B 6/12, st.global.v4.b32 2/4, ")
+    assert "Global memory instructions in total: 8 in `dot3w8_86` vs 16 in `dot3_86` (0.5×)." in f.explanation
+    assert "`cp.async 16B` moves 16 bytes per thread and instruction, `st.global.v4.b32` 16. " + CP in f.explanation
+    assert f.explanation.endswith(
+        "`num_warps` is 8 in `dot3w8_86` and 4 in `dot3_86`: per-thread counts scale with the work per thread "
+        "(twice the threads, half the instructions each: the same work per CTA), so they do not compare directly."
+    )
+    (m,) = rule_ptx_mma(make_context(w8, w4))
+    assert (m.id, m.severity, m.stage, m.predicts) == ("ptx.mma", "minor", "ptx", None)
+    assert m.title == m.explanation == "Matrix instructions: `mma.sync` 8 vs 16."
+    assert [(e.variant, e.text.split()[0], e.text.split("(")[-1]) for e in m.evidence] == [
+        ("dot3w8_86", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "8× mma.sync)"),
+        ("dot3_86", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "16× mma.sync)"),
+    ]
+    (r,) = rule_ptx_mma(make_context(w4, w8))
+    assert r.title == "Matrix instructions: `mma.sync` 16 vs 8." and [e.variant for e in r.evidence] == [
+        "dot3_86",
+        "dot3w8_86",
+    ]
+
+
+def test_hopper_vs_ampere_mma(facts: dict[str, VariantFacts]) -> None:
+    h, a = facts["dot3_90"], facts["dot3_86"]
+    (m,) = rule_ptx_mma(make_context(h, a))
+    assert m.title == "Matrix instructions: `mma.sync` 0 vs 16; `wgmma` 2 vs 0."
+    # only the side that has an instruction quotes it
+    assert [(e.variant, e.text.split()[0].split(".")[0]) for e in m.evidence] == [
+        ("dot3_86", "mma"),
+        ("dot3_90", "wgmma"),
+    ]
+    (f,) = rule_ptx_memory(make_context(h, a))
+    # same warps, same asynchronous copies, same global accesses: no prediction
+    assert (f.severity, f.predicts) == ("major", None)
+    assert "Global memory instructions in total: 16 in `dot3_90` vs 16 in `dot3_86` (1×)." in f.explanation
+    keys = [k for k in f.title.split(": ", 1)[1].split(", ")]
+    assert len(keys) == 4
+
+
+def test_predictions(facts: dict[str, VariantFacts]) -> None:
+    base = facts["dot3_86"]
+
+    def with_ptx(name: str, **counts: int) -> VariantFacts:
+        ptx = dict(base.counts["ptx"])
+        ptx.update({k.replace("_", ".").replace(".16B", " 16B"): v for k, v in counts.items()})
+        return dataclasses.replace(base, name=name, counts={**base.counts, "ptx": ptx})
+
+    # fewer asynchronous copies: loads wait in the loop (either order)
+    few = with_ptx("few", cp_async_16B=6)
+    for a, b in ((few, base), (base, few)):
+        (f,) = rule_ptx_memory(make_context(a, b))
+        assert f.predicts == "few"
+    # TMA on one side only: copies per CTA vs per thread, no prediction
+    tma = with_ptx("tma", cp_async_bulk_tensor=2, cp_async_16B=0)
+    for a, b in ((tma, base), (base, tma)):
+        assert rule_ptx_memory(make_context(a, b))[0].predicts is None
+    # synchronous global accesses: a difference above 20 % predicts the side with more
+    st = base.counts["ptx"]["st.global.v4.b32"]
+    assert st == 4
+    more = with_ptx("more", ld_global_v4_b32=2)  # 6 vs 4: +50 %
+    assert [f.predicts for f in rule_ptx_memory(make_context(base, more))] == ["more"]
+    assert [f.predicts for f in rule_ptx_memory(make_context(more, base))] == ["more"]
+    five = with_ptx("five", st_global_v4_b32=5)  # 5 vs 4: 20 % of the larger count, not above
+    assert [f.predicts for f in rule_ptx_memory(make_context(five, base))] == [None]
+    one = dataclasses.replace(base, name="one", counts={"ptx": {"st.global.b32": 1}})
+    none = dataclasses.replace(base, name="none", counts={"ptx": {"st.global.b32": 0}})
+    (f,) = rule_ptx_memory(make_context(one, none))
+    assert f.predicts == "one" and "in total: 1 in `one` vs 0 in `none`." in f.explanation
+    # shared-memory and ldmatrix keys sort after global ones; the title names the first four, the table ten,
+    # the evidence eight
+    wide = with_ptx("wide", **{f"ld_shared_b{w}": 1 for w in (8, 16, 32, 64)}, ld_global_b8=3, st_global_b16=1)
+    (g,) = rule_ptx_memory(make_context(wide, base))
+    assert (
+        g.title
+        == "PTX memory ops (`wide`/`dot3_86`): ld.global.b8 3/0, st.global.b16 1/0, ld.shared.b16 1/0, ld.shared.b32 1/0"
+    )
+    assert g.explanation.count(" vs 0;") + g.explanation.count(" vs 0.") == 6
+
+
+def test_width_note() -> None:
+    assert _width_note(["ld.global.b8", "ld.global.v2.b16", "cp.async 4B", "st.shared.b32"]) == (
+        "`ld.global.b8` moves 1 byte per thread and instruction, `ld.global.v2.b16` 4, `cp.async 4B` 4. " + CP
+    )
+    assert _width_note(["st.global.v4.b32"]) == "`st.global.v4.b32` moves 16 bytes per thread and instruction."
+    assert _width_note(["cp.async.wait_group"]) == CP
+    assert _width_note(["ld.shared.v2.b32", "ldmatrix"]) == ""
+    assert (
+        _width_note(["ld.global.nc.L1::evict_last.b64"])
+        == "`ld.global.nc.L1::evict_last.b64` moves 8 bytes per thread and instruction."
+    )
