@@ -9,6 +9,7 @@ runs, a missing snapshot file.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -72,8 +73,9 @@ def test_target_change_records_only_then_code_both_orders(compile_suite) -> None
     assert r is not None
     assert (r.pass_name, r.code_pass, r.records_only) == (d.pass_name, d.code_pass, True)
     assert (r.index_a, r.index_b, r.only_a, r.only_b) == (d.index_b, d.index_a, d.only_b, d.only_a)
-    # the hunk is the code pass's output without the option attributes
+    # the hunk is the code pass's output without the option attributes; long lines cut at 200 characters
     assert d.hunk and not any("cuda:" in ln or "ttg.num-warps" in ln for ln in d.hunk)
+    assert max(map(len, d.hunk)) == 200
 
 
 def _copy(tmp: Path, src: VariantResult, name: str, picks: list[int], edit=None) -> VariantResult:  # type: ignore[no-untyped-def]
@@ -128,6 +130,14 @@ def test_edited_snapshots(warps: Bundle, tmp_path: Path) -> None:
 
     d = first_diverging_pass(base, _copy(tmp_path, w4, "code", picks, code))
     assert d is not None and (d.pass_name, d.index_a, d.records_only, d.code_pass) == (names[2], 2, False, names[2])
+    # one changed line: the header, one line of context on each side, the line removed and added
+    assert len(d.hunk) == 5 and re.fullmatch(r"@@ -\d+,3 \+\d+,3 @@", d.hunk[0]), d.hunk
+    assert d.hunk[1].startswith(" ") and d.hunk[4].startswith(" ")
+    assert (
+        d.hunk[2].startswith("-")
+        and "arith.subf" in d.hunk[2]
+        and d.hunk[3] == "+" + d.hunk[2][1:].replace("arith.subf", "arith.addf")
+    )
 
     # a single differing snapshot: that pass, and its own text as the hunk (the final module is not dumped)
     one_a = _copy(tmp_path, w4, "one_a", [k + 3])

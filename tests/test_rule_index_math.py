@@ -86,7 +86,16 @@ def test_split_in_64_bits_that_llvm_narrows(facts: dict[str, VariantFacts]) -> N
             assert {"arith.remsi", "arith.divsi"} == {e.text.split("=")[1].split()[0] for e in ttir}
             ptx = [e for e in d.evidence if e.stage == "ptx"]
             assert ptx and all(".s32" in e.text and "×" in e.text for e in ptx)
+            for e in ptx:  # each quoted with its own count
+                k = e.text.split()[0]
+                assert e.text.endswith(f"({fs.counts['ptx'][k]}× {k})")
+            n32 = sum(fs.counts["ptx"].get(k, 0) for k in ("div.s32", "rem.s32", "div.u32", "rem.u32"))
+            assert n32 >= 2 and f"and {n32} 32-bit ones: LLVM narrowed" in d.explanation
             assert {e.variant for e in d.evidence} == {"row64split"}
+    # without first PTX lines recorded: the TTIR lines alone
+    bare = dataclasses.replace(fs, name="bare", first_lines={})
+    (d,) = rule_divrem64(make_context(bare, f32))
+    assert {e.stage for e in d.evidence} == {"ttir"} and d.severity == "info"
     # at most four TTIR lines quoted
     many = dataclasses.replace(fs, name="many", divrem64_ttir=fs.divrem64_ttir * 3)
     (d,) = rule_divrem64(make_context(many, f32))
