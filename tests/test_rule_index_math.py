@@ -74,7 +74,7 @@ def test_split_in_64_bits_that_llvm_narrows(facts: dict[str, VariantFacts]) -> N
         assert [e.variant for e in f.evidence] == ["row64split", "row64split", "row64"]
     for other in (f32, f64):
         for (d,) in both(rule_divrem64, fs, other):
-            assert (d.id, d.severity, d.predicts) == ("ttir.divrem-64", "info", None)
+            assert (d.id, d.severity, d.predicts, d.stage) == ("ttir.divrem-64", "info", None, "ttir")
             assert d.title == "64-bit division/remainder in the TTIR of `row64split`, narrowed to 32-bit in its PTX"
             assert d.explanation.startswith(
                 f"`row64split` has 2 `arith.divsi`/`arith.remsi` on `i64` in TTIR where `{other.name}` has 0, but its "

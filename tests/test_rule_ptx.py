@@ -87,6 +87,15 @@ def test_async_copies_and_warps(facts: dict[str, VariantFacts]) -> None:
         ("dot3w8_86", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "8× mma.sync)"),
         ("dot3_86", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "16× mma.sync)"),
     ]
+    # an opcode a record does not list counts as 0 (a bundle whose counts omit wgmma), in either position
+    ptx = {k: v for k, v in w4.counts["ptx"].items() if k != "wgmma"}
+    no_key = dataclasses.replace(w4, name="no_key", counts={**w4.counts, "ptx": ptx})
+    assert [x.title for x in rule_ptx_mma(make_context(no_key, w8))] == ["Matrix instructions: `mma.sync` 16 vs 8."]
+    assert [x.title for x in rule_ptx_mma(make_context(w8, no_key))] == ["Matrix instructions: `mma.sync` 8 vs 16."]
+    # a variant without PTX counts at all
+    no_ptx = dataclasses.replace(w4, name="no_ptx", counts={}, first_lines={})
+    assert [x.title for x in rule_ptx_mma(make_context(no_ptx, w8))] == ["Matrix instructions: `mma.sync` 0 vs 8."]
+    assert [x.title for x in rule_ptx_mma(make_context(w8, no_ptx))] == ["Matrix instructions: `mma.sync` 8 vs 0."]
     (r,) = rule_ptx_mma(make_context(w4, w8))
     assert r.title == "Matrix instructions: `mma.sync` 16 vs 8." and [e.variant for e in r.evidence] == [
         "dot3_86",
