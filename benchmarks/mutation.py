@@ -123,7 +123,9 @@ def _undecorate(path: Path) -> None:
         if not isinstance(node, ast.FunctionDef) or not node.decorator_list:
             continue
         decos = node.decorator_list
-        if not all(isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id in _UNDECORATE for d in decos):
+        if not all(
+            isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id in _UNDECORATE for d in decos
+        ):
             continue
         after = "".join(f"{node.name} = {ast.get_source_segment(text, d)}({node.name})\n" for d in reversed(decos))
         first, last = decos[0].lineno, node.end_lineno or node.lineno
@@ -319,6 +321,12 @@ def _summary() -> None:
         " `irdiff.align._SIMILAR`) are never mutated. The issue's planted bugs have targeted tests instead:"
         " `tests/test_align_pairing.py` (pairing threshold 0.5 → 0.8, a module constant) and `tests/test_planted_bugs.py`"
         " (`loc(` word boundary; occupancy's per-warp register rounding in `irdiff/diagnose/facts.py`).",
+        "",
+        "mutmut 3 also never mutates a decorated function: for the rule modules (`irdiff/diagnose/rules/*.py`) the"
+        " scratch copy applies the registry's `@rule(...)` after the definition (`f = rule(...)(f)`), so the rule"
+        " bodies are mutated (earlier runs of rule modules had no mutants at all). A mutant that times out counts as"
+        " killed (mutmut's rule); on the shared machine under load some timeouts may be slow tests rather than"
+        " hangs: each report's counts name them.",
         "",
         "| module | killed | score | not killed | report | fast test selection | run |",
         "|---|---:|---:|---:|---|---|---|",
