@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT", "MAX_BYTES", "comparison_key", "load", "store", "sources_digest", "variant_digest"]
 
-FORMAT = "irdiff.comparison-cache/1"
+FORMAT = "irdiff.comparison-cache/2"
 MAX_BYTES = 512 * 1024 * 1024  # the directory's size bound (entries are ~0.3-1 MB compressed for a built-in suite)
 
 # Parts of the package that do not change a comparison: they run after it (renderers) or before it (command line).
@@ -55,6 +55,7 @@ _NOT_SOURCES = ("render", "cli.py", "__main__.py")
 # VariantResult fields that say where or how a record was loaded, not what was compiled.
 _VOLATILE = ("cache_hit", "directory")
 _TAGS = ("equal", "delete", "insert", "replace")
+_TAG_OF = {t[0]: t for t in _TAGS}  # rows store a tag as its first letter
 
 
 class Invalid(ValueError):
@@ -188,10 +189,32 @@ def _spans(spans: Sequence[Any]) -> list[int]:
     return [x for s in spans for x in (s.start, s.end)]
 
 
-def _row(r: DiffLine, a_lines: list[str], b_lines: list[str]) -> list[Any]:
-    at = 0 if r.a_text == (a_lines[r.a] if r.a is not None else None) else r.a_text
-    bt = 0 if r.b_text == (b_lines[r.b] if r.b is not None else None) else r.b_text
-    return [r.tag, r.a, r.b, at, bt, _spans(r.a_spans), _spans(r.b_spans)]
+def _rows(rows: Sequence[DiffLine], a_lines: list[str], b_lines: list[str]) -> dict[str, Any]:
+    """Rows by column (decoded in bulk, see :func:`_decode_rows`): ``tag`` one letter per row, ``a``/``b`` the
+    line indices (-1: none), and only the exceptions: ``at``/``bt`` ``[row, text]`` where a row's text is not its
+    side's normalized line, ``sa``/``sb`` ``[row, s0, e0, s1, e1, …]`` for rows with changed-token spans."""
+    at: list[list[Any]] = []
+    bt: list[list[Any]] = []
+    sa: list[list[int]] = []
+    sb: list[list[int]] = []
+    for k, r in enumerate(rows):
+        if r.a_text != (a_lines[r.a] if r.a is not None else None):
+            at.append([k, r.a_text])
+        if r.b_text != (b_lines[r.b] if r.b is not None else None):
+            bt.append([k, r.b_text])
+        if r.a_spans:
+            sa.append([k, *_spans(r.a_spans)])
+        if r.b_spans:
+            sb.append([k, *_spans(r.b_spans)])
+    return {
+        "tag": "".join(r.tag[0] for r in rows),
+        "a": [-1 if r.a is None else r.a for r in rows],
+        "b": [-1 if r.b is None else r.b for r in rows],
+        "at": at,
+        "bt": bt,
+        "sa": sa,
+        "sb": sb,
+    }
 
 
 def _stage(ns: NormalizedStage, bundle_text: str) -> dict[str, Any] | None:
@@ -220,7 +243,7 @@ def _hunk(h: Hunk, index: dict[int, int], a_lines: list[str], b_lines: list[str]
     if first is not None and all(index.get(id(r)) == first + k for k, r in enumerate(h.lines)):
         out["rows"] = [first, len(h.lines)]  # a run of the stage's alignment rows (the usual case): shared
     else:
-        out["lines"] = [_row(r, a_lines, b_lines) for r in h.lines]
+        out["lines"] = _rows(h.lines, a_lines, b_lines)
     return out
 
 
@@ -235,7 +258,7 @@ def _encode(
         index = {id(r): k for k, r in enumerate(d.lines)}
         al, bl = d.a.lines, d.b.lines
         out.append({"stage": d.stage, "a": sa, "b": sb, "added": d.added, "removed": d.removed,
-                    "lines": [_row(r, al, bl) for r in d.lines], "hunks": [_hunk(h, index, al, bl) for h in d.hunks],
+                    "lines": _rows(d.lines, al, bl), "hunks": [_hunk(h, index, al, bl) for h in d.hunks],
                     "notes": d.notes})  # fmt: skip
     return {"stage_diffs": out, "diagnosis": diagnosis.to_json() if diagnosis is not None else None}
 
@@ -319,39 +342,42 @@ def _opt_str(x: Any, what: str) -> str | None:
     return x  # type: ignore[no-any-return]
 
 
-def _decode_rows(xs: Any, a_lines: list[str], b_lines: list[str]) -> list[DiffLine]:
-    """Rows of an alignment (see the writing notes), every index and span checked against its line."""
+def _decode_rows(x: Any, a_lines: list[str], b_lines: list[str]) -> list[DiffLine]:
+    """Rows of an alignment (see :func:`_rows`), every index and span checked against its line."""
     from irdiff.align import DiffLine, Span
 
-    _need(type(xs) is list, "rows")
-    na, nb, tags = len(a_lines), len(b_lines), set(_TAGS)
-    out = []
-    for x in xs:
-        _need(type(x) is list and len(x) == 7, "row")
-        tag, a, b, at, bt, sa, sb = x
-        _need(tag in tags and type(sa) is list and type(sb) is list, "row tag")
-        if a is not None:
-            _need(type(a) is int and 0 <= a < na, "row index a")
-        if b is not None:
-            _need(type(b) is int and 0 <= b < nb, "row index b")
-        if type(at) is int:
-            _need(at == 0, "row text a")
-            at = a_lines[a] if a is not None else None
-        if type(bt) is int:
-            _need(bt == 0, "row text b")
-            bt = b_lines[b] if b is not None else None
-        _need((at is None or type(at) is str) and (bt is None or type(bt) is str), "row text")
-        spans_a = spans_b = []
-        if sa:
-            _need(at is not None and len(sa) % 2 == 0 and set(map(type, sa)) == {int}, "spans a")
-            spans_a = [Span(s, e) for s, e in zip(sa[::2], sa[1::2], strict=True)]
-            _need(all(0 <= p.start <= p.end <= len(at) for p in spans_a), "spans a")  # type: ignore[arg-type]
-        if sb:
-            _need(bt is not None and len(sb) % 2 == 0 and set(map(type, sb)) == {int}, "spans b")
-            spans_b = [Span(s, e) for s, e in zip(sb[::2], sb[1::2], strict=True)]
-            _need(all(0 <= p.start <= p.end <= len(bt) for p in spans_b), "spans b")  # type: ignore[arg-type]
-        out.append(DiffLine(tag, a, b, at, bt, spans_a, spans_b))
-    return out
+    _need(type(x) is dict and set(x) == {"tag", "a", "b", "at", "bt", "sa", "sb"}, "rows")
+    tags, ia, ib = x["tag"], x["a"], x["b"]
+    _need(type(tags) is str and set(tags) <= _TAG_OF.keys(), "row tags")
+    n = len(tags)
+    _need(_types(ia, int) and _types(ib, int) and len(ia) == len(ib) == n, "row indices")
+    if n:
+        _need(min(ia) >= -1 and max(ia) < len(a_lines) and min(ib) >= -1 and max(ib) < len(b_lines), "row index")
+    a_text: list[str | None] = [None if i < 0 else a_lines[i] for i in ia]
+    b_text: list[str | None] = [None if i < 0 else b_lines[i] for i in ib]
+    for texts, given in ((a_text, x["at"]), (b_text, x["bt"])):
+        _need(type(given) is list, "row texts")
+        last = -1
+        for t in given:
+            _need(type(t) is list and len(t) == 2 and type(t[0]) is int and last < t[0] < n, "row text")
+            _need(t[1] is None or type(t[1]) is str, "row text")
+            texts[t[0]] = t[1]
+            last = t[0]
+    a_spans: list[list[Span]] = [[] for _ in range(n)]
+    b_spans: list[list[Span]] = [[] for _ in range(n)]
+    for spans, texts, given in ((a_spans, a_text, x["sa"]), (b_spans, b_text, x["sb"])):
+        _need(type(given) is list, "spans")
+        last = -1
+        for sp in given:
+            _need(type(sp) is list and len(sp) >= 3 and len(sp) % 2 == 1 and set(map(type, sp)) == {int}, "spans")
+            k = sp[0]
+            _need(last < k < n and texts[k] is not None, "spans row")
+            last = k
+            got = [Span(s, e) for s, e in zip(sp[1::2], sp[2::2], strict=True)]
+            _need(all(0 <= p.start <= p.end <= len(texts[k]) for p in got), "spans")  # type: ignore[arg-type]
+            spans[k] = got
+    return list(map(DiffLine, map(_TAG_OF.__getitem__, tags), [None if i < 0 else i for i in ia],
+                    [None if i < 0 else i for i in ib], a_text, b_text, a_spans, b_spans))  # fmt: skip
 
 
 def _decode_stage(x: Any, bundle_text: str) -> NormalizedStage:

@@ -156,8 +156,17 @@ def _damaged(data: bytes) -> list[bytes]:
     doc = json.loads(zlib.decompress(data))
     lies = []
     for change in (
-        lambda d: d["stage_diffs"][1]["lines"][0].__setitem__(1, 10**6),
-        lambda d: d["stage_diffs"][1]["lines"][0].__setitem__(5, [0, 10**6]),
+        lambda d: d["stage_diffs"][1]["lines"]["a"].__setitem__(0, 10**6),  # a row's line index out of range
+        lambda d: d["stage_diffs"][1]["lines"]["b"].__setitem__(0, -2),
+        lambda d: d["stage_diffs"][1]["lines"]["a"].pop(),  # columns of different lengths
+        lambda d: d["stage_diffs"][1]["lines"].__setitem__("tag", "x" + d["stage_diffs"][1]["lines"]["tag"][1:]),
+        lambda d: d["stage_diffs"][1]["lines"]["a"].__setitem__(0, True),
+        lambda d: d["stage_diffs"][2]["lines"]["sa"][0].__setitem__(2, 10**6),  # a span past its line's end
+        lambda d: d["stage_diffs"][2]["lines"]["sa"][0].__setitem__(0, 10**6),  # spans of no row
+        lambda d: d["stage_diffs"][2]["lines"]["sa"].append(d["stage_diffs"][2]["lines"]["sa"][0]),  # row twice
+        lambda d: d["stage_diffs"][2]["lines"]["sa"][0].append(1),  # an odd number of offsets
+        lambda d: d["stage_diffs"][2]["lines"]["at"].append([10**6, "x"]),  # a text of no row
+        lambda d: d["stage_diffs"][2]["lines"]["bt"].append([0, 7]),  # a text that is not one
         lambda d: d["stage_diffs"][1]["a"]["lines"].__setitem__(0, 7),
         lambda d: d["stage_diffs"][1]["hunks"][0].__setitem__("rows", [10**6, 3]),
         lambda d: d["diagnosis"]["findings"][0].__setitem__("severity", "fatal"),
