@@ -173,13 +173,15 @@ def test_gate_trips_on_a_dropped_hint(hint_sweeps: dict) -> None:
     row = read_table(hint_sweeps["planted"] / "results.parquet")[0]
     assert (row["variant_a"], row["variant_b"]) == ("candidate", "reference")
     assert row["root_severity"] == "major" and row["status"] == "ok"
+    assert row["chain_severity"] == "major"  # no effect is more severe than this root
     # the root names the lost divisibility hint on the candidate side; the vector width fell as its effect
     assert "tl.multiple_of" in row["root_title"] and "`candidate`" in row["root_title"], row["root_title"]
     assert "coalesce.vector-width" in row["finding_ids"]
     assert row["registers_a"] > row["registers_b"]  # the hint-less candidate computes scalar addresses
     assert "gate: --fail-on 'severity>=major' tripped on 1 row(s)" in log
     assert (
-        f"sweep-hints candidate vs reference sm90 triton {row['triton_a']}: root no finding → {row['root_id']}" in log
+        f"sweep-hints candidate vs reference sm90 triton {row['triton_a']}: root no finding → {row['root_id']}"
+        " [major]" in log
     )
     assert "--fail-on 'registers>+2' tripped" in log and "registers_a" in log
     assert "gate: FAILED" in log
@@ -187,18 +189,59 @@ def test_gate_trips_on_a_dropped_hint(hint_sweeps: dict) -> None:
     assert "Changes since the baseline" in digest and row["root_id"] in digest
 
 
+@pytest.mark.parametrize("order", [("plain", "aligned"), ("aligned", "plain")])
+def test_gate_judges_a_root_by_its_chain(compile_suite, tmp_path: Path, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A ``minor`` root (a ``tl.multiple_of`` on a loaded CSR row start) whose effect is ``critical`` (fp16 loads of 16
+    vs 128 bits): the row's ``chain_severity`` is ``critical``, ``root_severity`` stays ``minor``, and
+    ``severity>=critical`` trips on the new root even when the baseline row already had as many critical findings
+    under another root (counting them would not). A baseline of schema ``irdiff.sweep/1`` (no ``chain_severity``) is
+    read and judged by its ``root_severity``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from irdiff.pipeline import build_comparison
+    from irdiff.sweep.plan import CompileJob, DiagnosisJob
+    from irdiff.sweep.table import row_from_comparison, schema
+
+    ref = str(SUITES / "csr_hint.py")
+    b = compile_suite(ref, ["plain", "aligned"], "sm90")
+    job = DiagnosisJob(CompileJob(ref, order[0], "sm90", None, None), CompileJob(ref, order[1], "sm90", None, None))
+    row = row_from_comparison(job, build_comparison(b, *order), None)
+    assert (row["root_id"], row["root_severity"], row["chain_severity"]) == ("hint.axis-info", "minor", "critical")
+    assert row["max_severity"] == "critical" and "coalesce.vector-width" in row["finding_ids"]
+    write_table([row], tmp_path / "new.parquet")
+    new = read_table(tmp_path / "new.parquet")
+    assert new[0]["chain_severity"] == "critical"
+    old = [{**row, "root_id": "settings.other", "root_severity": "minor", "chain_severity": "minor"}]
+    trips = evaluate([parse_rule("severity>=critical")], new, old)
+    assert len(trips) == 1, trips
+    assert trips[0].rows[0].endswith("root settings.other [minor] → hint.axis-info [minor; chain critical]")
+    assert evaluate([parse_rule("severity>=critical")], new, [row]) == []  # the same root: no trip
+    # A table written before chain_severity existed (schema irdiff.sweep/1): read, judged by its root alone.
+    sc = schema()
+    v1 = pa.schema([f for f in sc if f.name != "chain_severity"], metadata={"irdiff.sweep.schema": "irdiff.sweep/1"})
+    old_row = {k: v for k, v in row.items() if k != "chain_severity"}
+    pq.write_table(pa.Table.from_pylist([old_row], schema=v1), tmp_path / "v1.parquet")
+    back = read_table(tmp_path / "v1.parquet")
+    assert back[0]["chain_severity"] is None and back[0]["root_severity"] == "minor"
+    moved = [{**back[0], "root_id": "settings.other"}]
+    assert evaluate([parse_rule("severity>=critical")], back, moved) == []
+    assert evaluate([parse_rule("severity>=minor")], back, moved)[0].rows[0].endswith("→ hint.axis-info [minor]")
+    assert "minor (chain critical)" in render_digest(new, "n")
+
+
 def test_table_schema_is_queryable_with_duckdb(hint_sweeps: dict) -> None:
     duckdb = pytest.importorskip("duckdb")
     path = hint_sweeps["planted"] / "results.parquet"
     q = (
-        f"SELECT suite, variant_a, root_severity, registers_a - registers_b AS dreg, "
+        f"SELECT suite, variant_a, root_severity, chain_severity, registers_a - registers_b AS dreg, "
         f"counts_a['ptx:ld.global.v4.b32'] AS v4a, counts_b['ptx:ld.global.v4.b32'] AS v4b "
         f"FROM '{path}' WHERE root_severity IN ('major', 'critical')"
     )
     rows = duckdb.sql(q).fetchall()
     assert len(rows) == 1
-    suite, variant, sev, dreg, v4a, v4b = rows[0]
-    assert (suite, variant, sev) == ("sweep-hints", "candidate", "major") and dreg > 0
+    suite, variant, sev, chain, dreg, v4a, v4b = rows[0]
+    assert (suite, variant, sev, chain) == ("sweep-hints", "candidate", "major", "major") and dreg > 0
     assert v4a == 0 and v4b > 0  # reference loads/stores 128-bit vectors, the hint-less candidate does not
 
 

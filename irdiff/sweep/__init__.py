@@ -6,7 +6,7 @@ already hold and every diagnosis job, each pair's as soon as its two compiles ar
 (:mod:`irdiff.sweep.executors`: local processes or Ray tasks running the same job functions,
 :mod:`irdiff.sweep.jobs`), and writes under the output directory:
 
-* ``results.parquet`` — one row per pair and setting (:mod:`irdiff.sweep.table`, schema ``irdiff.sweep/1``);
+* ``results.parquet`` — one row per pair and setting (:mod:`irdiff.sweep.table`, schema ``irdiff.sweep/2``);
 * ``overview.html`` — the table, sortable, each row linking to ``pairs/<pair>/report.html`` (:mod:`.report`);
 * ``digest.md`` — a Markdown digest for a pull-request comment;
 * ``pairs/<pair>/bundle`` — each pair's bundle (``irdiff diff`` reads it).

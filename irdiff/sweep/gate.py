@@ -6,9 +6,10 @@ resources that moved (registers per thread, spilled bytes, shared memory bytes).
 ``--fail-on`` rules:
 
 ==========================  =========================================================================================
-``severity>=LEVEL``         a row's root finding of severity ≥ LEVEL (info/minor/major/critical) is new (row new, or
-                            another root id than the baseline's), or its number of findings ≥ LEVEL grew; without a
-                            baseline: any row with such a finding
+``severity>=LEVEL``         a row's root finding whose chain (the root and its effects: ``chain_severity``) reaches
+                            LEVEL (info/minor/major/critical) is new (row new, or another root id than the
+                            baseline's), or its number of findings ≥ LEVEL grew; without a baseline: any row with
+                            such a finding
 ``findings>+N``             a row gained more than N findings
 ``counts>+N``               a row has more than N more differing key operation counts than in the baseline
 ``registers>+N`` / ``+N%``  a side's registers per thread grew by more than N (or N percent)
@@ -111,7 +112,11 @@ def describe(row: dict[str, Any]) -> str:
 def _root(row: dict[str, Any]) -> str:
     if row.get("status") != "ok":
         return f"failed ({row.get('error') or '?'})"
-    return f"{row['root_id']} [{row['root_severity']}]" if row.get("root_id") else "no finding"
+    if not row.get("root_id"):
+        return "no finding"
+    chain = row.get("chain_severity")
+    more = f"; chain {chain}" if chain and chain != row["root_severity"] else ""
+    return f"{row['root_id']} [{row['root_severity']}{more}]"
 
 
 def compare(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[Change]:
@@ -138,6 +143,12 @@ def compare(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[Change
         if k not in after_keys:
             out.append(Change("removed", describe(o), f"row gone (was: {_root(o)})"))
     return out
+
+
+def chain_severity(row: dict[str, Any]) -> str | None:
+    """The most severe finding of the row's root chain (``chain_severity``; a table of schema ``irdiff.sweep/1``
+    has only ``root_severity``)."""
+    return row.get("chain_severity") or row.get("root_severity")
 
 
 def _at_least(row: dict[str, Any], rank: int) -> int:
@@ -181,7 +192,7 @@ def evaluate(rules: list[Rule], new: list[dict[str, Any]], old: list[dict[str, A
             d = describe(r)
             if rule.metric == "severity":
                 rank = int(rule.value)
-                sev = r.get("root_severity")
+                sev = chain_severity(r)
                 root_hit = sev is not None and SEVERITY_RANK.get(sev, -1) >= rank
                 if old is None:
                     if _at_least(r, rank):

@@ -63,6 +63,12 @@ def write_overview(rows: list[dict[str, Any]], path: str | Path, name: str) -> P
     return p
 
 
+def _severity(row: dict[str, Any]) -> str:
+    """``major`` or, when an effect is more severe than the root, ``major (chain critical)``."""
+    root, chain = row.get("root_severity") or "", row.get("chain_severity")
+    return f"{root} (chain {chain})" if chain and chain != root else root
+
+
 def _md(text: Any) -> str:
     """A table cell: pipes and newlines escaped, HTML-significant characters escaped."""
     import html
@@ -81,7 +87,9 @@ def render_digest(rows: list[dict[str, Any]], name: str, changes: list[str] | No
         out += [f"- {_md(c)}" for c in changes] or ["- none"]
         out.append("")
     ok = [r for r in rows if r.get("status") == "ok" and r.get("root_id")]
-    ok.sort(key=lambda r: (-SEVERITY_RANK.get(r.get("root_severity") or "", -1), describe(r)))
+    ok.sort(
+        key=lambda r: (-SEVERITY_RANK.get(r.get("chain_severity") or r.get("root_severity") or "", -1), describe(r))
+    )
     if ok:
         out += [
             "| severity | pair and setting | root finding | registers a\\|b | shared a\\|b |",
@@ -89,7 +97,7 @@ def render_digest(rows: list[dict[str, Any]], name: str, changes: list[str] | No
         ]
         for r in ok:
             out.append(
-                f"| {_md(r['root_severity'])} | {_md(describe(r))} | `{_md(r['root_id'])}` {_md(r['root_title'] or '')}"
+                f"| {_md(_severity(r))} | {_md(describe(r))} | `{_md(r['root_id'])}` {_md(r['root_title'] or '')}"
                 f" | {_md(_pair(r['registers_a'], r['registers_b']))} | {_md(_pair(r['shared_a'], r['shared_b']))} |"
             )
         out.append("")

@@ -18,6 +18,9 @@ Columns (``_a`` is the inspected variant, ``_b`` the baseline; sizes in bytes, r
     root_id         string   id of the root finding (first in reading order, irdiff.render.order), null: none
     root_severity   string   info | minor | major | critical
     root_title      string   its one-line title
+    chain_severity  string   the most severe of the root and its effects (findings whose causes lead to the root): a
+                             ``major`` root whose effect is ``critical`` has a ``critical`` chain (null: no root;
+                             tables of schema ``irdiff.sweep/1`` lack it)
     max_severity    string   the most severe finding
     findings        int32    findings shown
     n_critical, n_major, n_minor, n_info   int32  findings per severity
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SCHEMA_VERSION",
     "SEVERITY_RANK",
+    "chain_of",
     "failed_row",
     "match_key",
     "read_table",
@@ -58,7 +62,7 @@ __all__ = [
     "write_table",
 ]
 
-SCHEMA_VERSION = "irdiff.sweep/1"
+SCHEMA_VERSION = "irdiff.sweep/2"  # /2: chain_severity
 SEVERITY_RANK = {"info": 0, "minor": 1, "major": 2, "critical": 3}
 
 _INT_COLUMNS = [
@@ -77,7 +81,7 @@ def schema() -> pa.Schema:
         ("row_id", s), ("suite", s), ("suite_ref", s), ("variant_a", s), ("variant_b", s),
         ("target_a", s), ("target_b", s), ("triton_a", s), ("triton_b", s), ("config", i), ("config_text", s),
         ("shape", s), ("status", s), ("error", s), ("identical", pa.bool_()), ("root_id", s),
-        ("root_severity", s), ("root_title", s), ("max_severity", s), ("findings", i), ("n_critical", i),
+        ("root_severity", s), ("root_title", s), ("chain_severity", s), ("max_severity", s), ("findings", i), ("n_critical", i),
         ("n_major", i), ("n_minor", i), ("n_info", i), ("finding_ids", pa.list_(s)), ("counts_differ", i),
         ("counts_a", pa.map_(s, pa.int64())), ("counts_b", pa.map_(s, pa.int64())),
         *[(c, i) for c in _INT_COLUMNS],
@@ -128,6 +132,7 @@ def _base_row(job: DiagnosisJob) -> dict[str, Any]:
         "root_id": None,
         "root_severity": None,
         "root_title": None,
+        "chain_severity": None,
         "max_severity": None,
         "findings": None,
         "n_critical": None,
@@ -197,7 +202,9 @@ def row_from_comparison(job: DiagnosisJob, c: Comparison, report: str | None) ->
     )
     if presented:
         root = presented[0].finding
+        chain = [str(f.severity) for f in chain_of([p.finding for p in presented], root.id)]
         row.update(root_id=root.id, root_severity=str(root.severity), root_title=root.title)
+        row["chain_severity"] = max(chain, key=lambda s: SEVERITY_RANK.get(s, -1))
         row["max_severity"] = max(sev, key=lambda s: SEVERITY_RANK.get(s, -1))
     for side, v in (("a", va), ("b", vb)):
         r = v.resources
@@ -206,6 +213,20 @@ def row_from_comparison(job: DiagnosisJob, c: Comparison, report: str | None) ->
         row[f"spill_load_{side}"] = r.spill_load_bytes
         row[f"shared_{side}"] = r.shared_bytes
     return row
+
+
+def chain_of(findings: list[Any], root_id: str) -> list[Any]:
+    """The root finding ``root_id`` and its effects: every finding whose ``causes`` lead to it, directly or through
+    another effect (``Finding.causes``, :mod:`irdiff.diagnose.roots`), in the order given."""
+    ids = {root_id}
+    grew = True
+    while grew:
+        grew = False
+        for f in findings:
+            if f.id not in ids and any(c in ids for c in f.causes):
+                ids.add(f.id)
+                grew = True
+    return [f for f in findings if f.id in ids]
 
 
 def sort_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -253,7 +274,10 @@ def read_table(path: str | Path) -> list[dict[str, Any]]:
     if version.split("/")[0] != SCHEMA_VERSION.split("/")[0]:
         raise ValueError(f"{path}: not an irdiff sweep table (schema {version or 'unknown'})")
     rows = table.to_pylist()
-    for r in rows:  # maps read back as [(key, value)]; keep them as such (as written)
+    for r in rows:
+        r.setdefault(
+            "chain_severity", None
+        )  # a table of schema irdiff.sweep/1  # maps read back as [(key, value)]; keep them as such (as written)
         for col in ("counts_a", "counts_b"):
             if r.get(col) is not None:
                 r[col] = [tuple(kv) for kv in r[col]]
