@@ -7,6 +7,8 @@ where both must agree, in both orders. Cheap: no compile."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irdiff.align as align
 from irdiff.align import DiffLine, diff_stage
@@ -52,6 +54,33 @@ def test_patience_leaves_a_moved_line_unmatched_on_both_sides() -> None:
     assert _valid(x, y, blocks) == 9
 
 
+# a few PTX line shapes, some repeated (not anchors), some unique
+_SHAPES = st.lists(
+    st.sampled_from(["bar.sync 0;", "mov.u32 %r_, %tid.x;", "ret;", "add.s32 %r_, %r_, 1;", "add.s32 %r_, %r_, 2;",
+                     "ld.global.b16 { %rs_ }, [ %rd_ + 0 ];", "st.global.b16 [ %rd_ + 0 ], { %rs_ };"]),
+    max_size=24,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(x=_SHAPES, y=_SHAPES, cells=st.sampled_from([0, 6, 40]))
+def test_patience_blocks_are_valid_and_leave_no_anchor_behind(x: list[str], y: list[str], cells: int) -> None:
+    """Blocks match equal lines in increasing order; every gap left unmatched (both sides non-empty) that was not
+    small enough for the exact matcher starts and ends with different lines and has no line occurring once on each
+    side (it would have been an anchor); with a bound above the whole size it is the exact matcher's answer."""
+    blocks = align._blocks_patience(x, y, EXACT, cells=cells)
+    _valid(x, y, blocks)
+    pa = pb = 0
+    for i, j, n in blocks:
+        gx, gy = x[pa:i], y[pb:j]
+        if gx and gy and len(gx) * len(gy) > cells:
+            assert gx[0] != gy[0] and gx[-1] != gy[-1], (gx, gy, blocks)
+            assert not {s for s in gx if gx.count(s) == 1 and gy.count(s) == 1}, (gx, gy, blocks)
+        pa, pb = i + n, j + n
+    if len(x) * len(y) <= cells:
+        assert sum(n for _, _, n in blocks) == sum(n for _, _, n in EXACT(x, y))
+
+
 def test_longest_increasing_run_of_anchors() -> None:
     cand = [(0, 6), (1, 1), (2, 2), (3, 0), (4, 3), (5, 7), (6, 4)]
     assert align._longest_increasing(cand) == [(1, 1), (2, 2), (4, 3), (6, 4)]
@@ -78,6 +107,7 @@ def test_linear_diff_rows_hunks_and_counts(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(align, "EXACT_CELLS", 0)
     d = diff_stage(a, b, 1)
     assert isinstance(d.lines, align._LinearRows)
+    assert d.stage == "ptx" and d.a is a and d.b is b  # no joint renaming on this path: each side as given
     assert (d.added, d.removed) == (1, 4) and not d.identical
     assert d.notes == [
         "large function (37 × 34 lines): aligned by patience diff on the normalized lines (linear memory) instead"
@@ -118,26 +148,37 @@ def test_linear_rows_equal_the_exact_rows_of_unrelated_changes(monkeypatch: pyte
 
 
 def test_linear_rows_read_like_a_list() -> None:
-    la, lb = ["p", "q", "r"], ["p", "x", "r", "s"]
-    rows = align._LinearRows([("equal", 0, 0, 1), ("delete", 1, 1, 1), ("insert", 2, 1, 1), ("equal", 2, 2, 1),
-                              ("insert", 3, 3, 1)], la, lb)  # fmt: skip
+    la, lb = ["p", "q", "u", "r"], ["p", "x", "y", "r", "s"]
+    rows = align._LinearRows([("equal", 0, 0, 1), ("delete", 1, 1, 2), ("insert", 3, 1, 2), ("equal", 3, 3, 1),
+                              ("insert", 4, 4, 1)], la, lb)  # fmt: skip
     want = [
         DiffLine("equal", 0, 0, "p", "p"),
         DiffLine("delete", 1, None, "q", None),
+        DiffLine("delete", 2, None, "u", None),
         DiffLine("insert", None, 1, None, "x"),
-        DiffLine("equal", 2, 2, "r", "r"),
-        DiffLine("insert", None, 3, None, "s"),
+        DiffLine("insert", None, 2, None, "y"),
+        DiffLine("equal", 3, 3, "r", "r"),
+        DiffLine("insert", None, 4, None, "s"),
     ]
-    assert len(rows) == 5 and list(rows) == want and rows == want and rows == rows
-    assert rows != want[:4] and rows != [*want[:4], DiffLine("insert", None, 3, None, "t")]
+    assert len(rows) == 7 and list(rows) == want and rows == want and rows == rows
+    assert rows != want[:6] and rows != [*want[:6], DiffLine("insert", None, 4, None, "t")]
     assert (rows == tuple(want)) is False  # only a list (or rows) compares equal
-    assert rows[-1] == want[4] and rows[-5] == want[0] and rows[1:3] == want[1:3] and rows[::2] == want[::2]
-    for k in (5, -6):
+    assert rows[-1] == want[6] and rows[-7] == want[0] and rows[1:4] == want[1:4] and rows[::2] == want[::2]
+    for k in (7, -8):
         with pytest.raises(IndexError):
             rows[k]
-    # a/b lines before each row, and past the end every line of each side
-    assert [rows.a_before(k) for k in range(6)] == [0, 1, 2, 2, 3, 3]
-    assert [rows.b_before(k) for k in range(6)] == [0, 1, 1, 2, 3, 4]
-    assert rows.a_before(9) == 3 and rows.b_before(9) == 4
+    # a/b lines before each row (inside a run of two too), and past the end every line of each side
+    assert [rows.a_before(k) for k in range(8)] == [0, 1, 2, 3, 3, 3, 4, 4]
+    assert [rows.b_before(k) for k in range(8)] == [0, 1, 1, 1, 2, 3, 4, 5]
+    assert rows.a_before(9) == 4 and rows.b_before(9) == 5
     with pytest.raises(TypeError):
         hash(rows)
+
+
+def test_difflib_engine_matches_repeated_lines() -> None:
+    """The stdlib engine must not treat frequent lines as junk (``autojunk``, which difflib applies from 200 lines
+    on): an unrolled loop of 150 ``fma`` on each side of a changed block still matches after the change."""
+    fma, adds = "fma.rn.f32 %f_, %f_, %f_, %f_;", [f"add.s32 %r_, %r_, {i};" for i in range(100)]
+    x = [fma] * 150 + adds + [fma] * 150
+    y = [fma] * 149 + adds + ["mul.lo.s32 %r_, %r_, 3;"] + [fma] * 150
+    assert align._blocks_difflib(x, y) == [(1, 0, 249), (250, 250, 150), (400, 400, 0)]

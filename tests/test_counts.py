@@ -22,6 +22,13 @@ from irdiff.diagnose.counts import (
 )
 
 
+@pytest.fixture(autouse=True)
+def _cold_memos() -> None:
+    """Each test runs the parsers and key functions themselves, not a memo filled by an earlier test (the keys per
+    opcode and the parsed texts are memoized: a process that already read an opcode would not read it again)."""
+    clear_memos()
+
+
 def _ptx(line: str) -> list[str]:
     """The keys of one PTX instruction line (as :func:`count_ops` reads it)."""
     ((_, op, full),) = ptx_instructions("\t" + line)

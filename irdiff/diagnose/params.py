@@ -233,9 +233,11 @@ def _features(text: str, args: list[str], addresses: dict[str, set[str]] | None 
                         if o in feats:
                             feats[o].add("loop")
                 taint[iv] = taint.get(lb, frozenset()) | taint.get(st, frozenset())
-            for x, init in re.findall(r"(%[\w.$-]+)\s*=\s*(%[\w.$-]+(?:#\d+)?)", rest.split("iter_args", 1)[-1]):
+            inits = re.findall(r"(%[\w.$-]+)\s*=\s*(%[\w.$-]+(?:#\d+)?)", rest.split("iter_args", 1)[-1])
+            for x, init in inits:
                 taint[x] = taint.get(init, frozenset())
-            union = frozenset().union(*(taint.get(o, frozenset()) for o in operands))
+            # the loop's results carry its iter_args' values, not its bounds (a trip count is not data)
+            union = frozenset().union(*(taint.get(init, frozenset()) for _, init in inits))
             for r in results:
                 taint[r] = union
             continue
@@ -266,7 +268,8 @@ def _features(text: str, args: list[str], addresses: dict[str, set[str]] | None 
                 if o in feats:
                     feats[o].add(use)
                     feats[o].add("per-program" if PID in ptr_t else "shared")
-                    ev = re.search(r"evictionPolicy\s*=\s*(\w+)", rest)
+                    # Triton 3.6 prints `evictionPolicy = evict_first`, 3.9 `#tt.cache_policy<... eviction_policy = ...>`
+                    ev = re.search(r"(?:evictionPolicy|eviction_policy)\s*=\s*(\w+)", rest)
                     if ev and use == "load":
                         feats[o].add(ev.group(1))
             mask_i = 1 if op == "tt.load" else 2 if op == "tt.store" else None
@@ -310,6 +313,8 @@ def param_roles(specialization: Sequence[Any], ir_text: str) -> list[ParamRole]:
     runtime = [s for s in specialization if s.type != "constexpr"]
     by_name = {s.name: a for s, a in zip(runtime, args)} if len(runtime) == len(args) else {}
     to_name = {a: n for n, a in by_name.items()}
+    # the base of an address is a pointer parameter (an integer already in the base, e.g. a row offset, is not)
+    pointers = {a: n for a, n in to_name.items() if next(s for s in runtime if s.name == n).type.startswith("*")}
     out = []
     for i, s in enumerate(specialization):
         declared = bool(getattr(s, "is_constexpr_param", False)) or (
@@ -329,7 +334,7 @@ def param_roles(specialization: Sequence[Any], ir_text: str) -> list[ParamRole]:
                 constexpr=s.constexpr,
                 features=frozenset(used),
                 ir_seen=ssa is not None,
-                addresses=tuple(sorted(to_name[b] for b in addr.get(ssa, ()) if b in to_name)) if ssa else (),
+                addresses=tuple(sorted(pointers[b] for b in addr.get(ssa, ()) if b in pointers)) if ssa else (),
             )
         )
     return out

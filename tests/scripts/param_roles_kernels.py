@@ -1,0 +1,37 @@
+"""Kernels for the parameter-role tests (tests/test_params.py): every use irdiff/diagnose/params.py reads from TTIR,
+each by one parameter. ``roles_b`` is ``roles_a`` with every parameter renamed and the list reordered."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def roles_a(x_ptr, w_ptr, out_ptr, cnt_ptr, stride_row, stride_col, off, n_cols, K, scale, unused, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in range(0, K):
+        x = tl.load(
+            x_ptr + pid * stride_row + (cols + k) * stride_col, mask=mask, other=0.0, eviction_policy="evict_first"
+        )
+        acc += x
+    w = tl.load(w_ptr + cols + off, mask=mask, other=0.0)
+    y = tl.where(mask, acc * w * scale, 0.0)
+    tl.store(out_ptr + pid * stride_row + cols, y, mask=mask)
+    tl.atomic_add(cnt_ptr + pid, 1)
+
+
+@triton.jit
+def roles_b(factor, dst, src, weight, counter, n, trip, ld, inc, shift, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in range(0, trip):
+        x = tl.load(src + pid * ld + (cols + k) * inc, mask=mask, other=0.0, eviction_policy="evict_first")
+        acc += x
+    w = tl.load(weight + cols + shift, mask=mask, other=0.0)
+    y = tl.where(mask, acc * w * factor, 0.0)
+    tl.store(dst + pid * ld + cols, y, mask=mask)
+    tl.atomic_add(counter + pid, 1)
