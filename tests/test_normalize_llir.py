@@ -248,3 +248,88 @@ def test_llir_cut_inside_a_function() -> None:
     ]
     body = _normalize_both("\n".join(ROWSUM.splitlines()[9:18]), None)
     assert body.lines[0] == ".lr.ph.0:" and body.regions == []
+
+
+def test_llir_labels_defined_before_use_and_llvm_suffixes() -> None:
+    """A rotated loop (its body ``3:`` printed before the header that branches to it), a preheader named
+    ``.lr.ph5`` branched to before ``.lr.ph`` is defined, LLVM's digit suffix (``%.frozen1147``: stem ``.frozen``)
+    and a helper without arguments. Every name is given at its first appearance, definition or use."""
+    text = """\
+define ptx_kernel void @two(ptr addrspace(1) %0, i32 %1) local_unnamed_addr #0 {
+  %.frozen1147 = freeze i32 %1
+  br label %6
+
+3:                                                ; preds = %6
+  %4 = add nuw nsw i32 %7, 1
+  br label %6
+
+6:                                                ; preds = %3, %2
+  %7 = phi i32 [ 0, %2 ], [ %4, %3 ]
+  %8 = icmp slt i32 %7, %.frozen1147
+  br i1 %8, label %3, label %.lr.ph5
+
+.lr.ph:                                           ; preds = %.lr.ph5
+  tail call void @zero() #1
+  ret void
+
+.lr.ph5:                                          ; preds = %6
+  br label %.lr.ph
+}
+
+define internal void @zero() #1 {
+  ret void
+}
+
+attributes #0 = { nounwind }
+attributes #1 = { noinline nounwind }"""
+    ns = _normalize_both(text, "two")
+    a0, a1 = _attrs("nounwind"), _attrs("noinline nounwind")
+    assert ns.lines == [
+        "define ptx_kernel void @KERNEL(",
+        "    ptr addrspace(1) %0",
+        "    i32 %1",
+        f") local_unnamed_addr {a0} {{",
+        "  %.frozen.0 = freeze i32 %1",
+        "  br label %2",
+        "3:",  # first seen at its definition: the next number
+        "  %4 = add nuw nsw i32 %5, 1",
+        "  br label %2",
+        "2:",
+        "  %5 = phi i32 [ 0, %6 ], [ %4, %3 ]",
+        "  %7 = icmp slt i32 %5, %.frozen.0",
+        "  br i1 %7, label %3, label %.lr.ph.0",
+        ".lr.ph.1:",  # the stem's second name: .lr.ph5 came first
+        f"  tail call void @zero() {a1}",
+        "  ret void",
+        ".lr.ph.0:",
+        "  br label %.lr.ph.1",
+        "}",
+        "define internal void @zero(",  # no arguments: the head, then the rest of the signature
+        f") {a1} {{",
+        "  ret void",
+        "}",
+        f"attributes {a1} = {{ noinline nounwind }}",
+        f"attributes {a0} = {{ nounwind }}",
+    ]
+    assert ns.symbols[6] == ("%3",) and ns.shapes[6] == "%_:" and ns.symbols[13] == ("%.lr.ph.1",)
+    assert [(r.start, r.end, r.label) for r in ns.regions] == [
+        (0, 18, "define @KERNEL"),
+        (6, 8, "block at line 5"),
+        (9, 12, "block at line 9"),
+        (13, 15, "block at line 14"),
+        (16, 17, "block at line 18"),
+        (19, 22, "define @zero"),
+    ]
+
+
+def test_drop_dbg_of_three_attachments_and_malformed_attribute_groups() -> None:
+    assert _drop_dbg("  br label %9, !dbg !1, !dbg !22, !dbg !333") == "  br label %9"
+    names = attribute_group_names(["attributes #3 = bad", "attributes #5 = { nounwind }"])
+    assert names == {"5": _attrs("nounwind")}  # a malformed group does not end the list
+
+
+def test_llir_cut_at_a_function_end() -> None:
+    """A text that starts inside a function and ends with its ``}``: no function, so no region, and the closer
+    stays a line."""
+    body = _normalize_both("\n".join(ROWSUM.splitlines()[9:19]), None)
+    assert body.lines[0] == ".lr.ph.0:" and body.lines[-1] == "}" and body.regions == []

@@ -104,6 +104,12 @@ def test_cuobjdump_raw_form_equals_get_sass() -> None:
         Region(0, 9, "Function:KERNEL", "Function:KERNEL", anchor=True, function=True),
         Region(7, 9, "block", "LBB0 (line 17)", anchor=False, function=False),
     ]
+    # Of a fatbin (an executable, a ``.so``), cuobjdump prints its header first: dropped.
+    header = (
+        "\nFatbin elf code:\n================\narch = sm_80\ncode version = [1,7]\nhost = linux\ncompile_size = 64bit\n"
+    )
+    fatbin = _both(header + CUOBJDUMP)
+    assert fatbin.lines == LINES and fatbin.columns == COLUMNS and fatbin.raw_line == [n + 7 for n in ns.raw_line]
     # Without its encoding words (cut from a listing): no control codes, the same instructions.
     bare = _both("\n".join(ln for ln in CUOBJDUMP.splitlines() if not ln.strip().startswith("/* 0x")))
     assert bare.lines == LINES and bare.columns == [""] * len(LINES)
