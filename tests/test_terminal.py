@@ -815,3 +815,47 @@ def test_token_memo_that_cannot_be_written_is_only_slower(tmp_path: Path) -> Non
     lines = _ttgir_lines(tmp_path)
     (tmp_path / "tokens").write_text("a file where the directory should be")
     assert T._lex_lines("ttgir", lines, range(10), str(tmp_path / "tokens")) == T._lex_lines("ttgir", lines, range(10))
+
+
+def _segments_per_char(text: str, toks: list, bg: int | None, emph_bg: int | None, spans: list) -> list:
+    """The reference: foreground and emphasis decided character by character, then maximal runs."""
+    from irdiff.render.terminal import PLAIN, Style
+
+    n = len(text)
+    fg = [PLAIN] * n
+    for s, e, style in toks:
+        for i in range(max(0, s), min(n, e)):
+            fg[i] = style
+    em = [False] * n
+    for sp in spans:
+        for i in range(max(0, sp.start), min(n, sp.end)):
+            em[i] = True
+    segs, i = [], 0
+    while i < n:
+        j = i + 1
+        while j < n and fg[j] == fg[i] and em[j] == em[i]:
+            j += 1
+        segs.append((text[i:j], Style(fg[i].fg, emph_bg if em[i] else bg, fg[i].bold, fg[i].dim)))
+        i = j
+    return segs
+
+
+_STYLES = st.sampled_from([(75, False), (80, True), (179, False), (None, False)])
+_RANGE = st.tuples(st.integers(-3, 30), st.integers(-3, 30))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab %.\t", max_size=25),
+    toks=st.lists(st.tuples(_RANGE, _STYLES), max_size=6),
+    spans=st.lists(_RANGE, max_size=4),
+    bg=st.sampled_from([None, 52]),
+)
+def test_line_segments_match_the_per_character_reference(text: str, toks: list, spans: list, bg: int | None) -> None:
+    """Overlapping, empty, reversed and out-of-range tokens and spans: the same runs as deciding every character."""
+    from irdiff.align import Span
+    from irdiff.render.terminal import Style, _line_segments
+
+    tk = [(s, e, Style(fg=f, bold=b)) for (s, e), (f, b) in toks]
+    sp = [Span(s, e) for s, e in spans]
+    assert _line_segments(text, tk, bg, 88, sp) == _segments_per_char(text, tk, bg, 88, sp)

@@ -631,22 +631,25 @@ def _line_segments(
         return [(text, PLAIN)]
     n = len(text)
     fg: list[Style] = [PLAIN] * n
+    cuts = {0, n}  # foreground and emphasis change only at a token's or a span's ends
     for s, e, st in toks:
-        for i in range(max(0, s), min(n, e)):
-            fg[i] = st
-    em = [False] * n
+        s, e = max(0, s), min(n, e)
+        if s < e:
+            fg[s:e] = [st] * (e - s)
+            cuts.update((s, e))
+    em = bytearray(n)
     for sp in spans:
-        for i in range(max(0, sp.start), min(n, sp.end)):
-            em[i] = True
+        s, e = max(0, sp.start), min(n, sp.end)
+        if s < e:
+            em[s:e] = b"\x01" * (e - s)
+            cuts.update((s, e))
     segs: list[Seg] = []
     i = 0
-    while i < n:
-        j = i + 1
-        while j < n and fg[j] == fg[i] and em[j] == em[i]:
-            j += 1
+    for j in sorted(cuts):  # runs of equal (foreground, emphasis), as long as they go
+        if j == i or (j < n and fg[j] == fg[i] and em[j] == em[i]):
+            continue
         base = fg[i]
-        st = Style(base.fg, emph_bg if em[i] else bg, base.bold, base.dim)
-        segs.append((text[i:j], st))
+        segs.append((text[i:j], Style(base.fg, emph_bg if em[i] else bg, base.bold, base.dim)))
         i = j
     return segs
 
