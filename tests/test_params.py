@@ -207,5 +207,45 @@ def test_role_similarity_and_score() -> None:
     assert _score(x, role("x", "int", "i32", {"load"}), 2, 2) is None  # other kinds never pair
     assert _score(x, role("x", "pointer", "*fp16", set(x.features)), 1, 1) == 3 + 2 + 0.5 + 0.5
     assert _score(x, role("y", "pointer", "*bf16", set(x.features), i=1), 2, 2) == 3 + 0.5 * 0.5
+    # positions compared as fractions of each list: 2nd of 4 against 2nd of 4 is as close as can be
+    assert _score(role("p", "int", "i32", set(), i=1), role("q", "int", "i64", set(), i=1), 4, 4) == 3 + 0.5
     s, t = role("s", "int", "i32", {"stride"}), role("t", "int", "i64", {"stride"}, i=3)
     assert _score(s, t, 4, 4) == 3 + 0.5 * 0.25 and _score(s, role("t", "int", "i32", {"stride"}), 4, 4) == 3.75
+
+
+def test_descriptions_of_combined_uses() -> None:
+    import param_roles_kernels as k
+
+    sig = {"buf": "*fp32", "table": "*i64", "unused_ptr": "*fp32", "a_ptr": "*fp32", "b_ptr": "*fp32",
+           "c_ptr": "*fp32", "step": "i32", "lim": "i32", "thresh": "fp32", "hop": "i32", "BLOCK": "constexpr"}  # fmt: skip
+    spec, ttir = _compile(k.roles_c, sig, {"BLOCK": 128})
+    spec[6].divisibility = 16  # step, as if specialized for a multiple of 16
+    got = {r.name: describe_role(r) for r in param_roles(spec, ttir)}
+    assert got == {
+        "buf": "a pointer to fp32 loaded from and stored to, at an address that depends on the program id",
+        "table": "a pointer to i64 loaded from, at an address that depends on the program id",
+        "unused_ptr": "a pointer to fp32",
+        "a_ptr": "a pointer to fp32 loaded from, at the same address in every program (a weight or bias vector)",
+        "b_ptr": "a pointer to fp32 loaded from, at the same address in every program (a weight or bias vector)",
+        "c_ptr": "a pointer to fp32 loaded from, at the same address in every program (a weight or bias vector)",
+        # a stride that is also the trip count: the stride is what matters
+        "step": "a stride of `a_ptr`, `b_ptr` and `c_ptr` (multiplies an index in an address), a runtime i32 "
+        "divisible by 16",
+        "lim": "an offset added to the address of `a_ptr`, a bound in load/store masks, also used in arithmetic, "
+        "a runtime i32 (no divisibility)",
+        "thresh": "a bound in load/store masks, also used in arithmetic, a runtime fp32",
+        "hop": "an offset added to the address, a runtime i32 (no divisibility)",
+        "BLOCK": "a `tl.constexpr` (= 128)",
+    }
+
+
+def test_unmatched_parameters_and_configuration(roles) -> None:  # type: ignore[no-untyped-def]
+    """A configuration value pairs by name only; unmatched parameters score 0."""
+    (sa, ta), (sb, tb) = roles
+    renamed = [ArgSpec("BLOCK_SIZE", s.index, s.type, None, s.constexpr, is_constexpr_param=True) if s.name == "BLOCK"
+               else s for s in sb]  # fmt: skip
+    p = pair_params(sa, ta, renamed, tb)
+    assert [(q.a.name, q.b) for q in p.pairs if q.a and q.a.kind == "constexpr"] == [("BLOCK", None)]
+    assert [q.b.name for q in p.pairs if q.how == "added"] == ["BLOCK_SIZE"]
+    assert {q.score for q in p.pairs if q.how in ("added", "removed")} == {0.0}
+    assert [q.score for q in pair_params(sa, ta, sb, tb).pairs if q.how == "config"] == [1.0]

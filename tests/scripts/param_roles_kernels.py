@@ -35,3 +35,18 @@ def roles_b(factor, dst, src, weight, counter, n, trip, ld, inc, shift, BLOCK: t
     y = tl.where(mask, acc * w * factor, 0.0)
     tl.store(dst + pid * ld + cols, y, mask=mask)
     tl.atomic_add(counter + pid, 1)
+
+
+@triton.jit
+def roles_c(buf, table, unused_ptr, a_ptr, b_ptr, c_ptr, step, lim, thresh, hop, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    v = tl.load(buf + pid * BLOCK + cols)  # buf: read and written in place
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in range(0, step):  # step: the trip count and a stride of three pointers
+        acc += tl.load(a_ptr + k * step + cols) + tl.load(b_ptr + k * step + cols) + tl.load(c_ptr + k * step + cols)
+    m = cols < lim  # lim: an offset, a mask bound and a factor
+    w = tl.load(a_ptr + lim + cols, mask=m, other=0.0) * lim
+    tl.store(buf + pid * BLOCK + cols, v + acc + w, mask=v > thresh)  # thresh: a float in a mask
+    p = tl.load(table + pid).to(tl.pointer_type(tl.float32))  # an address read from memory ...
+    tl.store(p + hop, tl.sum(v, 0))  # ... that hop offsets: no pointer parameter is its base
