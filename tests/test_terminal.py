@@ -859,3 +859,21 @@ def test_line_segments_match_the_per_character_reference(text: str, toks: list, 
     tk = [(s, e, Style(fg=f, bold=b)) for (s, e), (f, b) in toks]
     sp = [Span(s, e) for s, e in spans]
     assert _line_segments(text, tk, bg, 88, sp) == _segments_per_char(text, tk, bg, 88, sp)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab ,\t~\u4e00\uff21é"), max_size=20), width=st.integers(-2, 25))
+def test_fitting_chars_counts_columns(text: str, width: int) -> None:
+    """ASCII text takes its shortcut; wide characters (CJK, fullwidth) count two columns: the same answer as
+    adding up every character's width."""
+    import unicodedata
+
+    from irdiff.render.terminal import _fitting_chars
+
+    used, want = 0, len(text)
+    for i, ch in enumerate(text):
+        used += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+        if used > width:
+            want = i
+            break
+    assert _fitting_chars(text, width) == want

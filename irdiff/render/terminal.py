@@ -263,10 +263,14 @@ def _paint(segs: Iterable[Seg], color: bool) -> str:
         return "".join(clean_chars(t, newlines=True) for t, _ in segs)
     out: list[str] = []
     cur = RESET  # compared as escape codes: styles a theme paints alike (mono) need no new escape
+    segs = list(segs)
+    joined = "".join(t for t, _ in segs)
+    inert = clean_chars(joined, newlines=True) is joined  # no control character in any segment (the usual case)
     for text, st in segs:
         if not text:
             continue
-        text = clean_chars(text, newlines=True)  # the output boundary: every segment, whatever produced it
+        if not inert:
+            text = clean_chars(text, newlines=True)  # the output boundary: every segment, whatever produced it
         code = _sgr(st)
         if code != cur:
             out.append(code)
@@ -376,6 +380,8 @@ def _split_chars(segs: Sequence[Seg], n: int) -> tuple[list[Seg], list[Seg]]:
 
 def _fitting_chars(text: str, width: int) -> int:
     """How many leading characters of ``text`` fit in ``width`` columns."""
+    if text.isascii():  # one column each (IR lines nearly always)
+        return max(0, min(len(text), width))
     used = 0
     for i, ch in enumerate(text):
         used += _char_width(ch)
