@@ -85,7 +85,12 @@ _SASS_FILE = re.compile(r'(?:File|inlined at) "([^"]*)", line (\d+)')
 # Where a SASS listing starts a function (or, in nvdisasm's, any section): Triton's ``get_sass`` prints
 # ``Function:name`` (``triton/tools/disasm.py``); ``cuobjdump -sass`` ``Fatbin elf code:`` per fatbin member, then
 # ``\tcode for sm_86`` and ``\t\tFunction : name`` (indented, spaced); ``nvdisasm`` a
-# ``//--------------------- .text.name ----`` rule before each section.
+# ``//--------------------- .text.name ----`` rule before each section:
+#   Function:copy_rows
+#           Function : copy_rows
+#       code for sm_80
+#   Fatbin elf code:
+#       //--------------------- .text.copy_rows --------------------------
 _SASS_FUNCTION = re.compile(r"\s*(?:Function\s*:|code for sm_|Fatbin \w+ code:|//-{4,} \.)")
 
 
