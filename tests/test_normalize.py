@@ -275,7 +275,7 @@ def test_dialects_of_stage_names() -> None:
     assert [dialect_of(s) for s in ("ttir", "ttgir", "llir", "ptx", "sass")] == ["mlir", "mlir", "llir", "ptx", "sass"]
     assert (dialect_of("source"), dialect_of("python"), dialect_of("nonsense")) == ("mlir", "text", "text")
     assert dialect_normalizer("mlir") is normalize_mlir and dialect_normalizer("llir") is normalize_llir
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="text"):
         dialect_normalizer("text")
 
 
@@ -291,6 +291,14 @@ def test_stage_fields_per_dialect() -> None:
     assert raw.lines == raw.shapes == ["x = 1  ", "\ty"] and raw.raw_line == [1, 2] and raw.regions == []
     assert normalize("ttir", "module {  \n}", raw=True).lines == ["module {  ", "}"]  # raw: no dialect at all
     assert normalize("python", 12345).lines == ["12345"]  # type: ignore[arg-type]
+    # Raw mode still cuts a python stage to its line range; every stage keeps its name and its whole raw text.
+    cut = normalize("python", "a\nb  \nc\n", raw=True, line_range=(2, 3))
+    assert (cut.stage, cut.raw, cut.lines, cut.raw_line) == ("python", "a\nb  \nc\n", ["b  ", "c"], [2, 3])
+    assert normalize("python", "a\n").stage == "python" and normalize("llvm_debug", "a\n").stage == "llvm_debug"
+    ptx = normalize(
+        "ptx", ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tmov.u32 %r1, %tid.x;\n\tret;\n}\n", "k"
+    )
+    assert ptx.stage == "ptx" and ptx.lines[0] == ".visible .entry KERNEL(" and not ptx.fallback
 
 
 def test_a_failing_normalizer_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -313,6 +321,20 @@ def test_a_failing_normalizer_falls_back(monkeypatch: pytest.MonkeyPatch) -> Non
 
     def fails(out, raw_lines, kernel_name):  # type: ignore[no-untyped-def]
         raise ValueError("normalizer failed")
+
+    # PTX: a failing fast path hands the text to the builders (same result); a string on a kept line (the loop
+    # pragma) makes the fast path decline, and the builders normalize it.
+    from irdiff.normalize import ptx
+
+    ptx_text = '.visible .entry k(\n)\n{\n\tmov.u32 %r1, %tid.x;\n$L__BB0_1:\n\t.pragma "nounroll";\n\tret;\n}\n'
+    ptx_good = normalize("ptx", ptx_text, "k")
+    assert ptx_good.lines[5:7] == ['\t.pragma "nounroll";', "\tret;"] and ptx_good.symbols[3] == ("%r0",)
+
+    def fast_fails(*args):  # type: ignore[no-untyped-def]
+        raise ValueError("fast path failed")
+
+    monkeypatch.setattr(ptx, "normalize_ptx_fast", fast_fails)
+    assert normalize("ptx", ptx_text, "k") == ptx_good and not ptx_good.fallback
 
     monkeypatch.setattr(mlir, "normalize_mlir", fails)
     bad = normalize("ttir", text)
@@ -339,14 +361,14 @@ def test_rename_without_spans_finds_whole_symbols() -> None:
     the start of ``%10``); a line whose symbol is missing stays as it is."""
     from dataclasses import replace
 
-    lines = ["%10 = arith.addi %1, %1 : i32", "%1 = foo", "  br label %1", "1:", "%2 = bar"]
-    symbols = [("%10", "%1", "%1"), ("%1",), ("%1",), ("%1",), ("%9",)]
+    lines = ["%2 = bar", "%10 = arith.addi %1, %1 : i32", "%1 = foo", "  br label %1", "1:"]
+    symbols = [("%9",), ("%10", "%1", "%1"), ("%1",), ("%1",), ("%1",)]
     ns = NormalizedStage(stage="ttir", lines=lines, shapes=lines, raw_line=[1, 2, 3, 4, 5], columns=None, raw="",
                          symbols=symbols, regions=[])  # fmt: skip
     r = rename(ns, {"%1": "%x", "%9": "%y"})
-    assert r.lines == ["%10 = arith.addi %x, %x : i32", "%x = foo", "  br label %x", "x:", "%2 = bar"]
-    assert r.symbols[0] == ("%10", "%x", "%x") and r.symbol_spans[0] == ((0, 3), (17, 19), (21, 23))
-    assert r.symbols[4] == ("%9",) and r.symbol_spans[4] == ()
+    assert r.lines == ["%2 = bar", "%10 = arith.addi %x, %x : i32", "%x = foo", "  br label %x", "x:"]
+    assert r.symbols[1] == ("%10", "%x", "%x") and r.symbol_spans[1] == ((0, 3), (17, 19), (21, 23))
+    assert r.symbols[0] == ("%9",) and r.symbol_spans[0] == ()  # missing: left alone, the lines after it renamed
     spanned = rename(replace(ns, symbol_spans=r.symbol_spans), {"%x": "%1"})  # spans known: the same result
     assert spanned.lines == [ln.replace("%x", "%1").replace("x:", "1:") for ln in r.lines]
 

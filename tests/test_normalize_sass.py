@@ -177,3 +177,90 @@ def test_nvdisasm_form_functions_labels_and_addresses() -> None:
         Region(6, 7, "block", ".L_x_3 (line 8)", anchor=False, function=False),
         Region(8, 11, "Function:helper", "Function:helper", anchor=True, function=True),
     ]
+
+
+def test_get_sass_call_setup_labels_and_the_kernel_name() -> None:
+    """A call's return address (``MOV R20, 32@lo((kernel + .L_x_3))``, as cuobjdump prints it for ``CALL.REL``):
+    the kernel's own name is replaced, a longer name holding it is not; ``.L_x_`` and ``LBB`` labels share one
+    counter (numbered by first appearance); without a kernel name nothing is replaced."""
+    calls = """\
+Function:copy_rows
+--:-:-:-:1	MOV R20, 32@lo((copy_rows + .L_x_3));
+--:-:-:-:1	MOV R21, 32@hi((copy_rows + .L_x_3));
+--:-:-:Y:5	CALL.REL.NOINC `(copy_rows_helper);
+--:-:-:-:6	@!P0 BRA LBB2;
+LBB1:
+--:-:-:-:5	EXIT;
+LBB2:
+--:-:-:-:1	BRA LBB1;"""
+    lines = [
+        "Function:KERNEL",
+        "MOV R0, 32@lo((KERNEL + .L_x_0));",
+        "MOV R1, 32@hi((KERNEL + .L_x_0));",
+        "CALL.REL.NOINC `(copy_rows_helper);",
+        "@!P0 BRA LBB1;",
+        "LBB2:",
+        "EXIT;",
+        "LBB1:",
+        "BRA LBB2;",
+    ]
+    ns = _both(calls)
+    assert ns.lines == lines and ns.shapes[1] == "MOV R_, 32@lo((KERNEL + L_));" and ns.symbols[4] == ("P0", "LBB1")
+    assert ns.regions == [
+        Region(0, 8, "Function:KERNEL", "Function:KERNEL", anchor=True, function=True),
+        Region(5, 6, "block", "LBB1 (line 6)", anchor=False, function=False),
+        Region(7, 8, "block", "LBB2 (line 8)", anchor=False, function=False),
+    ]
+    assert _both(calls, None).lines == [ln.replace("KERNEL", "copy_rows") for ln in lines]
+
+
+def test_raw_form_branch_targets_and_call_addresses() -> None:
+    """Two branch targets (one a uniform ``BRA.U``) become ``LBB0``, ``LBB1`` in order of first reference, each
+    opening a block on its target's line; call addresses are numbered apart (``ADDR0``, ``ADDR1``)."""
+    raw = """\
+        /*0000*/                   IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28] ;           /* 0x00000a00ff017624 */
+                                                                                     /* 0x000fe400078e00ff */
+        /*0010*/              @!UP0 BRA.U 0x40 ;                                     /* 0x0000000109007547 */
+                                                                                     /* 0x000fea000b800000 */
+        /*0020*/                   CALL.REL.NOINC 0x60 ;                             /* 0x0000003000007944 */
+                                                                                     /* 0x000fea0003c00000 */
+        /*0030*/                   CALL.REL.NOINC 0x70 ;                             /* 0x0000003000007944 */
+                                                                                     /* 0x000fea0003c00000 */
+        /*0040*/              @!P0 BRA 0x50 ;                                        /* 0x0000000000008947 */
+                                                                                     /* 0x000fea0003800000 */
+        /*0050*/                   EXIT ;                                            /* 0x000000000000794d */
+                                                                                     /* 0x000fea0003800000 */
+"""
+    ns = _both(raw)
+    assert ns.lines == [
+        "IMAD.MOV.U32 R0, RZ, RZ, c[0x0][0x28];",
+        "@!UP0 BRA.U LBB0;",
+        "CALL.REL.NOINC ADDR0;",
+        "CALL.REL.NOINC ADDR1;",
+        "LBB0:",
+        "@!P0 BRA LBB1;",
+        "LBB1:",
+        "EXIT;",
+    ]
+    assert ns.raw_line == [1, 3, 5, 7, 9, 9, 11, 11] and ns.columns is not None and ns.columns[4] == ""
+    assert ns.regions == [
+        Region(4, 5, "block", "LBB0 (line 9)", anchor=False, function=False),
+        Region(6, 7, "block", "LBB1 (line 11)", anchor=False, function=False),
+    ]
+
+
+def test_cut_listings() -> None:
+    """Texts cut from a listing (``irdiff show`` of a range): one starting at an instruction's second encoding
+    word (no instruction to give it to: dropped), one ending at a label (a block of one line), a function header
+    alone (a function of one line)."""
+    tail = _both("\n".join(CUOBJDUMP.splitlines()[5:]))
+    assert tail.lines == ["S2R R0, SR_TID.X;", *LINES[3:]] and tail.columns == COLUMNS[2:] and tail.raw_line[0] == 2
+    head = _both("\n".join(GET_SASS.splitlines()[:8]))
+    assert head.lines == LINES[:8] and head.regions == [
+        Region(0, 7, "Function:KERNEL", "Function:KERNEL", anchor=True, function=True),
+        Region(7, 7, "block", "LBB0 (line 8)", anchor=False, function=False),
+    ]
+    alone = _both("Function:copy_rows\n")
+    assert alone.lines == ["Function:KERNEL"] and alone.regions == [
+        Region(0, 0, "Function:KERNEL", "Function:KERNEL", anchor=True, function=True)
+    ]
