@@ -137,8 +137,9 @@ def test_raw_line_parts() -> None:
 # nvdisasm's form: ``.text.NAME:`` headers, ``.L_x_N`` labels (uses quoted as `` `(.L_x_N) ``), a call to an
 # address; two functions (a noinline helper after the kernel); a ``//##`` comment dropped; an unknown line kept.
 NVDISASM = """\
+        .type           copy_rows,@function
         .text.copy_rows:
-        /*0000*/                   MOV R1, c[0x0][0x28] ;
+        /*0000*/                   MOV R20, 32@lo((copy_rows + .L_x_2)) ;
         /*0010*/                   CALL.REL.NOINC 0x40 ;
         /*0020*/              @!P1 BRA `(.L_x_3) ;
 .L_x_2:
@@ -156,26 +157,27 @@ NVDISASM = """\
 def test_nvdisasm_form_functions_labels_and_addresses() -> None:
     ns = _both(NVDISASM)
     assert ns.lines == [
+        ".type           KERNEL,@function",  # a line of no known kind: kept, the kernel's name replaced
         "Function:KERNEL",
-        "MOV R0, c[0x0][0x28];",
+        "MOV R0, 32@lo((KERNEL + .L_x_0));",  # a call's return address: the kernel's name replaced
         "CALL.REL.NOINC ADDR0;",  # a code address of a branch-like instruction: renamed by first appearance
-        "@!P0 BRA `(.L_x_0);",
-        ".L_x_1:",
-        "EXIT;",
+        "@!P0 BRA `(.L_x_1);",  # labels renamed by first appearance (.L_x_2 was first, in the MOV)
         ".L_x_0:",
-        "BRA `(.L_x_1);",
+        "EXIT;",
+        ".L_x_1:",
+        "BRA `(.L_x_0);",
         "Function:helper",
-        "BSSY B0, `(.L_x_1);",
+        "BSSY B0, `(.L_x_0);",
         ".section .nv.info",
-        "RET.REL.NODEC R1 0x0;",  # RET is not branch-like here: its 0x0 is text
+        "RET.REL.NODEC R0 0x0;",  # RET is not branch-like here: its 0x0 is text; R20 was renamed R0 above
     ]
-    assert ns.shapes[2] == "CALL.REL.NOINC A_;" and ns.symbols[2] == ("ADDR0",)
-    assert ns.shapes[3] == "@!P_ BRA `(L_);" and ns.symbols[9] == ("B0", ".L_x_1")
+    assert ns.shapes[3] == "CALL.REL.NOINC A_;" and ns.symbols[3] == ("ADDR0",)
+    assert ns.shapes[4] == "@!P_ BRA `(L_);" and ns.symbols[10] == ("B0", ".L_x_0")
     assert ns.regions == [
-        Region(0, 7, "Function:KERNEL", "Function:KERNEL", anchor=True, function=True),
-        Region(4, 5, "block", ".L_x_2 (line 5)", anchor=False, function=False),
-        Region(6, 7, "block", ".L_x_3 (line 8)", anchor=False, function=False),
-        Region(8, 11, "Function:helper", "Function:helper", anchor=True, function=True),
+        Region(1, 8, "Function:KERNEL", "Function:KERNEL", anchor=True, function=True),
+        Region(5, 6, "block", ".L_x_2 (line 6)", anchor=False, function=False),
+        Region(7, 8, "block", ".L_x_3 (line 9)", anchor=False, function=False),
+        Region(9, 12, "Function:helper", "Function:helper", anchor=True, function=True),
     ]
 
 
