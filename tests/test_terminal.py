@@ -877,3 +877,22 @@ def test_fitting_chars_counts_columns(text: str, width: int) -> None:
             want = i
             break
     assert _fitting_chars(text, width) == want
+
+
+def test_token_memo_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``TOKENS_MAX_FILES`` entries the least recently written quarter goes; what was just written stays."""
+    from irdiff.render import terminal as T
+
+    monkeypatch.setattr(T, "TOKENS_MAX_FILES", 8)
+    memo = tmp_path / "tokens"
+    memo.mkdir()
+    for k in range(8):
+        (memo / f"{k:064x}.json.z").write_bytes(b"x")
+        os.utime(memo / f"{k:064x}.json.z", ns=(10**18 + k, 10**18 + k))
+    (memo / "notes.txt").write_text("not an entry")
+    lines = _ttgir_lines(tmp_path)
+    T._lex_lines("ttgir", lines, range(5), str(memo))  # a ninth entry, written now
+    left = sorted(p.name for p in memo.iterdir())
+    assert len(left) == 7 and "notes.txt" in left  # 9 entries -> 6
+    assert f"{0:064x}.json.z" not in left and f"{7:064x}.json.z" in left
+    assert T._lex_lines("ttgir", lines, range(5), str(memo)) == T._lex_lines("ttgir", lines, range(5))

@@ -625,7 +625,27 @@ def _write_tokens(memo: str, key: str, seen: list[tuple[int, int, int, _TokenTyp
         os.makedirs(memo, exist_ok=True)
         atomic_write(Path(memo) / f"{key}.json.z", zlib.compress(json.dumps(data).encode(), 1))
     except OSError:
-        pass
+        return
+    _prune_tokens(memo)
+
+
+TOKENS_MAX_FILES = 4096  # the token memo's bound (entries are ~0.2-10 kB: a few MB at most)
+
+
+def _prune_tokens(memo: str) -> None:
+    """Above :data:`TOKENS_MAX_FILES` entries, remove the least recently written quarter (best effort)."""
+    try:
+        names = [n for n in os.listdir(memo) if n.endswith(".json.z")]
+        if len(names) <= TOKENS_MAX_FILES:
+            return
+        dated = sorted((os.stat(os.path.join(memo, n)).st_mtime_ns, n) for n in names)
+    except OSError:
+        return
+    for _, n in dated[: len(names) - TOKENS_MAX_FILES * 3 // 4]:
+        try:
+            os.unlink(os.path.join(memo, n))
+        except OSError:
+            pass
 
 
 def _line_segments(
