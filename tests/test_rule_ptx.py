@@ -83,6 +83,7 @@ def test_async_copies_and_warps(facts: dict[str, VariantFacts]) -> None:
     (m,) = rule_ptx_mma(make_context(w8, w4))
     assert (m.id, m.severity, m.stage, m.predicts) == ("ptx.mma", "minor", "ptx", None)
     assert m.title == m.explanation == "Matrix instructions: `mma.sync` 8 vs 16."
+    assert all(e.stage == "ptx" and e.line == facts[e.variant].first_lines["ptx"]["mma.sync"].line for e in m.evidence)
     assert [(e.variant, e.text.split()[0], e.text.split("(")[-1]) for e in m.evidence] == [
         ("dot3w8_86", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "8× mma.sync)"),
         ("dot3_86", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "16× mma.sync)"),
@@ -171,3 +172,32 @@ def test_width_note() -> None:
         _width_note(["ld.global.nc.L1::evict_last.b64"])
         == "`ld.global.nc.L1::evict_last.b64` moves 8 bytes per thread and instruction."
     )
+
+
+def test_missing_counts_and_caps(facts: dict[str, VariantFacts]) -> None:
+    d, w8 = facts["dns"], facts["dot3w8_86"]
+    # an opcode a record does not list counts as 0, in either position: no finding for 0 vs absent
+    ptx = {k: v for k, v in d.counts["ptx"].items() if k != "ld.global.b16"}
+    assert d.counts["ptx"]["ld.global.b16"] == 0
+    no_key = dataclasses.replace(d, name="no_key", counts={**d.counts, "ptx": ptx})
+    assert rule_ptx_memory(make_context(no_key, d)) == [] and rule_ptx_memory(make_context(d, no_key)) == []
+    # a variant without PTX counts or first lines: the other side's instructions, with its evidence only
+    no_ptx = dataclasses.replace(d, name="no_ptx", counts={}, first_lines={})
+    for a, b in ((no_ptx, d), (d, no_ptx)):
+        (f,) = rule_ptx_memory(make_context(a, b))
+        assert {e.variant for e in f.evidence} == {"dns"} and f.predicts == "dns"
+        assert all(e.stage == "ptx" and e.line for e in f.evidence)
+    # at most eight opcodes quoted as evidence, ten in the table, four in the title
+    base = facts["dot3_86"]
+    ref = base.first_lines["ptx"]["ldmatrix"]
+    extra = {f"ld.shared.v{n}.b{w}": 1 for n in (2, 4) for w in (8, 16, 64, 128, 256, 512)}
+    many = dataclasses.replace(
+        base,
+        name="many",
+        counts={**base.counts, "ptx": {**base.counts["ptx"], **extra}},
+        first_lines={**base.first_lines, "ptx": {**base.first_lines["ptx"], **dict.fromkeys(extra, ref)}},
+    )
+    (g,) = rule_ptx_memory(make_context(many, base))
+    assert len(g.evidence) == 8 and g.explanation.count(" vs 0") == 10
+    assert len(g.title.split(": ", 1)[1].split(", ")) == 4
+    assert rule_ptx_memory(make_context(w8, w8)) == []
