@@ -21,6 +21,10 @@ from irdiff.diagnose.testing import make_context
 
 SUITES = Path(__file__).parent / "suites"
 SOFT = "64-bit division and remainder have no hardware instruction (ptxas calls a software routine)"
+REMEDY_I64 = (
+    "keep the program id and offsets in int32 when every index fits below 2^31; widen only the final offset (or the "
+    "base pointer) to int64 if a tensor exceeds 2^31 elements"
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +58,7 @@ def test_widened_row_index_both_orders(facts: dict[str, VariantFacts]) -> None:
         assert SOFT not in f.explanation and "`//`" not in f.explanation
         assert [(e.variant, e.stage) for e in f.evidence] == [("row64", "ttir"), ("row64", "python")]
         assert "arith.extsi" in f.evidence[0].text and ".to(tl.int64)" in f.evidence[1].text
-        assert f.remedy and "int32" in f.remedy
+        assert f.remedy == REMEDY_I64
     # no 64-bit division anywhere: no divrem finding
     assert both(rule_divrem64, f64, f32) == ([], [])
 
@@ -67,11 +71,17 @@ def test_split_in_64_bits_that_llvm_narrows(facts: dict[str, VariantFacts]) -> N
     for (f,) in both(rule_i64, fs, f64):
         assert f.predicts == "row64split" and f"({fs.i64_ops} i64 ops vs {f64.i64_ops})" in f.title
         assert (
-            "everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit" in f.explanation
-        )
+            f"(line {fs.i64_first_python.line}); everything derived from it (offsets, the `//` and `%` that split a "  # type: ignore[union-attr]
+            "flat index) is 64-bit. 64-bit integer multiply/add take two 32-bit instructions each and every index"
+        ) in f.explanation
         assert SOFT not in f.explanation
         # the narrow variant's first 64-bit value is evidence too, on its own side
-        assert [e.variant for e in f.evidence] == ["row64split", "row64split", "row64"]
+        assert [(e.variant, e.stage) for e in f.evidence] == [
+            ("row64split", "ttir"),
+            ("row64split", "python"),
+            ("row64", "ttir"),
+        ]
+        assert f.evidence[2].line == f64.i64_first.line  # type: ignore[union-attr]
     for other in (f32, f64):
         for (d,) in both(rule_divrem64, fs, other):
             assert (d.id, d.severity, d.predicts, d.stage) == ("ttir.divrem-64", "info", None, "ttir")
@@ -107,7 +117,8 @@ def test_flat_split_with_software_division_both_orders(facts: dict[str, VariantF
     n64 = fw.counts["ptx"]["div.s64"] + fw.counts["ptx"].get("rem.s64", 0)
     assert n64 > 0
     for (f,) in both(rule_i64, fw, fn):
-        assert f.predicts == "i64" and SOFT in f.explanation and "`//` and `%`" in f.explanation
+        assert f.predicts == "i64" and "`//` and `%`" in f.explanation
+        assert f"instructions each, {SOFT}, and every index needs two registers." in f.explanation
     for (d,) in both(rule_divrem64, fw, fn):
         assert (d.severity, d.predicts) == ("major", "i64")
         assert d.title == f"64-bit division/remainder in `i64` ({n64} `div.s64`/`rem.s64` in PTX)"
@@ -126,6 +137,28 @@ def test_flat_split_with_software_division_both_orders(facts: dict[str, VariantF
             ptx_n and ptx_n[0].startswith("div.s32") and ptx_n[0].endswith(f"({fn.counts['ptx']['div.s32']}× div.s32)")
         )
         assert len([e for e in d.evidence if e.stage == "ttir"]) == min(4, len(fw.divrem64_ttir))
+        assert {e.variant for e in d.evidence if e.stage == "ttir"} == {"i64"}
+    # every 64-bit opcode is quoted with its count (signed and unsigned division and remainder)
+    ref = fw.first_lines["ptx"]["div.s64"]
+    ops = ("div.s64", "rem.s64", "div.u64", "rem.u64")
+    all4 = dataclasses.replace(
+        fw,
+        name="all4",
+        counts={**fw.counts, "ptx": {**fw.counts["ptx"], **{k: i + 1 for i, k in enumerate(ops)}}},
+        first_lines={**fw.first_lines, "ptx": {**fw.first_lines["ptx"], **dict.fromkeys(ops, ref)}},
+    )
+    (d,) = rule_divrem64(make_context(all4, fn))
+    assert [e.text.rsplit("(", 1)[1] for e in d.evidence if e.variant == "all4" and e.stage == "ptx"] == [
+        "1× div.s64)",
+        "2× rem.s64)",
+        "3× div.u64)",
+        "4× rem.u64)",
+    ]
+    assert d.title == "64-bit division/remainder in `all4` (10 `div.s64`/`rem.s64` in PTX)"
+    # at most four TTIR lines; without first PTX lines, the TTIR lines alone
+    many = dataclasses.replace(fw, name="many", divrem64_ttir=fw.divrem64_ttir * 3, first_lines={})
+    (d,) = rule_divrem64(make_context(many, fn))
+    assert [e.stage for e in d.evidence if e.variant == "many"] == ["ttir"] * 4 and d.severity == "major"
 
 
 def test_thresholds_and_missing_facts(facts: dict[str, VariantFacts]) -> None:
@@ -158,6 +191,9 @@ def test_thresholds_and_missing_facts(facts: dict[str, VariantFacts]) -> None:
     anon = dataclasses.replace(f64, name="anon", i64_first=dataclasses.replace(f64.i64_first, text="%c5 i64"))  # type: ignore[type-var]
     (k,) = rule_i64(make_context(anon, f32))
     assert "The first 64-bit value is a value, from" in k.explanation
+    # a single 64-bit division in the PTX is a software routine too
+    one_div = dataclasses.replace(facts["row64split"], name="one_div", counts={"ptx": {"div.s64": 1}})
+    assert SOFT in rule_i64(make_context(one_div, f32))[0].explanation
     # without PTX counts, the TTIR division decides: the software-routine sentence and a major divrem finding
     fs = facts["row64split"]
     noptx = dataclasses.replace(fs, name="noptx", counts={k: v for k, v in fs.counts.items() if k != "ptx"})
