@@ -138,6 +138,11 @@ def test_predictions(facts: dict[str, VariantFacts]) -> None:
     tma = with_ptx("tma", cp_async_bulk_tensor=2, cp_async_16B=0)
     for a, b in ((tma, base), (base, tma)):
         assert rule_ptx_memory(make_context(a, b))[0].predicts is None
+    # TMA on both sides: fewer bulk tensor copies predict the slower side
+    tma4 = with_ptx("tma4", cp_async_bulk_tensor=4)
+    tma2 = with_ptx("tma2", cp_async_bulk_tensor=2)
+    for a, b in ((tma4, tma2), (tma2, tma4)):
+        assert rule_ptx_memory(make_context(a, b))[0].predicts == "tma2"
     # synchronous global accesses: a difference above 20 % predicts the side with more
     st = base.counts["ptx"]["st.global.v4.b32"]
     assert st == 4
@@ -190,7 +195,7 @@ def test_missing_counts_and_caps(facts: dict[str, VariantFacts]) -> None:
     # at most eight opcodes quoted as evidence, ten in the table, four in the title
     base = facts["dot3_86"]
     ref = base.first_lines["ptx"]["ldmatrix"]
-    extra = {f"ld.shared.v{n}.b{w}": 1 for n in (2, 4) for w in (8, 16, 64, 128, 256, 512)}
+    extra = {f"ld.global.v{n}.b{w}": 1 for n in (2, 4) for w in (8, 16, 64, 128, 256, 512)}
     many = dataclasses.replace(
         base,
         name="many",
@@ -200,4 +205,5 @@ def test_missing_counts_and_caps(facts: dict[str, VariantFacts]) -> None:
     (g,) = rule_ptx_memory(make_context(many, base))
     assert len(g.evidence) == 8 and g.explanation.count(" vs 0") == 10
     assert len(g.title.split(": ", 1)[1].split(", ")) == 4
+    assert g.explanation.count("ld.global.v") == 20  # ten in the table, the same ten in the width note
     assert rule_ptx_memory(make_context(w8, w8)) == []
