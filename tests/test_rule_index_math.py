@@ -120,7 +120,16 @@ def test_flat_split_with_software_division_both_orders(facts: dict[str, VariantF
         assert f.predicts == "i64" and "`//` and `%`" in f.explanation
         assert f"instructions each, {SOFT}, and every index needs two registers." in f.explanation
     for (d,) in both(rule_divrem64, fw, fn):
-        assert (d.severity, d.predicts) == ("major", "i64")
+        assert (d.id, d.stage, d.severity, d.predicts) == ("ttir.divrem-64", "ttir", "major", "i64")
+        assert d.explanation.endswith(
+            "GPUs have no 64-bit integer divider: ptxas expands each into a call to a division subroutine of dozens "
+            "of instructions, where a 32-bit division by a value is a short inline sequence."
+        )
+        assert d.remedy == (
+            "compute the index split (`//`, `%`) in int32, e.g. keep `tl.program_id` and `tl.arange` in int32"
+        )
+        narrow_ev = [e for e in d.evidence if e.variant == "i32"]
+        assert [(e.stage, e.line) for e in narrow_ev] == [("ptx", fn.first_lines["ptx"]["div.s32"].line)]
         assert d.title == f"64-bit division/remainder in `i64` ({n64} `div.s64`/`rem.s64` in PTX)"
         assert (
             f"`i64` divides 64-bit integers: {len(fw.divrem64_ttir)} `arith.divsi`/`arith.remsi` on `i64` in TTIR, "
@@ -138,6 +147,18 @@ def test_flat_split_with_software_division_both_orders(facts: dict[str, VariantF
         )
         assert len([e for e in d.evidence if e.stage == "ttir"]) == min(4, len(fw.divrem64_ttir))
         assert {e.variant for e in d.evidence if e.stage == "ttir"} == {"i64"}
+    # the narrow side's 32-bit remainder is quoted too; a narrow side without first PTX lines quotes nothing
+    ref32 = fn.first_lines["ptx"]["div.s32"]
+    rem = dataclasses.replace(
+        fn,
+        name="rem",
+        counts={**fn.counts, "ptx": {**fn.counts["ptx"], "rem.s32": 3}},
+        first_lines={**fn.first_lines, "ptx": {**fn.first_lines["ptx"], "rem.s32": ref32}},
+    )
+    (d,) = rule_divrem64(make_context(fw, rem))
+    assert [e.text.rsplit("(", 1)[1] for e in d.evidence if e.variant == "rem"][-1] == "3× rem.s32)"
+    (d,) = rule_divrem64(make_context(fw, dataclasses.replace(fn, name="bare32", first_lines={})))
+    assert [e for e in d.evidence if e.variant == "bare32"] == []
     # every 64-bit opcode is quoted with its count (signed and unsigned division and remainder)
     ref = fw.first_lines["ptx"]["div.s64"]
     ops = ("div.s64", "rem.s64", "div.u64", "rem.u64")
