@@ -151,6 +151,7 @@ def test_predictions(facts: dict[str, VariantFacts]) -> None:
     assert [f.predicts for f in rule_ptx_memory(make_context(more, base))] == ["more"]
     five = with_ptx("five", st_global_v4_b32=5)  # 5 vs 4: 20 % of the larger count, not above
     assert [f.predicts for f in rule_ptx_memory(make_context(five, base))] == [None]
+    assert [f.predicts for f in rule_ptx_memory(make_context(base, five))] == [None]
     one = dataclasses.replace(base, name="one", counts={"ptx": {"st.global.b32": 1}})
     none = dataclasses.replace(base, name="none", counts={"ptx": {"st.global.b32": 0}})
     (f,) = rule_ptx_memory(make_context(one, none))
@@ -191,6 +192,8 @@ def test_missing_counts_and_caps(facts: dict[str, VariantFacts]) -> None:
     for a, b in ((no_ptx, d), (d, no_ptx)):
         (f,) = rule_ptx_memory(make_context(a, b))
         assert {e.variant for e in f.evidence} == {"dns"} and f.predicts == "dns"
+        x, y = ("0", "16") if a is no_ptx else ("16", "0")
+        assert f"ld.global.b32 {x}/{y}" in f.title and f"`ld.global.b32` {x} vs {y};" in f.explanation
         assert all(e.stage == "ptx" and e.line for e in f.evidence)
     # at most eight opcodes quoted as evidence, ten in the table, four in the title
     base = facts["dot3_86"]
