@@ -45,7 +45,10 @@ def test_widened_row_index_both_orders(facts: dict[str, VariantFacts]) -> None:
     assert f64.i64_ops > 2 and f32.i64_ops == 0
     for (f,) in both(rule_i64, f64, f32):
         assert (f.id, f.severity, f.stage, f.predicts) == ("ttir.i64-index-math", "major", "ttir", "row64")
-        assert f.title == f"Index arithmetic is 64-bit in `row64` ({f64.i64_ops} i64 ops vs 0)"
+        assert f.title == (
+            f"Index arithmetic in i64 in `row64` vs i32 in `row32` ({f64.i64_ops} vs 0 TTIR values of type i64, the "
+            f"first from `{f64.i64_first_python.text}`)"  # type: ignore[union-attr]
+        )
         assert f.explanation.startswith(f"`row64` computes {f64.i64_ops} TTIR values as `i64` where `row32` has 0.")
         assert (
             f"The first 64-bit value is `row` (`arith.extsi`, TTIR line {f64.i64_first.line}), from "  # type: ignore[union-attr]
@@ -69,7 +72,9 @@ def test_split_in_64_bits_that_llvm_narrows(facts: dict[str, VariantFacts]) -> N
     fs, f32, f64 = facts["row64split"], facts["row32"], facts["row64"]
     assert len(fs.divrem64_ttir) == 2 and fs.counts["ptx"].get("div.s64", 0) == 0
     for (f,) in both(rule_i64, fs, f64):
-        assert f.predicts == "row64split" and f"({fs.i64_ops} i64 ops vs {f64.i64_ops})" in f.title
+        assert f.predicts == "row64split" and f.title.startswith(
+            f"More index arithmetic in i64 in `row64split` than in `row64` ({fs.i64_ops} vs {f64.i64_ops} TTIR values"
+        )
         assert (
             f"(line {fs.i64_first_python.line}); everything derived from it (offsets, the `//` and `%` that split a "  # type: ignore[union-attr]
             "flat index) is 64-bit. 64-bit integer multiply/add take two 32-bit instructions each and every index"

@@ -741,6 +741,65 @@ def _order(findings: list[Finding], roots: set[str], unexplained: set[str]) -> l
     return [f for f in ordered if f.id != "time.measured"] + tm
 
 
+def _spec_words(name: str, a: str, b: str, va: VariantResult, vb: VariantResult) -> str | None:
+    """How the JIT specialized parameter ``name`` differently in ``a`` and ``b`` (stage 0), in field terms:
+    ``"`stride_ak` is a runtime i32 in `a`, the constant 1 in `b`"``, ``"`n` has no divisibility-16 in `a` (16 in
+    `b`)"``, ``"`x` is i64 in `a`, i32 in `b`"``; ``""`` when it is specialized alike; None when a side lacks it."""
+    sa = next((s for s in va.specialization if s.name == name), None)
+    sb = next((s for s in vb.specialization if s.name == name), None)
+    if sa is None or sb is None:
+        return None
+    if sa.constexpr != sb.constexpr:
+        x = f"the constant {sa.constexpr}" if sa.constexpr is not None else f"a runtime {sa.type}"
+        y = f"the constant {sb.constexpr}" if sb.constexpr is not None else f"a runtime {sb.type}"
+        return f"`{name}` is {x} in `{a}`, {y} in `{b}`"
+    if sa.type != sb.type:
+        return f"`{name}` is {sa.type} in `{a}`, {sb.type} in `{b}`"
+    if sa.divisibility != sb.divisibility:
+        lost, kept, div = (a, b, sb.divisibility) if not sa.divisibility else (b, a, sa.divisibility)
+        if sa.divisibility and sb.divisibility:
+            return f"`{name}` has divisibility {sa.divisibility} in `{a}`, {sb.divisibility} in `{b}`"
+        return f"`{name}` has no divisibility-{div} in `{lost}` ({div} in `{kept}`)"
+    return ""
+
+
+def _annotation_words(cs: list[SourceChange], a: str, b: str, va: VariantResult, vb: VariantResult) -> str | None:
+    """A ``source.annotation`` title in field terms: which parameters are annotated on which side, and what that does
+    to the JIT's specialization of each (stage 0: type, divisibility-16, constant). None when a change is not a
+    parameter annotation (a default, a decorator): the generic title is used."""
+    if not cs or any(not c.name.isidentifier() or c.summary.startswith(("default of", "decorator")) for c in cs):
+        return None
+    spec = {c.name: _spec_words(c.name, a, b, va, vb) for c in cs}
+    groups: dict[str, list[str]] = {}
+    if all(c.old and not c.new for c in cs):
+        side = f"only in `{a}`"
+        for c in cs:
+            groups.setdefault(f"`{c.old}`", []).append(c.name)
+    elif all(c.new and not c.old for c in cs):
+        side = f"only in `{b}`"
+        for c in cs:
+            groups.setdefault(f"`{c.new}`", []).append(c.name)
+    else:
+        side = f"that differ between `{a}` and `{b}`"
+        for c in cs:
+            groups.setdefault(f"`{c.old or '—'}` vs `{c.new or '—'}`", []).append(c.name)
+
+    def names(ns: list[str]) -> str:
+        return ", ".join(f"`{x}`" for x in ns[:3]) + (f" and {len(ns) - 3} more" if len(ns) > 3 else "")
+
+    n = len(cs)
+    listed = "; ".join(f"{names(ns)}: {ann}" for ann, ns in groups.items())
+    what = f"{n} parameter annotation{'s' if n > 1 else ''} {side} ({listed})"
+    differ = [w for w in spec.values() if w]
+    if not differ:
+        unknown = any(w is None for w in spec.values())
+        pron = "them" if n > 1 else "it"
+        return what + (
+            "" if unknown else f": the JIT specializes {pron} alike in both (same type, divisibility, constant)"
+        )
+    return what + ": " + "; ".join(differ[:2]) + (f"; … {len(differ) - 2} more" if len(differ) > 2 else "")
+
+
 def _source_finding(kind: str, cs: list[SourceChange], a: str, b: str, va: VariantResult, vb: VariantResult) -> Finding:
     # a change that involves a Triton call (``tl.trans(bt)`` for ``b``) names the edit better than the index
     # arithmetic beside it: it comes first (stable otherwise: source order)
@@ -756,6 +815,10 @@ def _source_finding(kind: str, cs: list[SourceChange], a: str, b: str, va: Varia
         where.append(f"line {la if la is not None else '—'} of `{a}`, line {lb if lb is not None else '—'} of `{b}`")
     fn = f" in the called `@triton.jit` function `{c0.function}`" if c0.function and c0.function != va.kernel else ""
     title = f"Source: {head}{fn}" + (f" ({where[0]})" if where else "")
+    if kind == "annotation" and not fn:
+        said = _annotation_words(cs, a, b, va, vb)
+        if said:
+            title = f"Source: {said}" + (f" ({where[0]})" if where else "")
     ev: list[Evidence] = []
     for c in cs[:8]:
         if c.line_a is not None:

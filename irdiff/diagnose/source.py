@@ -806,16 +806,13 @@ class _Cmp:
                 self.rename_pairs(x, y)
             return
         # a call wrapped around (or unwrapped from) the same expression
-        path = _wrap_path(y, x, self.kb, self.ka)
+        path, method = _wrap_path(y, x, self.kb, self.ka)
         if path:
             for call in path:
                 fname = _dotted(call.func) or _src(call.func)
-                extra = [_src(a) for a in call.args[1:]] + [f"{k.arg}={_src(k.value)}" for k in call.keywords]
                 self.add(
                     "call-added",
-                    f"`{{B}}` wraps `{_src(x)}` in `{fname}`"
-                    + (f" (with {', '.join(extra)})" if extra else "")
-                    + ", `{A}` does not",
+                    _wrap_words(call, x, "{B}", "{A}", method),
                     x,
                     call,
                     name=fname,
@@ -823,13 +820,13 @@ class _Cmp:
                     old=_src(x),
                 )
             return
-        path = _wrap_path(x, y, self.ka, self.kb)
+        path, method = _wrap_path(x, y, self.ka, self.kb)
         if path:
             for call in path:
                 fname = _dotted(call.func) or _src(call.func)
                 self.add(
                     "call-removed",
-                    f"`{{A}}` wraps `{_src(y)}` in `{fname}`, `{{B}}` does not",
+                    _wrap_words(call, y, "{A}", "{B}", method),
                     call,
                     y,
                     name=fname,
@@ -1038,12 +1035,29 @@ def _with_line(s: _Stmt) -> _Line:
     return _Line(s.line)
 
 
+def _wrap_words(call: ast.Call, inner: ast.AST, side: str, other: str, method: bool) -> str:
+    """How ``side`` wraps ``inner`` in ``call`` and ``other`` does not, in the kernel author's terms: a method applied
+    to the expression (``x.to(tl.int64)``: "applies `.to(tl.int64)` to `x`"), or a function around it
+    (``tl.multiple_of(x, 16)``: "wraps `x` in `tl.multiple_of` (with 16)")."""
+    func = call.func
+    if method and isinstance(func, ast.Attribute):
+        args = ", ".join([_src(a) for a in call.args] + [f"{k.arg}={_src(k.value)}" for k in call.keywords])
+        return f"`{side}` applies `.{func.attr}({args})` to `{_src(inner)}`, `{other}` does not"
+    fname = _dotted(func) or _src(func)
+    extra = [_src(a) for a in call.args[1:]] + [f"{k.arg}={_src(k.value)}" for k in call.keywords]
+    return (
+        f"`{side}` wraps `{_src(inner)}` in `{fname}`"
+        + (f" (with {', '.join(extra)})" if extra else "")
+        + (f", `{other}` does not")
+    )
+
+
 def _wrap_path(
     outer: ast.AST, inner: ast.AST, key_outer: Callable[[ast.AST], str], key_inner: Callable[[ast.AST], str]
-) -> list[ast.Call]:
+) -> tuple[list[ast.Call], bool]:
     """The calls of ``outer`` (outermost first) that wrap an expression equal to ``inner`` (compared through the
-    keys, which map renamed locals), following each call's first argument; empty when ``outer`` does not wrap
-    ``inner``."""
+    keys, which map renamed locals), following each call's first argument, or else each method call's object
+    (``x.to(tl.int64)``: then the flag is True); empty when ``outer`` does not wrap ``inner``."""
     target = key_inner(inner)
     path: list[ast.Call] = []
     node = outer
@@ -1051,7 +1065,7 @@ def _wrap_path(
         path.append(node)
         node = node.args[0]
         if key_outer(node) == target:
-            return path
+            return path, False
     # method-style wrapper: x.to(tl.int64)
     node = outer
     path = []
@@ -1059,8 +1073,8 @@ def _wrap_path(
         path.append(node)
         node = node.func.value
         if key_outer(node) == target:
-            return path
-    return []
+            return path, True
+    return [], False
 
 
 def diff_functions(

@@ -10,6 +10,17 @@ from irdiff.diagnose.rules.common import Context, _c, _ev, _stem_of
 from irdiff.diagnose.rules.registry import Emits, rule
 
 
+def _i64_title(wide: str, narrow: str, n_wide: int, n_narrow: int, first: str) -> str:
+    """``Index arithmetic in i64 in `a` vs i32 in `b` (26 vs 0 TTIR values of type i64, the first from `row = …`)``
+    (``More index arithmetic in i64 in `a` than in `b` …`` when both have some): the integer width each side computes
+    its indices in, the counts, and the source line of the first i64 value."""
+    start = f", the first from `{first}`" if first and len(first) <= 60 else ""
+    counts = f"({n_wide} vs {n_narrow} TTIR values of type i64{start})"
+    if n_narrow == 0:
+        return f"Index arithmetic in i64 in `{wide}` vs i32 in `{narrow}` {counts}"
+    return f"More index arithmetic in i64 in `{wide}` than in `{narrow}` {counts}"
+
+
 @rule(
     Emits("ttir.i64-index-math", causes=("spec.param-added", "spec.type-changed")),
     reads=("i64_ops", "i64_first", "i64_first_python", "divrem64_ttir", "counts"),
@@ -61,7 +72,7 @@ def rule_i64(ctx: Context) -> list[Finding]:
         Finding(
             "ttir.i64-index-math",
             "major",
-            f"Index arithmetic is 64-bit in `{wide}` ({fw.i64_ops} i64 ops vs {fn.i64_ops})",
+            _i64_title(wide, narrow, fw.i64_ops, fn.i64_ops, fw.i64_first_python.text if fw.i64_first_python else ""),
             expl,
             ev,
             remedy=(

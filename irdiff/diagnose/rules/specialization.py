@@ -295,7 +295,8 @@ def rule_type_changed(ctx: Context) -> list[Finding]:
         Finding(
             id="spec.type-changed",
             severity="major" if wider else "minor",
-            title=f"{_names([h[0].name for h in hits])} change{'s' if len(hits) == 1 else ''} type",
+            title="; ".join(f"`{x.name}` is {x.type} in `{ctx.a}`, {y.type} in `{ctx.b}`" for x, y in hits[:2])
+            + (f" (and {len(hits) - 2} more)" if len(hits) > 2 else ""),
             explanation=expl,
             evidence=ev,
             stage="spec",
