@@ -248,6 +248,19 @@ def _check_config(ctx: click.Context, param: click.Parameter, value: str | None)
         parse_config_option(value)
     except ValueError as e:
         raise IrdiffError(str(e)) from None
+    keys = [part.partition("=")[0].strip() for part in value.split(",")] if "=" in value else []
+    twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+    if twice is not None:
+        raise IrdiffError(f"--config {value!r}: {twice} is given twice")
+    return value
+
+
+def _check_name(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """``--variant``/``--against``: a name, not an empty string (``--variant ''`` silently meant the default pair)."""
+    for v in value if isinstance(value, tuple) else (value,):
+        if v is not None and not v.strip():
+            opt = param.opts[0] if param.opts else str(param.name)
+            raise IrdiffError(f"{opt} {v!r}: give a variant name (irdiff list SUITE shows them)")
     return value
 
 
@@ -424,7 +437,9 @@ def list_cmd(suites: tuple[str, ...]) -> None:
 
 @cli.command("compile")
 @click.argument("suite")
-@click.option("--variant", "variants", multiple=True, help="Variant to compile (repeatable; default: all).")
+@click.option(
+    "--variant", "variants", multiple=True, help="Variant to compile (repeatable; default: all).", callback=_check_name
+)
 @compile_options
 @user_errors
 def compile_cmd(
@@ -594,6 +609,27 @@ def default_hunk_stages() -> tuple[str, ...]:
     return tuple(s.name for s in stages.text_stages() if s.shown_by_default)
 
 
+def _say_chosen_pair(command: str, path: str, bundle: Any, variant: str | None, against: str | None, a: str,
+                     b: str) -> str:  # fmt: skip
+    """For one bundle whose pair the user did not name in full: one line on stderr saying which pair ``irdiff
+    COMMAND`` shows, how it was chosen and what else the bundle holds; returns the short label of how
+    (:data:`irdiff.pipeline.PAIR_CHOICES`), ``""`` when the user named both sides."""
+    from irdiff.pipeline import PAIR_CHOICES, bundle_pair
+    from irdiff.textsafe import clean
+
+    how = bundle_pair(bundle, variant, against)[2]
+    if not how:
+        return ""
+    sentence, label = PAIR_CHOICES[how]
+    n = len(bundle.variants)
+    held = f" (it holds {n}: {', '.join(bundle.variants)})" if n > 2 else ""
+    click.echo(
+        clean(f"irdiff {command}: {path}: {a} (-) vs {b} (+), {sentence}{held}; choose with --variant/--against"),
+        err=True,
+    )
+    return label
+
+
 def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
                      width: int | None, color: str, paging: str, cache: bool = True,
                      sides: tuple[str, str] | None = None, title: str | None = None,
@@ -744,11 +780,14 @@ def _all_configs_table(bundle: Any, a: str, b: str, config: str | None, width: i
 
 @cli.command("compare")
 @click.argument("suite")
-@click.option("--variant", "variant", default=None, help="Variant to inspect (default: the suite's pair).")
+@click.option(
+    "--variant", "variant", default=None, help="Variant to inspect (default: the suite's pair).", callback=_check_name
+)
 @click.option(
     "--against",
     "against",
     default=None,
+    callback=_check_name,
     help="Variant to compare with (default with an --against-* setting: the same variant).",
 )
 @compile_options
@@ -876,8 +915,14 @@ def compare_cmd(
 @cli.command("diff")
 @click.argument("path_a", metavar="BUNDLE_OR_VARIANT_DIR", type=click.Path())
 @click.argument("path_b", metavar="[BUNDLE_OR_VARIANT_DIR]", required=False, type=click.Path())
-@click.option("--variant", "variant", default=None, help="Variant to inspect (in a bundle).")
-@click.option("--against", "against", default=None, help="Variant to compare with (in the second bundle, or the same).")
+@click.option("--variant", "variant", default=None, help="Variant to inspect (in a bundle).", callback=_check_name)
+@click.option(
+    "--against",
+    "against",
+    default=None,
+    help="Variant to compare with (in the second bundle, or the same).",
+    callback=_check_name,
+)
 @click.option(
     "--kernel", "kernel", default=None, metavar="REGEX", help="Two captures: only pairs whose kernel matches."
 )
@@ -943,19 +988,7 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
 
     bundle, a, b = load_pair(path_a, path_b, variant, against)
     if path_b is None:
-        from irdiff.pipeline import PAIR_CHOICES, bundle_pair
-        from irdiff.textsafe import clean
-
-        how = bundle_pair(bundle, variant, against)[2]
-        sentence, label = PAIR_CHOICES.get(how, ("", ""))
-        if how:  # a side the user did not name: say which pair this is
-            held = (
-                f" (it holds {len(bundle.variants)}: {', '.join(bundle.variants)})" if len(bundle.variants) > 2 else ""
-            )
-            click.echo(
-                clean(f"irdiff diff: {path_a}: {a} (-) vs {b} (+), {sentence}{held}; choose with --variant/--against"),
-                err=True,
-            )
+        label = _say_chosen_pair("diff", path_a, bundle, variant, against, a, b)
         sides = ("--variant" if variant else label, "--against" if against else label)
     else:
         sides = (path_a, path_b)
@@ -967,7 +1000,13 @@ def diff_cmd(path_a: str, path_b: str | None, variant: str | None, against: str 
 
 @cli.command("show")
 @click.argument("suite")
-@click.option("--variant", "variant", default=None, help="Variant to show (default: the suite's first of its pair).")
+@click.option(
+    "--variant",
+    "variant",
+    default=None,
+    help="Variant to show (default: the suite's first of its pair).",
+    callback=_check_name,
+)
 @click.option("--stage", "stage", default="ttgir", show_default=True, help="Stage or log (ptx, sass, ptxas, ...).")
 @click.option("--normalized", is_flag=True, help="Show the normalized form the differ compares.")
 @click.option("-n", "--line-numbers", "line_numbers", is_flag=True, help="Number the lines.")
@@ -1016,8 +1055,10 @@ def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line
 
 @cli.command("run")
 @click.argument("suite")
-@click.option("--variant", "variant", default=None, help="Variant to time (default: the suite's pair).")
-@click.option("--against", "against", default=None, help="Variant to time beside it.")
+@click.option(
+    "--variant", "variant", default=None, help="Variant to time (default: the suite's pair).", callback=_check_name
+)
+@click.option("--against", "against", default=None, help="Variant to time beside it.", callback=_check_name)
 @click.option(
     "--shape", "shape", default=None, callback=_check_shape, help="Base problem sizes, e.g. M=4096,N=4096,K=512."
 )
@@ -1150,8 +1191,10 @@ def capture_cmd(output: str, filter_: str | None, target: str | None, launches: 
     "-o", "--output", "output", required=True, metavar="FILE", help="Report file (.html, .md, .json; - = stdout)."
 )
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None, help="Default: from FILE's extension.")
-@click.option("--variant", "variant", default=None, help="Variant to inspect (default: the bundle's pair).")
-@click.option("--against", "against", default=None, help="Variant to compare with.")
+@click.option(
+    "--variant", "variant", default=None, help="Variant to inspect (default: the bundle's pair).", callback=_check_name
+)
+@click.option("--against", "against", default=None, help="Variant to compare with.", callback=_check_name)
 @click.option(
     "--stage", "stage", default=None, metavar="LIST", callback=_check_stages, help="Stages to include (default: all)."
 )
@@ -1175,6 +1218,8 @@ def report_cmd(bundle_dir: str, other_dir: str | None, output: str, fmt: str | N
     outputs = [(format_for(output, fmt or ("html" if output == "-" else None)), output)]
     check_outputs([output], force=force)
     bundle, a, b = load_pair(bundle_dir, other_dir, variant, against)
+    if other_dir is None:
+        _say_chosen_pair("report", bundle_dir, bundle, variant, against, a, b)
     _write_reports(bundle, a, b, stage, context, raw, outputs, force)
 
 
@@ -1209,7 +1254,13 @@ def envs_cmd(prune: bool, prune_all: bool, keep: tuple[str, ...], as_json: bool)
 
 @cli.command("bisect")
 @click.argument("suite")
-@click.option("--variant", "variant", default=None, help="Variant whose fact is tracked (default: the suite's first).")
+@click.option(
+    "--variant",
+    "variant",
+    default=None,
+    help="Variant whose fact is tracked (default: the suite's first).",
+    callback=_check_name,
+)
 @click.option("--good", "good", required=True, metavar="VERSION", help="A release where the fact does not hold.")
 @click.option("--bad", "bad", required=True, metavar="VERSION", help="A later release where it holds.")
 @click.option(
@@ -1223,6 +1274,7 @@ def envs_cmd(prune: bool, prune_all: bool, keep: tuple[str, ...], as_json: bool)
     "--against",
     "against",
     default=None,
+    callback=_check_name,
     help="With finding:ID: the variant diagnosed against (default: the suite's other).",
 )
 @click.option("--pre", is_flag=True, help="Include pre-releases and dev builds the index offers.")

@@ -111,6 +111,14 @@ def test_diff_headers_name_what_the_user_gave(tmp_path: Path) -> None:
     out, err = run_both("diff", str(many), *opts)
     assert header(out) == ("annotated", "unannotated")
     assert "the pair its manifest records (it holds 3: annotated, unannotated, annotated2)" in err, err
+    # irdiff report picks its pair the same way and says so the same way
+    _, err = run_both("report", str(many), "-o", str(tmp_path / "r.md"))
+    assert err.splitlines()[0] == (
+        f"irdiff report: {many}: annotated (-) vs unannotated (+), the pair its manifest records (it holds 3: "
+        "annotated, unannotated, annotated2); choose with --variant/--against"
+    )
+    _, err = run_both("report", str(many), "--variant", "annotated2", "--against", "annotated", "-o", "-")
+    assert "irdiff report:" not in err
 
 
 def test_main_command_labels_the_sides_by_what_was_given(matmul_sm86: Bundle) -> None:

@@ -52,6 +52,17 @@ def run(args: list[str], **env: str) -> tuple[int, str, str]:
         # two different configs for the two sides: named as typed, never a Python None
         (["matmul", "--variant", "annotated@1", "--against", "unannotated@2"], "--variant annotated@1 and --against"),
         (["matmul", "--variant", "annotated@1", "--config", "3"], "--variant annotated@1 and --config 3 name"),
+        # an empty variant name silently meant the default pair; a config key given twice silently took the last
+        (["matmul", "--variant", ""], "--variant '': give a variant name"),
+        (["matmul", "--against", " "], "--against ' ': give a variant name"),
+        (["compile", "matmul", "--variant", "unannotated", "--variant", ""], "--variant '': give a variant name"),
+        (["show", "matmul", "--variant", ""], "--variant '': give a variant name"),
+        (["run", "matmul", "--against", ""], "--against '': give a variant name"),
+        (
+            ["diff", str(ROOT / "tests" / "data" / "bundles" / "matmul-sm86"), "--variant", ""],
+            "--variant '': give a variant name",
+        ),
+        (["matmul", "--config", "BLOCK_SIZE_M=64,num_warps=4,BLOCK_SIZE_M=32"], "BLOCK_SIZE_M is given twice"),
     ],
 )
 def test_bad_option_is_one_line_exit_2(args: list[str], says: str) -> None:
