@@ -221,6 +221,27 @@ def test_llir_inlining_depth_limit_and_odd_records() -> None:
     assert source_map("llir", text, "/src/k.py") == {2: 12}
 
 
+def test_llir_lexical_block_in_another_file() -> None:
+    """Triton 3.9's LLIR (matmul, sm86) scopes a line inlined from ``triton/language/standard.py`` in a
+    ``DILexicalBlockFile`` whose scope is the kernel's subprogram (in the kernel's file) but whose ``file`` is
+    standard.py: the line is standard.py's, so the kernel's line is the call site (``inlinedAt``). A scope the text
+    does not define (a cut text) maps nothing."""
+    text = (
+        "  %13 = add i32 %3, 127, !dbg !15\n"
+        "  %14 = add i32 %3, 1, !dbg !22\n"
+        '!1 = !DIFile(filename: "matmul.py", directory: "/work/src")\n'
+        '!4 = distinct !DISubprogram(name: "k", linkageName: "k", scope: !1, file: !1, line: 73, type: !5, '
+        "scopeLine: 73, spFlags: DISPFlagDefinition | DISPFlagOptimized, unit: !0)\n"
+        "!15 = !DILocation(line: 43, column: 13, scope: !16, inlinedAt: !18)\n"
+        "!16 = distinct !DILexicalBlockFile(scope: !4, file: !17, discriminator: 0)\n"
+        '!17 = !DIFile(filename: "standard.py", directory: "/site/triton/language")\n'
+        "!18 = !DILocation(line: 88, column: 27, scope: !4)\n"
+        "!22 = !DILocation(line: 91, column: 5, scope: !50)\n"
+    )
+    assert source_map("llir", text, "/work/src/matmul.py") == {1: 88}
+    assert source_map("llir", text, "/site/triton/language/standard.py") == {1: 43}
+
+
 def _tool_listing(tool: str, args: list[str], cubin: Path) -> str:
     from irdiff.compile import compat
 
