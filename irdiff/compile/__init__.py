@@ -380,6 +380,9 @@ def _run_worker(req: dict[str, Any], workers: _Workers | None = None, tenv: Trit
     if workers.cancelled.is_set():
         raise Cancelled()
     req_file.unlink(missing_ok=True)
+    from irdiff.compile.worker import finish_pass_dump
+
+    finish_pass_dump(out)  # the worker has exited: Triton's MLIR dump is flushed only at its exit
     try:
         return load_variant_dir(out)
     except BundleError:

@@ -443,6 +443,35 @@ def split_pass_dump(dump: Path, out_dir: Path) -> list[str]:
     return names
 
 
+PASS_DUMP = "passes.raw.mlir"
+
+
+def finish_pass_dump(out: Path) -> None:
+    """Split the ``MLIR_ENABLE_DUMP`` file a finished worker left in ``out`` into ``passes/NNN-<pass>.mlir`` and list
+    them in ``out/variant.json``; the raw dump is removed. Call it only after the worker process has EXITED.
+
+    Triton writes the dump through one function-static ``llvm::raw_fd_ostream`` opened on ``MLIR_DUMP_PATH``
+    (``mlirDumps()`` in ``include/triton/Tools/Sys/GetEnv.hpp``, later ``Dump.hpp``) that is flushed only when it is
+    destroyed at process exit. Read inside the worker, the last snapshot ends at a buffer boundary (its cut point
+    moves with the length of the paths in ``loc(...)``). A dump that is missing, not a regular file or unreadable,
+    or a ``variant.json`` that is not a JSON object, leaves the variant without snapshots (never raises).
+    """
+    dump = out / PASS_DUMP
+    try:
+        if dump.is_symlink() or not dump.is_file():
+            return
+        record = out / "variant.json"
+        data = json.loads(record.read_text())
+        if isinstance(data, dict):
+            data["passes"] = split_pass_dump(dump, out / "passes")
+            record.write_text(json.dumps(data, indent=1, default=str))
+    except (OSError, ValueError):
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            dump.unlink()
+
+
 def compile_variant(req: dict[str, Any]) -> VariantResult:
     """Compile ``req["variant"]`` of ``req["suite"]`` for ``req["target"]`` into ``req["out"]``.
 
@@ -462,7 +491,7 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
     os.environ["TRITON_ENABLE_LLVM_DEBUG"] = "1"
     os.environ["TRITON_LLVM_DEBUG_ONLY"] = LLVM_DEBUG_TYPES
     os.environ["TRITON_DUMP_PTXAS_LOG"] = "1"
-    dump_file = out / "passes.raw.mlir"
+    dump_file = out / PASS_DUMP
     if req.get("passes") and compat.version_tuple(compat.triton_version()) >= (3, 3):  # 3.2: no MLIR_DUMP_PATH
         os.environ["MLIR_ENABLE_DUMP"] = "1"
         os.environ["MLIR_DUMP_PATH"] = str(dump_file)
@@ -562,9 +591,7 @@ def compile_variant(req: dict[str, Any]) -> VariantResult:
     stdout_log.unlink(missing_ok=True)
     stderr_log.unlink(missing_ok=True)
 
-    if req.get("passes") and dump_file.exists():
-        result.passes = split_pass_dump(dump_file, out / "passes")
-        dump_file.unlink()
+    # The MLIR dump is split by the parent once this process has exited (finish_pass_dump): see there.
 
     if compiled is not None:
         save_compiled(compiled, result, out, arch, stdout_text)
