@@ -99,6 +99,7 @@ PTX_KEYS = [
         ["tcgen05.commit"],
     ),
     ("tcgen05.wait::ld.sync.aligned;", ["tcgen05.wait"]),
+    ("tcgen05.fence::before_thread_sync;", ["tcgen05.fence"]),
     ("tcgen05.ld.sync.aligned.32x32b.x128.b32 {%r1}, [%r2];", ["tcgen05.ld"]),
     ("@%p1 atom.global.gpu.acq_rel.add.f32 %r129, [ %rd9 + 0 ], %r130;", ["atom", "atom.add.f32", "atom.acq_rel"]),
     (
@@ -160,6 +161,9 @@ PTX_KEYS = [
     ("div.rn.ftz.f32 %f3, %f1, %f2;", ["div.rn.ftz.f32"]),
     ("div.approx.ftz.f32 %f3, %f1, %f2;", ["div.approx.ftz.f32"]),
     ("div.rn.f64 %fd3, %fd1, %fd2;", ["div.rn.f64", "f64 ops"]),
+    ("div.rz.f32 %f3, %f1, %f2;", ["div.rz.f32"]),
+    ("div.rm.f64 %fd3, %fd1, %fd2;", ["div.rm.f64", "f64 ops"]),
+    ("div.rp.ftz.f32 %f3, %f1, %f2;", ["div.rp.ftz.f32"]),
     ("fma.rn.f32 %f4, %f1, %f2, %f3;", ["fma.f32"]),
     ("fma.rn.ftz.f32 %f4, %f1, %f2, %f3;", ["fma.f32"]),
     ("fma.rn.f32x2 \t%rd70, %rd58, %rd58, %rd60;", ["fma.f32x2"]),
