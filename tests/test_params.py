@@ -249,3 +249,23 @@ def test_unmatched_parameters_and_configuration(roles) -> None:  # type: ignore[
     assert [q.b.name for q in p.pairs if q.how == "added"] == ["BLOCK_SIZE"]
     assert {q.score for q in p.pairs if q.how in ("added", "removed")} == {0.0}
     assert [q.score for q in pair_params(sa, ta, sb, tb).pairs if q.how == "config"] == [1.0]
+
+
+def test_loop_induction_variable_and_load_mask() -> None:
+    """``for k in range(start, stop, step)``: ``k`` is computed from ``start`` and ``step`` (both enter the address
+    through it), ``stop`` only bounds the loop; a parameter used only in a load's mask is a mask bound."""
+    import param_roles_kernels as k
+
+    sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "start": "i32", "stop": "i32", "step": "i32", "lim": "i32",
+           "BLOCK": "constexpr"}  # fmt: skip
+    spec, ttir = _compile(k.roles_d, sig, {"BLOCK": 128})
+    got = {r.name: sorted(r.features) for r in param_roles(spec, ttir)}
+    assert got == {
+        "x_ptr": ["load", "shared"],
+        "y_ptr": ["load", "shared", "store"],
+        "start": ["loop", "offset"],
+        "stop": ["loop"],
+        "step": ["loop", "offset"],
+        "lim": ["mask"],
+        "BLOCK": [],
+    }

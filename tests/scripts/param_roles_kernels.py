@@ -50,3 +50,13 @@ def roles_c(buf, table, unused_ptr, a_ptr, b_ptr, c_ptr, step, lim, thresh, hop,
     tl.store(buf + pid * BLOCK + cols, v + acc + w, mask=v > thresh)  # thresh: a float in a mask
     p = tl.load(table + pid).to(tl.pointer_type(tl.float32))  # an address read from memory ...
     tl.store(p + hop, tl.sum(v, 0))  # ... that hop offsets: no pointer parameter is its base
+
+
+@triton.jit
+def roles_d(x_ptr, y_ptr, start, stop, step, lim, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in range(start, stop, step):  # the induction variable is computed from start and step, not stop
+        acc += tl.load(x_ptr + k + cols)
+    v = tl.load(y_ptr + cols, mask=cols < lim, other=0.0)  # lim: the mask of a load only
+    tl.store(y_ptr + cols, acc + v)
