@@ -163,9 +163,10 @@ def test_linear_rows_read_like_a_list() -> None:
     assert len(rows) == 7 and list(rows) == want and rows == want and rows == rows
     assert rows != want[:6] and rows != [*want[:6], DiffLine("insert", None, 4, None, "t")]
     assert (rows == tuple(want)) is False  # only a list (or rows) compares equal
+    assert rows[0] == want[0] and rows[6] == want[6]
     assert rows[-1] == want[6] and rows[-7] == want[0] and rows[1:4] == want[1:4] and rows[::2] == want[::2]
-    for k in (7, -8):
-        with pytest.raises(IndexError):
+    for k, shown in ((7, "^7$"), (-8, "^-1$")):  # the error names the index (a negative one shifted by len)
+        with pytest.raises(IndexError, match=shown):
             rows[k]
     # a/b lines before each row (inside a run of two too), and past the end every line of each side
     assert [rows.a_before(k) for k in range(8)] == [0, 1, 2, 3, 3, 3, 4, 4]
