@@ -322,6 +322,13 @@ def _summary() -> None:
         " `tests/test_align_pairing.py` (pairing threshold 0.5 → 0.8, a module constant) and `tests/test_planted_bugs.py`"
         " (`loc(` word boundary; occupancy's per-warp register rounding in `irdiff/diagnose/facts.py`).",
         "",
+        "Memoized functions: mutmut's default runner runs the clean test selection in its own process and forks every"
+        " mutant from it, so an `lru_cache` filled by the clean run answers for the mutated function in every mutant"
+        " (its mutants survive without being tested). A selection over a memoized module must clear the memos per"
+        " test (`tests/test_counts.py` clears `irdiff.diagnose.counts.clear_memos()` in an autouse fixture); runs of"
+        " modules with memos made before that (`normalize/llir.py`, `normalize/sass.py`, `normalize/text.py`) may"
+        " list such false survivors.",
+        "",
         "mutmut 3 also never mutates a decorated function: for the rule modules (`irdiff/diagnose/rules/*.py`) the"
         " scratch copy applies the registry's `@rule(...)` after the definition (`f = rule(...)(f)`), so the rule"
         " bodies are mutated (earlier runs of rule modules had no mutants at all). A mutant that times out counts as"

@@ -97,6 +97,9 @@ def test_patience_gap_small_enough_goes_to_the_exact_matcher_at_its_offset() -> 
     assert _valid(x, y, blocks) == 4 and blocks[0] == (0, 0, 1) and blocks[-2] == (5, 5, 1)
     # the same gap above the bound, with nothing unique in it: left unmatched
     assert align._blocks_patience(x, y, EXACT, cells=15) == [(0, 0, 1), (5, 5, 1), (6, 6, 0)]
+    # a gap used up on one side by the common prefix and suffix: no line is matched twice
+    assert align._blocks_patience(["B", "A"], ["B", "B", "A"], EXACT, cells=0) == [(0, 0, 1), (1, 2, 1), (2, 3, 0)]
+    assert align._blocks_patience(["B", "B", "A"], ["B", "A"], EXACT, cells=0) == [(0, 0, 1), (2, 1, 1), (3, 2, 0)]
     # no common line at all
     assert align._blocks_patience(["a", "b"], ["c", "d"], EXACT, cells=0) == [(2, 2, 0)]
 
