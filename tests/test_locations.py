@@ -242,6 +242,19 @@ def test_llir_lexical_block_in_another_file() -> None:
     assert source_map("llir", text, "/site/triton/language/standard.py") == {1: 43}
 
 
+def test_llir_file_name_with_a_colon() -> None:
+    """A kernel file whose name holds a ``:`` (legal on Linux): LLVM prints it quoted in ``DIFile``; the field is
+    split at its first ``:`` (the key's), not inside the quoted name."""
+    text = (
+        "  %5 = add i32 %3, %4, !dbg !12\n"
+        '!1 = !DIFile(filename: "run:2.py", directory: "/work/src")\n'
+        '!4 = distinct !DISubprogram(name: "k", linkageName: "k", scope: !1, file: !1, line: 3, unit: !0)\n'
+        "!12 = !DILocation(line: 36, column: 11, scope: !4)\n"
+    )
+    assert source_map("llir", text, "/work/src/run:2.py") == {1: 36}
+    assert source_map("llir", text, "/work/src/run.py") == {}
+
+
 def _tool_listing(tool: str, args: list[str], cubin: Path) -> str:
     from irdiff.compile import compat
 
