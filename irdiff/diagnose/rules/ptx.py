@@ -11,6 +11,18 @@ from irdiff.diagnose.rules.registry import Emits, rule
 _PTX_MEM_PREFIX = ("ld.global", "st.global", "cp.async", "ld.shared", "st.shared", "ldmatrix", "stmatrix")
 
 
+_PTX_MEM_SYNC = ("commit_group", "wait_group", "wait_all", "mbarrier")
+
+
+def _mem_rank(key: str) -> tuple[int, str]:
+    """Order of PTX memory-instruction kinds in ``ptx.memory-ops``: global data movement first (``ld.global``,
+    ``st.global``, ``cp.async`` copies, TMA ``cp.async.bulk.tensor``), then shared-memory data movement, then the
+    ``cp.async`` group/barrier bookkeeping (``commit_group``, ``wait_group``, ...), which moves no data."""
+    if any(w in key for w in _PTX_MEM_SYNC):
+        return (2, key)
+    return (0 if key.startswith(("ld.global", "st.global", "cp.async")) else 1, key)
+
+
 def _width_note(keys: list[str]) -> str:
     """What the global memory instructions among ``keys`` move per thread, e.g. "`ld.global.b32` moves 4 bytes per
     thread and instruction, `ld.global.v4.b32` 16"; plus what ``cp.async`` is, when present."""
@@ -58,8 +70,7 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     """``ptx.memory-ops``: global/shared memory instructions in PTX by kind and width."""
     ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
     keys = sorted(
-        {k for k in (*ca, *cb) if k.startswith(_PTX_MEM_PREFIX) and ca.get(k, 0) != cb.get(k, 0)},
-        key=lambda k: (not k.startswith(("ld.global", "cp.async", "st.global")), k),
+        {k for k in (*ca, *cb) if k.startswith(_PTX_MEM_PREFIX) and ca.get(k, 0) != cb.get(k, 0)}, key=_mem_rank
     )
     if not keys:
         return []
