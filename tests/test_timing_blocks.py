@@ -6,6 +6,7 @@ of the power) to show that the time read no longer depends on the partner; GPU r
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import re
 import time
@@ -424,6 +425,33 @@ def test_measure_loop_on_a_simulated_device(monkeypatch: pytest.MonkeyPatch) -> 
     assert m.clocks == {} and "no NVML clocks" in m.method
     timed = [n for n, prev in zip(order, [None, *order], strict=False) if n != prev]
     assert timed[:2] == ["slow", "fast"]  # JIT launch of each first
+
+
+def test_blocks_are_sized_from_the_settled_warm_up_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GPU still at its idle clock during the first launches (here: 3 ms per launch for the first 12, then 2 ms,
+    as an H200 ramping from 345 MHz): the measured blocks are sized from the warm-up block, which ran settled, so a
+    block lasts ``block_ms`` of the steady kernel (20 ms = 10 launches), not 7 launches sized from the cold
+    estimate (14 ms: what the H200 GPU test saw, 14.5 of 20 ms)."""
+    torch = pytest.importorskip("torch")
+    gpu = _SimGpu()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(timing_mod, "_Cuda", lambda flush, spin: gpu)
+    calls = [0]
+
+    def ramping() -> None:
+        calls[0] += 1
+        gpu.now += 3.0 if calls[0] <= 12 else 2.0
+
+    opts = TimingOptions(block_ms=20.0, blocks=3, settle_min_ms=1.0, sample_clocks=False, spin=False, flush_l2=False)
+    m = timing_mod.measure({"ramp": ramping}, opts)
+    assert m.settings["launches_per_block"] == {"ramp": 10}
+    assert [len(b) for b in m.blocks["ramp"]] == [10] * 3
+    assert all(r["span_ms"] == pytest.approx(20.0) for r in m.block_info["ramp"])
+    assert "(ramp 10 launches)" in m.method
+    # with a fixed launch count (--reps) nothing is re-sized
+    m = timing_mod.measure({"ramp": ramping}, dataclasses.replace(opts, reps=9))
+    assert [len(b) for b in m.blocks["ramp"]] == [3] * 3
 
 
 def test_block_report_reads_the_committed_h200_run() -> None:
