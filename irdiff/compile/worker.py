@@ -9,6 +9,11 @@ the requested target (no GPU needed: ``triton/runtime/driver.py: driver.set_acti
 captured from ``knobs.runtime.jit_cache_hook``; stages from the returned ``CompiledKernel.asm``; the compiler's
 coalescing/pipelining reasoning from ``TRITON_ENABLE_LLVM_DEBUG`` on stderr; registers and spills from the ptxas
 log that ``knobs.nvidia.dump_ptxas_log`` prints.
+
+Size: over 800 lines because everything one compile process runs is here, in the order it runs: binding the
+suite's launch to the kernel (one-line suite errors before Triton compiles), the driver stand-in, the compile, the
+stages, logs and cubin resources it writes, and the compiler error message; the parent imports only the launch
+helpers and :func:`finish_pass_dump` from it.
 """
 
 from __future__ import annotations
