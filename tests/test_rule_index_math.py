@@ -10,6 +10,7 @@ whose PTX keeps 8 ``div.s64``), sm80/sm86, from the shared compile cache.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -203,7 +204,9 @@ def test_thresholds_and_missing_facts(facts: dict[str, VariantFacts]) -> None:
     # the first op without its Python line: TTIR evidence only, the sentence ends after the TTIR line
     nopy = dataclasses.replace(f64, name="nopy", i64_first_python=None)
     (g,) = rule_i64(make_context(nopy, f32))
-    assert [e.stage for e in g.evidence] == ["ttir"] and f"TTIR line {f64.i64_first.line}); every" in g.explanation  # type: ignore[union-attr]
+    assert [e.stage for e in g.evidence] == ["ttir"]
+    # a widening whose Python line is unknown: no claim about offsets, only what is computed from it
+    assert f"TTIR line {f64.i64_first.line}); what is computed from the widened value is 64-bit." in g.explanation  # type: ignore[union-attr]
     # a first op that is neither a program id nor a sign extension: no "everything derived" clause
     other = dataclasses.replace(
         f64,
@@ -227,3 +230,20 @@ def test_thresholds_and_missing_facts(facts: dict[str, VariantFacts]) -> None:
     assert SOFT in m.explanation
     (d,) = rule_divrem64(make_context(noptx, f32))
     assert (d.severity, d.predicts) == ("major", "noptx")
+
+
+def test_i64_scalar_widens_only_what_meets_it_both_orders(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``n: tl.int64`` (``tests/suites/annot_scalars.py``): the offsets stay i32 and are widened (``arith.extsi``)
+    only to be compared with ``n``. The explanation says what is computed from the widened value is 64-bit and does
+    not claim the offsets are (it said "everything derived from it (the offsets and the bound check) is 64-bit")."""
+    b = compile_suite(str(Path(__file__).parent / "suites" / "annot_scalars.py"), ["wide", "plain"], "sm80")
+    fw, fp = extract_facts(b.variants["wide"]), extract_facts(b.variants["plain"])
+    fw.name, fp.name = "wide", "plain"
+    assert fw.i64_first is not None and "arith.extsi" in fw.i64_first.text
+    assert "tt.get_program_id" in b.variants["wide"].text("ttir")  # a program id exists, but it stays i32
+    assert not re.search(r"tt\.get_program_id[^\n]*: i64", b.variants["wide"].text("ttir"))
+    for x, y in ((fw, fp), (fp, fw)):
+        (f,) = rule_i64(make_context(x, y))
+        assert f.predicts == "wide"
+        assert "what is computed from the widened value is 64-bit" in f.explanation
+        assert "offsets" not in f.explanation and "everything derived" not in f.explanation

@@ -49,12 +49,14 @@ def rule_i64(ctx: Context) -> list[Finding]:
         if fw.i64_first_python is not None:
             ev.append(_ev(wide, fw.i64_first_python))
             origin += f", from `{fw.i64_first_python.text}` (line {fw.i64_first_python.line})"
-        if "get_program_id" in first.text or "extsi" in first.text:
-            origin += (
-                "; everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit"
-                if divrem
-                else "; everything derived from it (the offsets and the bound check) is 64-bit"
-            )
+        if divrem and ("get_program_id" in first.text or "extsi" in first.text):
+            origin += "; everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit"
+        elif "get_program_id" in first.text or (
+            "extsi" in first.text and "program_id" in getattr(fw.i64_first_python, "text", "")
+        ):  # the program id itself, or its cast (`tl.program_id(0).to(tl.int64)` is an `arith.extsi`)
+            origin += "; everything derived from it (the offsets and the bound check) is 64-bit"
+        elif "extsi" in first.text:  # a 32-bit value widened to meet a 64-bit one (e.g. `offs < N` with N: i64)
+            origin += "; what is computed from the widened value is 64-bit"
         origin += "."
     if fn.i64_first is not None:
         ev.append(_ev(narrow, fn.i64_first))
