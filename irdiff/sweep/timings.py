@@ -21,7 +21,7 @@ The history is untrusted cache data and only ever changes the order, never a res
   order); entries whose key is not a 16-hex-digit id or whose value is not a finite duration in
   ``(0, MAX_SECONDS]`` are dropped one by one;
 * written: merged with the file's current entries under a lock (``filelock``), kept to the :data:`MAX_ENTRIES` most
-  recently seen jobs, written to a temporary file in the same directory and renamed over the old one (readers see
+  recently seen jobs, written by :func:`irdiff.bundle.atomic_write` (a temporary file beside it, renamed: readers see
   the old file or the new one, never a part); a failure to write is ignored (the next sweep starts in plan order).
 
 Each entry holds ``s``, an exponentially weighted mean of the job's seconds (weight 1/2 on the newest run, so one
@@ -44,7 +44,6 @@ import json
 import math
 import os
 import re
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -158,6 +157,8 @@ class TimingHistory:
             return False
         from filelock import FileLock, Timeout
 
+        from irdiff.bundle import atomic_write
+
         path = self.path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -170,14 +171,7 @@ class TimingHistory:
                 keep = sorted(entries.items(), key=lambda kv: kv[1][2], reverse=True)[:MAX_ENTRIES]
                 data = {"schema": SCHEMA, "jobs": {k: {"s": round(s, 3), "n": n, "at": round(at)}
                                                    for k, (s, n, at) in sorted(keep)}}  # fmt: skip
-                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-                try:
-                    with os.fdopen(fd, "w", encoding="utf-8") as f:
-                        json.dump(data, f, separators=(",", ":"))
-                    os.replace(tmp, path)
-                except BaseException:
-                    Path(tmp).unlink(missing_ok=True)
-                    raise
+                atomic_write(path, json.dumps(data, separators=(",", ":")))
         except (OSError, Timeout, ValueError):
             return False
         self._old.update({k: v for k, v in entries.items() if k in self._new})
