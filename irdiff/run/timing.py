@@ -564,8 +564,7 @@ def measure(launches: Mapping[str, Callable[[], Any]], opts: TimingOptions | Non
             evs.append(_timed(cuda, fns[name], flush))
         cpu_s = max(cpu_s, (time.perf_counter() - t0) / max(1, opts.warmup))
         cuda.sync()
-        times = sorted(s.elapsed_time(e) for s, e in evs)
-        est[name] = times[len(times) // 2]
+        est[name] = _median([s.elapsed_time(e) for s, e in evs])
     flush_ms = _flush_ms(cuda) if flush else 0.0
     per_block = launches_per_block(est, flush_ms, opts)
     cpu_ms = cpu_s * 1e3
