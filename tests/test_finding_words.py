@@ -56,6 +56,10 @@ def test_an_i64_annotation_names_the_type_and_the_index_width(compile_suite) -> 
         i64 = get(d, "ttir.i64-index-math").title
         assert i64.startswith("Index arithmetic in i64 in `wide` vs i32 in `plain` ("), i64
         assert "TTIR values of type i64, the first from `m = offs < n`)" in i64
+        if x == "wide":  # the explanation quotes the annotation as written (`tl.int64`: a triton.language.dtype)
+            assert "annotated `tl.int64`: the JIT types it i64" in get(d, "spec.type-changed").explanation
+    wide = {s.name: s for s in b.variants["wide"].specialization}
+    assert (wide["n"].annotation, wide["n"].reason.startswith("annotated `tl.int64`")) == ("tl.int64", True)
 
 
 def test_i64_index_math_names_the_widening(compile_suite) -> None:  # type: ignore[no-untyped-def]

@@ -86,6 +86,8 @@ def _annotation_text(ann: Any) -> str:
     mod = getattr(ann, "__module__", "") or ""
     name = getattr(ann, "__name__", None) or type(ann).__name__
     if "triton.language" in mod:
+        if type(ann).__name__ == "dtype" and isinstance(getattr(ann, "name", None), str):
+            return f"tl.{ann.name}"  # `n: tl.int64` is an instance, triton.language.core.dtype("int64")
         return f"tl.{name}"
     if name == "constexpr" or "constexpr" in repr(ann):
         return "tl.constexpr"
