@@ -242,7 +242,7 @@ def _report(
         "",
         f"- command: `PYTHONPATH=. python benchmarks/mutation.py {module}` (mutmut {_mutmut_version()}, "
         f"Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M %Z')}, {f'{seconds:.0f} s wall' if seconds else 'written by --report'}, niced, "
-        "shared 2-core machine)",
+        f"{_machine()})",
         f"- tests: `pytest {' '.join(tests)}`",
         *(
             ["- then `--survivors`: the mutants not killed re-run after new tests (wall time above is the re-run)"]
@@ -288,6 +288,18 @@ def _by_function(status: dict[str, str], which: str) -> dict[str, int]:
             f = re.sub(r"__mutmut_\d+$", "", k).rsplit(".", 1)[-1]
             out[f] = out.get(f, 0) + 1
     return out
+
+
+def _machine() -> str:
+    """Where the run happened: CPU count and the Triton release the tests compiled with (the selections compile
+    through the compile cache, so a run on another host, e.g. the lent GPU host's 16 cores, can use another release)."""
+    try:
+        from importlib.metadata import version
+
+        triton = f"Triton {version('triton')}"
+    except Exception:  # noqa: BLE001 - no Triton installed: say so rather than fail the report
+        triton = "no Triton"
+    return f"{os.cpu_count()} CPUs, {triton}"
 
 
 def _summary() -> None:
