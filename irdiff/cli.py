@@ -630,20 +630,16 @@ def _say_chosen_pair(command: str, path: str, bundle: Any, variant: str | None, 
     return label
 
 
-def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
-                     width: int | None, color: str, paging: str, cache: bool = True,
-                     sides: tuple[str, str] | None = None, title: str | None = None,
-                     known: Any = None) -> None:  # fmt: skip
-    """Normalize, align, diagnose and print the comparison (summary, findings, stage 0, hunks); ``cache=False``
-    (``--no-cache``) computes it afresh instead of reading :mod:`irdiff.comparison_cache`. ``sides``: where each
-    side came from as the user gave it, ``title``: the header's first words (:class:`TerminalOptions`);
-    ``known``: the same comparison, already read from that cache (:func:`irdiff.pipeline.cached_comparison`)."""
-    from irdiff.compile import cache_dir
-    from irdiff.pipeline import build_comparison, parse_stages
-    from irdiff.render.terminal import TerminalOptions, color_enabled, emit, render, terminal_width
+def _terminal_output(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
+                     width: int | None, color: str, cache: bool = True, sides: tuple[str, str] | None = None,
+                     title: str | None = None) -> tuple[Any, str | None, Any]:  # fmt: skip
+    """How :func:`_show_comparison` renders (its :class:`TerminalOptions`), the output cache's key of that output
+    (None under ``--no-cache``) and the output when that cache holds it (:func:`irdiff.pipeline.cached_output`)."""
+    from dataclasses import asdict
 
-    stages = parse_stages(stage)
-    comparison = known or build_comparison(bundle, a, b, stages=stages, raw=raw, context=context, cache=cache)
+    from irdiff.compile import cache_dir
+    from irdiff.render.terminal import TerminalOptions, color_enabled, terminal_width
+
     on = color_enabled(color)
     ctx = click.get_current_context(silent=True)
     opts = TerminalOptions(
@@ -658,7 +654,39 @@ def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: in
         token_cache=str(cache_dir() / "tokens") if cache and on else None,
         title=title,
     )
-    emit(render(comparison, opts), paging=paging)
+    if not cache:
+        return opts, None, None
+    from irdiff.pipeline import cached_output, output_key
+
+    key = output_key(bundle, a, b, stage, raw, context, {"renderer": "terminal", **asdict(opts)})
+    return opts, key, cached_output(key, on)
+
+
+def _show_comparison(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool, side_by_side: bool,
+                     width: int | None, color: str, paging: str, cache: bool = True,
+                     sides: tuple[str, str] | None = None, title: str | None = None,
+                     known: Any = None, output: tuple[Any, str | None, Any] | None = None) -> None:  # fmt: skip
+    """Normalize, align, diagnose and print the comparison (summary, findings, stage 0, hunks); ``cache=False``
+    (``--no-cache``) computes it afresh instead of reading :mod:`irdiff.comparison_cache`. ``sides``: where each
+    side came from as the user gave it, ``title``: the header's first words (:class:`TerminalOptions`);
+    ``known``: the same comparison, already read from that cache (:func:`irdiff.pipeline.cached_comparison`);
+    ``output``: :func:`_terminal_output` of this very call, already made. A repeated command prints the output it
+    printed before (the comparison cache's outputs: nothing decoded or rendered)."""
+    from irdiff.pipeline import build_comparison, parse_stages, store_output
+    from irdiff.render.terminal import emit, render
+
+    opts, key, shown = output or _terminal_output(bundle, a, b, stage, context, raw, side_by_side, width, color,
+                                                  cache, sides, title)  # fmt: skip
+    if shown is not None:
+        emit(shown.text, paging=paging)
+        return
+    comparison = known or build_comparison(
+        bundle, a, b, stages=parse_stages(stage), raw=raw, context=context, cache=cache
+    )
+    text = render(comparison, opts)
+    if key is not None and comparison.diagnosis_error is None:
+        store_output(key, comparison, text)
+    emit(text, paging=paging)
 
 
 def report_file_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -871,19 +899,26 @@ def compare_cmd(
         bundle.pair = [a, b]
         bundle.save(validation_memo())
     known = None  # the comparison as the comparison cache holds it (a warm run: nothing normalized or aligned)
+    output = None  # the output as the output cache holds it (a repeated command: nothing decoded or rendered)
     if not passes and not any(v.error for v in bundle.variants.values()):
         from irdiff.diagnose.passes import needs_pass_trace
         from irdiff.pipeline import cached_comparison, parse_stages
 
-        known = None if no_cache else cached_comparison(bundle, a, b, parse_stages(stage), raw, context)
-        ttir = next((d for d in known.stage_diffs if d.stage == "ttir"), None) if known and not raw else None
-        if needs_pass_trace(bundle.variants[a], bundle.variants[b], None if ttir is None else ttir.identical):
+        if no_run and not (no_cache or outputs or as_json or explain_id):  # the terminal output is all it prints
+            output = _terminal_output(bundle, a, b, stage, context, raw, side_by_side, width, color, sides=sides)
+        if output is not None and output[2] is not None:
+            ttir_identical = output[2].ttir_identical  # as in the comparison it was rendered from
+        else:
+            known = None if no_cache else cached_comparison(bundle, a, b, parse_stages(stage), raw, context)
+            ttir = next((d for d in known.stage_diffs if d.stage == "ttir"), None) if known and not raw else None
+            ttir_identical = None if ttir is None else ttir.identical
+        if needs_pass_trace(bundle.variants[a], bundle.variants[b], ttir_identical):
             click.echo("irdiff: TTIR is identical; compiling again with per-pass snapshots (--passes)", err=True)
             req = _build_request(suite, [a, b], target, config, all_configs, shape, True, no_cache, jobs)
             bundle = _compile(req, save)
             bundle.pair = [a, b]
             bundle.save(validation_memo())
-            known = None
+            known = output = None
     _report_errors(bundle)
     run_status = 0
     if not no_run:
@@ -907,7 +942,7 @@ def compare_cmd(
     if not no_run:
         known = None  # the timings joined the bundle: its comparison is looked up again
     _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging, cache=not no_cache,
-                     sides=sides, known=known)  # fmt: skip
+                     sides=sides, known=known, output=output)  # fmt: skip
     if run_status:
         sys.exit(1)
 

@@ -22,6 +22,17 @@ another key, a damaged file — is a miss (recomputed and rewritten), never an e
 
 Not cached: comparisons whose diagnosis failed (the note is recomputed), and stages aligned by the linear fallback
 for huge functions (their symbol lists are computed lazily and would cost more to store than to recompute).
+
+**Rendered outputs.** A repeated command (the same pair, options and terminal) prints what it printed before, so the
+terminal output is kept too: ``<cache>/outputs/<key>.txt.z`` (:func:`output_key`, :func:`load_output`,
+:func:`store_output`), which spares a warm run decoding the comparison and rendering it. Its key adds to the
+comparison's key everything the renderer reads beyond the comparison: the render options as given (colour, palette,
+width, layout, stages shown, where each side came from, the header's title), the bundle as loaded (manifest fields,
+every variant's record with its directory and cache flag), the whole ``irdiff`` package's sources (renderers and
+command line included: :func:`output_sources_digest`), the installed pygments (the syntax colours) and the working
+directory. An entry is untrusted on read like any other: its text must be free of terminal controls (:func:`clean
+<irdiff.textsafe.clean>` leaves it unchanged once the colour escapes ``ESC[…m`` are taken out, and a plain entry has
+none), or it is a miss. The directory is kept under :data:`OUTPUT_MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -30,13 +41,14 @@ import hashlib
 import json
 import operator
 import os
+import re
 import sys
 import zlib
 from collections.abc import Sequence
 from dataclasses import fields
 from itertools import chain, compress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from irdiff.bundle import Bundle, VariantResult
 
@@ -45,10 +57,14 @@ if TYPE_CHECKING:
     from irdiff.diagnose.model import Diagnosis
     from irdiff.normalize.model import NormalizedStage
 
-__all__ = ["FORMAT", "MAX_BYTES", "comparison_key", "load", "store", "sources_digest", "variant_digest"]
+__all__ = ["FORMAT", "MAX_BYTES", "OUTPUT_FORMAT", "OUTPUT_MAX_BYTES", "CachedOutput", "comparison_key", "load",
+           "load_output", "output_key", "output_sources_digest", "store", "store_output", "sources_digest",
+           "variant_digest"]  # fmt: skip
 
 FORMAT = "irdiff.comparison-cache/2"
 MAX_BYTES = 512 * 1024 * 1024  # the directory's size bound (entries are ~0.3-1 MB compressed for a built-in suite)
+OUTPUT_FORMAT = "irdiff.output-cache/1"
+OUTPUT_MAX_BYTES = 64 * 1024 * 1024  # rendered outputs: ~10-40 kB compressed each (a whole --stage all: ~0.3 MB)
 
 # Parts of the package that do not change a comparison: they run after it (renderers) or before it (command line).
 _NOT_SOURCES = ("render", "cli.py", "__main__.py")
@@ -98,6 +114,47 @@ def _known_layout() -> bool:
 
 
 _SOURCES: str | None = None
+_OUTPUT_SOURCES: str | None = None
+
+
+def _package_files() -> tuple[str, list[str], list[str]]:
+    """The package's root directory and its files (relative paths, sorted): those :func:`sources_digest` covers,
+    and the others (:data:`_NOT_SOURCES`: renderers, command line)."""
+    root = os.path.dirname(os.path.realpath(__file__))
+    files: list[str] = []
+    others: list[str] = []
+    for d, dirs, names in os.walk(root):  # strings, not Paths: sorting ~500 Paths alone cost ~10 ms
+        rel_dir = os.path.relpath(d, root)
+        dirs[:] = [x for x in dirs if x != "__pycache__"]
+        outside = rel_dir != "." and rel_dir.split(os.sep)[0] in _NOT_SOURCES
+        for name in names:
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            (others if outside or (rel_dir == "." and name in _NOT_SOURCES) else files).append(rel)
+    return root, sorted(files), sorted(others)
+
+
+def _hash_files(h: Any, root: str, files: list[str]) -> None:
+    for rel in files:
+        p = os.path.join(root, rel)
+        if not os.path.isfile(p):
+            continue
+        with open(p, "rb") as f:
+            data = f.read()
+        h.update(f"{rel}\0{len(data)}\0".encode())
+        h.update(data)
+
+
+def _installed(h: Any, name: str) -> None:
+    """An installed package's identity without importing it: its file's path, size and mtime."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin:
+        st = os.stat(spec.origin)
+        h.update(f"{name}\0{spec.origin}\0{st.st_size}\0{st.st_mtime_ns}".encode())
 
 
 def sources_digest() -> str:
@@ -106,36 +163,26 @@ def sources_digest() -> str:
     size and mtime). Computed once per process (about 5 ms)."""
     global _SOURCES
     if _SOURCES is None:
-        import importlib.util
-
-        root = os.path.dirname(os.path.realpath(__file__))
+        root, files, _others = _package_files()
         h = hashlib.sha256(f"{FORMAT}\0{sys.version}\0{sys.executable}\0".encode())
-        files = []
-        for d, dirs, names in os.walk(root):  # strings, not Paths: sorting ~500 Paths alone cost ~10 ms
-            rel_dir = os.path.relpath(d, root)
-            dirs[:] = [x for x in dirs if x != "__pycache__" and (rel_dir != "." or x not in _NOT_SOURCES)]
-            for name in names:
-                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-                if rel_dir == "." and name in _NOT_SOURCES:
-                    continue
-                files.append(rel)
-        for rel in sorted(files):
-            p = os.path.join(root, rel)
-            if not os.path.isfile(p):
-                continue
-            with open(p, "rb") as f:
-                data = f.read()
-            h.update(f"{rel}\0{len(data)}\0".encode())
-            h.update(data)
-        try:
-            spec = importlib.util.find_spec("rapidfuzz")
-        except (ImportError, ValueError):
-            spec = None
-        if spec is not None and spec.origin:
-            st = os.stat(spec.origin)
-            h.update(f"rapidfuzz\0{spec.origin}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+        _hash_files(h, root, files)
+        _installed(h, "rapidfuzz")
         _SOURCES = h.hexdigest()
     return _SOURCES
+
+
+def output_sources_digest() -> str:
+    """:func:`sources_digest` plus the files it leaves out (renderers, command line: every file of the package)
+    and the installed pygments (the syntax colours of a coloured output); what a rendered output is computed
+    with."""
+    global _OUTPUT_SOURCES
+    if _OUTPUT_SOURCES is None:
+        root, _files, others = _package_files()
+        h = hashlib.sha256(f"{OUTPUT_FORMAT}\0{sources_digest()}\0".encode())
+        _hash_files(h, root, others)
+        _installed(h, "pygments")
+        _OUTPUT_SOURCES = h.hexdigest()
+    return _OUTPUT_SOURCES
 
 
 def variant_digest(v: VariantResult) -> str:
@@ -263,15 +310,16 @@ def _encode(
     return {"stage_diffs": out, "diagnosis": diagnosis.to_json() if diagnosis is not None else None}
 
 
-def _prune(root: Path, keep: Path) -> None:
-    """Remove the least recently written entries until the directory holds at most :data:`MAX_BYTES`."""
+def _prune(root: Path, keep: Path, pattern: str = "*.json.z", limit: int = MAX_BYTES) -> None:
+    """Remove the least recently written entries (``pattern``) until the directory holds at most ``limit`` bytes
+    (:data:`MAX_BYTES` for comparisons)."""
     try:
-        entries = [(e.stat().st_mtime_ns, e.stat().st_size, e) for e in root.glob("*.json.z")]
+        entries = [(e.stat().st_mtime_ns, e.stat().st_size, e) for e in root.glob(pattern)]
     except OSError:
         return
     total = sum(s for _, s, _ in entries)
     for _, size, e in sorted(entries, key=lambda t: t[0]):
-        if total <= MAX_BYTES:
+        if total <= limit:
             break
         if e == keep:
             continue
@@ -505,3 +553,77 @@ def load(
         if collecting:
             gc.enable()
     return diffs, diagnosis
+
+
+# ---------------------------------------------------------------------------------------------------- outputs
+#
+# An entry is ``{"format", "key", "text", "ttir_identical"}``: the rendered text and, for the main command's
+# pass-trace check (:func:`irdiff.diagnose.passes.needs_pass_trace`), whether the pair's normalized TTIR was
+# identical in the comparison it was rendered from (None: not compared, or compared raw).
+
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class CachedOutput(NamedTuple):
+    """A rendered output read back from the cache (:func:`load_output`)."""
+
+    text: str
+    ttir_identical: bool | None
+
+
+def _outputs_root() -> Path:
+    return cache_root().parent / "outputs"
+
+
+def _bundle_view(bundle: Bundle) -> dict[str, Any]:
+    """Everything of a loaded bundle a renderer can read besides the stage texts (those are in the comparison
+    key): its manifest fields, and every variant's record with its directory and cache flag."""
+    view = {f.name: getattr(bundle, f.name) for f in fields(bundle) if f.name != "variants"}
+    view["variants"] = {n: [v.directory, v.to_json()] for n, v in bundle.variants.items()}
+    return view
+
+
+def output_key(comparison: str, bundle: Bundle, view: Any) -> str:
+    """The key of a rendered output: the comparison's key (:func:`comparison_key`), the bundle as loaded
+    (:func:`_bundle_view`), the renderer's options ``view`` (JSON-able, e.g. ``dataclasses.asdict`` of
+    :class:`~irdiff.render.terminal.TerminalOptions` plus the renderer's name), :func:`output_sources_digest` and
+    the working directory."""
+    ident = [OUTPUT_FORMAT, comparison, output_sources_digest(), _bundle_view(bundle), view, os.getcwd()]
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:40]
+
+
+def load_output(key: str, color: bool) -> CachedOutput | None:
+    """The stored output of ``key``, or None when there is no well-formed entry (missing, damaged, another format
+    or key, or a text with terminal controls: with ``color``, only the colour escapes ``ESC[…m`` are allowed)."""
+    from irdiff.textsafe import clean
+
+    try:
+        data = json.loads(zlib.decompress((_outputs_root() / f"{key}.txt.z").read_bytes()).decode("utf-8"))
+    except (OSError, ValueError, zlib.error, RecursionError):
+        return None
+    if not (type(data) is dict and set(data) == {"format", "key", "text", "ttir_identical"}):
+        return None
+    text, same = data["text"], data["ttir_identical"]
+    if data["format"] != OUTPUT_FORMAT or data["key"] != key or type(text) is not str:
+        return None
+    if not (same is None or type(same) is bool):
+        return None
+    bare = _SGR.sub("", text) if color else text
+    if clean(bare) != bare:
+        return None
+    return CachedOutput(text, same)
+
+
+def store_output(key: str, text: str, ttir_identical: bool | None) -> bool:
+    """Write the entry of ``key`` (atomically); False when the cache directory cannot be written."""
+    from irdiff.bundle import atomic_write
+
+    path = _outputs_root() / f"{key}.txt.z"
+    entry = {"format": OUTPUT_FORMAT, "key": key, "text": text, "ttir_identical": ttir_identical}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, zlib.compress(json.dumps(entry, ensure_ascii=False).encode("utf-8"), 6))
+    except (OSError, UnicodeEncodeError):
+        return False
+    _prune(path.parent, path, "*.txt.z", OUTPUT_MAX_BYTES)
+    return True

@@ -10,11 +10,13 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from irdiff.bundle import STAGES, Bundle, VariantResult, load_bundle, load_variant_dir
 from irdiff.render import Comparison
 
-__all__ = ["PAIR_CHOICES", "build_comparison", "bundle_pair", "load_pair", "parse_stages"]
+__all__ = ["PAIR_CHOICES", "build_comparison", "bundle_pair", "cached_output", "load_pair", "output_key", "parse_stages",
+           "store_output"]  # fmt: skip
 
 
 def parse_stages(text: str | Iterable[str] | None) -> list[str] | None:
@@ -138,6 +140,39 @@ def _lookup(
     if hit is None:
         return key, None
     return key, Comparison(bundle=bundle, a=a, b=b, stage_diffs=hit[0], diagnosis=hit[1], raw=raw, context=context)
+
+
+def output_key(
+    bundle: Bundle, a: str, b: str, stages: Iterable[str] | str | None, raw: bool, context: int, view: Any
+) -> str:
+    """The output cache's key of rendering :func:`build_comparison`'s comparison (same arguments) with the
+    renderer options ``view`` (JSON-able: :func:`irdiff.comparison_cache.output_key`).
+
+    :raises irdiff.bundle.BundleError: as :func:`irdiff.comparison_cache.comparison_key`.
+    """
+    from irdiff import comparison_cache
+
+    wanted = parse_stages(stages) or list(STAGES)
+    return comparison_cache.output_key(
+        comparison_cache.comparison_key(bundle, a, b, wanted, raw, context), bundle, view
+    )
+
+
+def cached_output(key: str, color: bool) -> Any:
+    """The rendered output stored under ``key`` (:func:`output_key`), an
+    :class:`irdiff.comparison_cache.CachedOutput`, or None (see :func:`irdiff.comparison_cache.load_output`)."""
+    from irdiff import comparison_cache
+
+    return comparison_cache.load_output(key, color)
+
+
+def store_output(key: str, comparison: Comparison, text: str) -> bool:
+    """Keep ``text``, the rendering of ``comparison``, under ``key`` (:func:`output_key`), with whether the pair's
+    normalized TTIR is identical in it (None when not compared or compared raw)."""
+    from irdiff import comparison_cache
+
+    ttir = None if comparison.raw else next((d for d in comparison.stage_diffs if d.stage == "ttir"), None)
+    return comparison_cache.store_output(key, text, None if ttir is None else ttir.identical)
 
 
 def _kernel_lines(v: VariantResult, stage: str, raw: bool) -> list[tuple[int, int]] | None:

@@ -252,21 +252,26 @@ def test_pass_trace_decision_from_a_cached_comparison(tmp_path: Path, monkeypatc
 
 
 def test_warm_main_job_reads_its_comparison_once_and_normalizes_nothing() -> None:
-    """A warm main job looks its comparison up once (the pass-trace decision and the printed comparison share
-    it) and imports no normalizer or line matcher (the TTIR check used to normalize and align TTIR on every run; the
-    aligner imports rapidfuzz on first use) and, coloured, no
-    lexer (the tokens of the shown lines are in ``<cache>/tokens``); its output is the first run's, plain and
-    coloured (the session's irdiff cache: the first run may be cold or warm)."""
+    """A repeated main job prints its stored output (nothing decoded or rendered; the pass-trace decision reads the
+    TTIR verdict stored with it, the one a comparison of this pair gives); a warm main job whose output is not
+    stored (here: made to miss) looks its comparison up once (the pass-trace decision and the printed comparison
+    share it). Neither imports a normalizer or line matcher (the TTIR check used to normalize and align TTIR on
+    every run; the aligner imports rapidfuzz on first use) nor, coloured, a lexer (the tokens of the shown lines are
+    in ``<cache>/tokens``); all print the first run's output, plain and coloured (the session's irdiff cache: the
+    first run may be cold or warm)."""
     probe = (
-        "import runpy, sys\n"
-        "import irdiff.comparison_cache as cc\n"
-        "real = cc.load\n"
-        "calls = []\n"
+        "import os, runpy, sys\n"
+        "import irdiff.comparison_cache as cc, irdiff.diagnose.passes as passes\n"
+        "real, real_out, real_trace = cc.load, cc.load_output, passes.needs_pass_trace\n"
+        "calls, outs, said = [], [], []\n"
         "cc.load = lambda *a, **k: calls.append(1) or real(*a, **k)\n"
+        "miss = os.environ.get('PROBE_MISS') == '1'\n"
+        "cc.load_output = lambda *a, **k: outs.append(1) or (None if miss else real_out(*a, **k))\n"
+        "passes.needs_pass_trace = lambda va, vb, t=None: said.append(t) or real_trace(va, vb, t)\n"
         "sys.argv = ['irdiff'] + sys.argv[1:]\n"
         "try:\n    runpy.run_module('irdiff', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-        "print('PROBE', len(calls), sorted(m for m in sys.modules if m.startswith(('irdiff.normalize.', 'irdiff.lexers',"
-        " 'pygments.lexers', 'rapidfuzz')) and m not in ('irdiff.normalize.model',)), file=sys.stderr)\n"
+        "print('PROBE', len(calls), len(outs), said, sorted(m for m in sys.modules if m.startswith(('irdiff.normalize.',"
+        " 'irdiff.lexers', 'pygments.lexers', 'rapidfuzz')) and m not in ('irdiff.normalize.model',)), file=sys.stderr)\n"
     )
     env = {**__import__("os").environ, "IRDIFF_NO_GPU_PROBE": "1"}
     args = ["matmul", "--variant", "annotated", "--against", "unannotated", "--target", "sm86", "--no-run",
@@ -277,15 +282,17 @@ def test_warm_main_job_reads_its_comparison_once_and_normalizes_nothing() -> Non
                 [sys.executable, "-c", probe, *args, "--color", color],
                 capture_output=True,
                 text=True,
-                env=env,
+                env={**env, "PROBE_MISS": miss},
                 timeout=600,
             )  # fmt: skip
-            for _ in range(2)
+            for miss in ("0", "0", "1")
         ]
-        assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
-        assert runs[0].stdout == runs[1].stdout
-        warm = next(ln for ln in runs[1].stderr.splitlines() if ln.startswith("PROBE"))
-        assert warm == "PROBE 1 []", warm
+        assert [r.returncode for r in runs] == [0, 0, 0], runs[0].stderr + runs[1].stderr + runs[2].stderr
+        assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+        stored, missed = (next(ln for ln in r.stderr.splitlines() if ln.startswith("PROBE")) for r in runs[1:])
+        # matmul's annotated and unannotated TTIR differ (the divisibility hints), so no pass trace is needed
+        assert stored == "PROBE 0 1 [False] []", stored
+        assert missed == "PROBE 1 1 [False] []", missed
 
 
 def test_sources_digest_covers_the_pipeline_not_the_renderers(tmp_path: Path) -> None:
@@ -320,3 +327,137 @@ def test_sources_digest_covers_the_pipeline_not_the_renderers(tmp_path: Path) ->
     assert digest() == first
     (pkg / "diagnose" / "new_rule.py").write_text("X = 1\n")
     assert digest() != first
+
+
+def test_output_sources_digest_covers_the_whole_package(tmp_path: Path) -> None:
+    """A rendered output depends on every file of the package: an edit to a renderer, the command line or a
+    module of the pipeline changes :func:`output_sources_digest`; a bytecode cache does not (a copy of the
+    package, digested in a fresh interpreter each time)."""
+    pkg = tmp_path / "irdiff"
+    shutil.copytree(Path(cc.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    code = "import irdiff.comparison_cache as cc, sys; assert cc.__file__.startswith(sys.argv[1]); print(cc.output_sources_digest())"
+
+    def digest() -> str:
+        env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path)}
+        r = subprocess.run([sys.executable, "-B", "-c", code, str(pkg)], capture_output=True, text=True, env=env,
+                           cwd=tmp_path)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip()
+
+    first = digest()
+    (pkg / "render" / "__pycache__").mkdir(exist_ok=True)
+    (pkg / "render" / "__pycache__" / "x.pyc").write_bytes(b"junk")
+    assert digest() == first
+    for rel in ("render/terminal.py", "render/views.py", "cli.py", "__main__.py", "align.py", "textsafe.py"):
+        text = (pkg / rel).read_text()
+        (pkg / rel).write_text(text + "\n# edited\n")
+        assert digest() != first, rel
+        (pkg / rel).write_text(text)
+    assert digest() == first
+
+
+def _diff(*args: str) -> str:
+    r = CliRunner().invoke(cli, ["diff", *args, "--paging", "never"])
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+def test_repeated_command_prints_its_stored_output(tmp_path: Path, cache: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``irdiff diff`` of the recorded bundle, again: the output is the first run's, read from ``<cache>/outputs``
+    (nothing is decoded or rendered: both are made to fail). Every render option, the pair, the comparison's
+    options and the bundle's place are in the output's key: each change renders afresh, and prints what a run
+    with a cache of its own prints."""
+    import irdiff.pipeline as pipeline
+    import irdiff.render.terminal as terminal
+
+    plain = ["--color", "never"]
+    first = _diff(str(RECORDED), *plain)
+    assert len(list((cache.parent / "outputs").glob("*.txt.z"))) == 1
+    with monkeypatch.context() as m:
+        m.setattr(terminal, "render", lambda *a, **k: pytest.fail("rendered although its output is cached"))
+        m.setattr(pipeline, "build_comparison", lambda *a, **k: pytest.fail("compared although cached"))
+        m.setattr(cc, "load", lambda *a, **k: pytest.fail("decoded although its output is cached"))
+        assert _diff(str(RECORDED), *plain) == first
+    shutil.copytree(RECORDED, tmp_path / "copy")
+    rendered: list[int] = []
+    real = terminal.render
+    monkeypatch.setattr(terminal, "render", lambda *a, **k: rendered.append(1) or real(*a, **k))
+    for args in (
+        [str(RECORDED), "--color", "never", "--width", "90"],
+        [str(RECORDED), "--color", "always"],
+        [str(RECORDED), "--color", "always", "--theme", "light"],
+        [str(RECORDED), "--color", "always", "--theme", "mono"],
+        [str(RECORDED), *plain, "--side-by-side"],
+        [str(RECORDED), *plain, "--stage", "ttir,ttgir"],
+        [str(RECORDED), *plain, "--stage", "ttgir"],
+        [str(RECORDED), *plain, "--stage0", "full"],
+        [str(RECORDED), *plain, "--context", "1"],
+        [str(RECORDED), *plain, "--variant", "unannotated", "--against", "annotated"],
+        [str(tmp_path / "copy"), *plain],  # the same content elsewhere: the header names the other directory
+        [str(RECORDED / "annotated"), str(RECORDED / "unannotated"), *plain],  # two variant directories
+    ):
+        rendered.clear()
+        got = _diff(*args)
+        assert rendered == [1], args  # a miss: rendered afresh
+        with monkeypatch.context() as m:
+            m.setenv("IRDIFF_CACHE_DIR", str(tmp_path / "fresh"))  # a cache of its own: computed and rendered anew
+            assert got == _diff(*args), args
+        if args[0] == str(RECORDED):
+            assert got != first, args  # an option that shows
+        rendered.clear()
+        assert _diff(*args) == got and rendered == [], args  # and now stored
+    monkeypatch.setattr(cc, "_OUTPUT_SOURCES", "0" * 64)  # an edit to a renderer or the command line
+    rendered.clear()
+    assert _diff(str(RECORDED), *plain) == first and rendered == [1]
+
+
+def test_stored_outputs_are_untrusted(recorded: Bundle, cache: Path) -> None:
+    """An output entry is read back only when it is well formed and inert: terminal controls other than the
+    colour escapes of a coloured output (a title or clear-screen sequence, a C1 control, a bidirectional override),
+    another format or key, a wrong type or a damaged file are misses, never printed and never an error."""
+    key = "k" * 40
+    path = cache.parent / "outputs" / f"{key}.txt.z"
+    assert cc.load_output(key, False) is None  # nothing stored
+    assert cc.store_output(key, "plain\n", True)
+    assert cc.load_output(key, False) == cc.CachedOutput("plain\n", True)
+    assert cc.store_output(key, "\x1b[0;1;38;5;75mttgir\x1b[0m\tx\n", None)
+    assert cc.load_output(key, True) == cc.CachedOutput("\x1b[0;1;38;5;75mttgir\x1b[0m\tx\n", None)
+    assert cc.load_output(key, False) is None  # colour escapes in what should be a plain output
+    good = path.read_bytes()
+    for text in ("\x1b]0;owned\x07x\n", "\x1b[2J\n", "a\x9bb\n", "a\u202eb\n", "a\x07\n", "\x1b[0m\x1bc\n"):
+        assert cc.store_output(key, text, False)
+        assert cc.load_output(key, True) is None and cc.load_output(key, False) is None, repr(text)
+    doc = json.loads(zlib.decompress(good))
+    for change in (
+        lambda d: d.__setitem__("format", "irdiff.output-cache/0"),
+        lambda d: d.__setitem__("key", "x" * 40),
+        lambda d: d.__setitem__("text", ["a"]),
+        lambda d: d.__setitem__("ttir_identical", 1),
+        lambda d: d.pop("ttir_identical"),
+        lambda d: d.__setitem__("extra", 1),
+    ):
+        d = json.loads(json.dumps(doc))
+        change(d)
+        path.write_bytes(zlib.compress(json.dumps(d).encode()))
+        assert cc.load_output(key, True) is None, d
+    for bad in (good[: len(good) // 2], b"", b"junk", zlib.compress(b"[1, 2]"), zlib.compress(b"\xff\xfe")):
+        path.write_bytes(bad)
+        assert cc.load_output(key, True) is None
+
+
+def test_stored_output_keeps_the_ttir_verdict(recorded: Bundle, cache: Path) -> None:
+    """The pass-trace decision of a repeated main job reads whether TTIR was identical from the output entry: it
+    is the comparison's own verdict (both orders of a pair whose TTIR differs, one whose TTIR is the same), and
+    None for a raw comparison or one without TTIR."""
+    from irdiff.pipeline import store_output
+
+    for a, b in (("annotated", "unannotated"), ("unannotated", "annotated"), ("annotated", "annotated")):
+        c = build_comparison(recorded, a, b, stages="python,ttir,ttgir")
+        ttir = next(d for d in c.stage_diffs if d.stage == "ttir")
+        assert ttir.identical == (a == b)
+        assert store_output("t" * 40, c, "x\n")
+        assert cc.load_output("t" * 40, False) == cc.CachedOutput("x\n", a == b)
+    for c in (build_comparison(recorded, "annotated", "unannotated", raw=True, stages="ttir"),
+              build_comparison(recorded, "annotated", "unannotated", stages="ttgir")):  # fmt: skip
+        assert store_output("t" * 40, c, "x\n")
+        assert cc.load_output("t" * 40, False) == cc.CachedOutput("x\n", None)
