@@ -58,14 +58,28 @@ def _added(
     ]
     for r in rooted:
         parts.append(f"`{r.name}`: {describe_role(r)}.")
-    strides = [r.name for r in rooted if "stride" in r.features or "offset" in r.features]
+    addr = [r for r in rooted if addressing(r)]
+    strides = [r.name for r in addr]
+    blind = [r for r in addr if not r.divisibility]  # no `tt.divisibility`: AxisInfo knows nothing of it
     masks = [r.name for r in rooted if "mask" in r.features and r.name not in strides]
     if strides:
         parts.append(
-            f"In `{other}` the index expression has no such parameter: the stride is a compile-time constant folded "
-            f"into the code, so AxisInfo knows every row starts aligned. A runtime {_names(strides)} without "
-            "`tt.divisibility` tells it nothing: offsets computed with it can only be assumed one element aligned, "
-            "which caps the vector width of every load and store addressed with it."
+            f"In `{other}` the addresses have no such parameter: that quantity is a compile-time constant folded "
+            "into the code, whose divisibility AxisInfo knows."
+        )
+    if blind:
+        parts.append(
+            f"A runtime {_names([r.name for r in blind])} without `tt.divisibility` tells it nothing: offsets "
+            "computed with it can only be assumed one element aligned, which caps the vector width of every load "
+            "and store addressed with it."
+        )
+    known = [r for r in addr if r.divisibility]
+    if known:
+        parts.append(
+            "; ".join(f"`{r.name}` is specialized divisible by {r.divisibility}" for r in known)
+            + " (`tt.divisibility`): offsets computed with "
+            + ("it keep" if len(known) == 1 else "them keep")
+            + " that alignment, so the vector width need not drop."
         )
     if any(r.type == "i64" for r in rooted):
         parts.append("As an `i64` it also makes every index computed from it 64-bit (two instructions per op).")
@@ -101,14 +115,26 @@ def _added(
     ]
     ev += [Evidence(side, "ttir", ref.line, ref.text) for r in rooted if (ref := _arg_ref(facts, r.name)) is not None]
     remedy = None
-    if weak and strides:
-        remedy = (
-            f"when every caller's {_names(strides)} is a multiple of 16 elements, say so in the kernel with "
-            f"`tl.multiple_of(row * {strides[0]}, 16)` on the computed offset (a hint on the bare parameter has no "
-            "effect), or pass it as a multiple of 16 from a caller that lets the JIT specialize it; with "
-            "TorchInductor, compile this shape statically (`dynamic=False`, or `torch._dynamo.mark_static` on the "
-            "dimension)"
+    if blind:
+        first = blind[0]
+        hint = (
+            f"`tl.multiple_of(row * {first.name}, 16)` on the computed offset"
+            if "stride" in first.features
+            else f"`tl.multiple_of` on the offset computed from `{first.name}`"
         )
+        remedy = (
+            f"when every caller's {_names([r.name for r in blind])} is a multiple of 16 elements, say so in the "
+            f"kernel with {hint} (a hint on the bare parameter has no effect), or pass it as a multiple of 16 from a "
+            "caller that lets the JIT specialize it; with TorchInductor, compile this shape statically "
+            "(`dynamic=False`, or `torch._dynamo.mark_static` on the dimension)"
+        )
+    wide = [r.name for r in addr if r.type == "i64"]
+    if wide:
+        keep = (
+            f"when every index fits below 2^31, pass {_names(wide)} as a 32-bit integer (the JIT types an integer "
+            "argument i64 only when it is annotated `tl.int64` or its value does not fit in 32 bits)"
+        )
+        remedy = f"{remedy}; {keep}" if remedy else keep
     return Finding(
         id="spec.param-added",
         severity="major" if weak else "minor",
@@ -122,13 +148,16 @@ def _added(
 
 
 def _param_added(ctx: Any, pairing: ParamPairing) -> list[Finding]:
-    out = []
+    ranked: list[tuple[tuple[bool, bool, str], Finding]] = []
     for side, other, which, facts in ((ctx.a, ctx.b, "a", ctx.fa), (ctx.b, ctx.a, "b", ctx.fb)):
-        f = _added(side, other, pairing.only(which), pairing, facts, (ctx.a, ctx.b))
+        new = pairing.only(which)
+        f = _added(side, other, new, pairing, facts, (ctx.a, ctx.b))
         if f is not None:
-            out.append(f)
+            # the weightier first; ties go to the variant that gains an address parameter, then to the first
+            # variant name (never to the inspected side: both orders of the variants give the same finding)
+            ranked.append(((f.severity != "major", not any(addressing(r) for r in new), side), f))
+    out = [f for _, f in sorted(ranked, key=lambda kf: kf[0])]
     if len(out) > 1:  # one finding per id: keep the weightier, fold the other's title into its explanation
-        out.sort(key=lambda f: f.severity != "major")
         out[0].explanation += f" In the other direction: {out[1].title}."
         out[0].evidence += out[1].evidence
         out = out[:1]
@@ -143,16 +172,15 @@ def _config_changed(ctx: Any, pairing: ParamPairing) -> list[Finding]:
     ]
     # A `tl.constexpr` only one kernel declares is a difference of the source (another kernel), not of the
     # configuration: it is left to the signature findings.
-    only: list[tuple[str, Any, Any]] = []
     opts: list[tuple[str, Any, Any]] = [(k, ctx.fa.options.get(k), ctx.fb.options.get(k)) for k in OPTION_KEYS]
     opts = [o for o in opts if o[1] != o[2] and o[1] is not None and o[2] is not None]
-    if not (cx or only or opts):
+    if not (cx or opts):
         return []
     items = [
         f"`{k}` = {x if x is not None else '—'} in `{ctx.a}` vs {y if y is not None else '—'} in `{ctx.b}`"
-        for k, x, y in cx + only + opts
+        for k, x, y in cx + opts
     ]
-    names = [k for k, _, _ in cx + only + opts]
+    names = [k for k, _, _ in cx + opts]
     expl = (
         "The two kernels were compiled with different configurations: "
         + "; ".join(items)
@@ -166,14 +194,14 @@ def _config_changed(ctx: Any, pairing: ParamPairing) -> list[Finding]:
     )
     ev = [
         Evidence(v, "spec" if k not in OPTION_KEYS else "options", None, f"{k} = {val}")
-        for k, x, y in cx + only + opts
+        for k, x, y in cx + opts
         for v, val in ((ctx.a, x), (ctx.b, y))
     ]
     return [
         Finding(
             id="config.changed",
             severity="major",
-            title=f"Configuration differs: {_names(names)} ({', '.join(f'{x}→{y}' for _, x, y in cx + only + opts)})",
+            title=f"Configuration differs: {_names(names)} ({', '.join(f'{x}→{y}' for _, x, y in cx + opts)})",
             explanation=expl,
             evidence=ev,
             stage="spec",
