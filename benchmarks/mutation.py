@@ -93,7 +93,8 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/counts.py": ["tests/test_counts.py", "tests/test_mechanisms.py::test_counts_keys"],
     "irdiff/diagnose/params.py": ["tests/test_params.py", "tests/test_rule_units.py"],
-    "irdiff/diagnose/rules/resources.py": ["tests/test_rule_units.py"],
+    "irdiff/diagnose/rules/resources.py": ["tests/test_rule_resources.py"],
+    "irdiff/diagnose/rules/sass.py": ["tests/test_rule_sass.py"],
     "irdiff/diagnose/provenance.py": ["tests/test_provenance.py"],
     "irdiff/diagnose/passes.py": ["tests/test_passes.py"],
     "irdiff/diagnose/counters.py": ["tests/test_counters.py"],
@@ -103,6 +104,17 @@ SELECTIONS: dict[str, list[str]] = {
     # the hypothesis property (25 renamings, about 1 s a mutant under load) re-runs only on the survivors (--tests)
     "irdiff/diagnose/source.py": ["tests/test_source_diff.py", "-k", "not renaming_every_local"],
     "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_parameters.py"],
+    # the helpers, on real IR text (run with --only on them: tests/test_facts.py, which extracts the facts of whole
+    # compiles, costs seconds per mutant and is left out)
+    "irdiff/diagnose/facts.py": [
+        "tests/test_facts_text.py",
+        "tests/test_planted_bugs.py",
+        "tests/test_rules.py::test_occupancy_limits",
+        "tests/test_rules.py::test_occupancy_rounds_registers_per_warp",
+        "tests/test_rules.py::test_sass_calls_branch_vs_subroutine",
+        "tests/test_rules.py::test_strip_loc_idempotent",
+        "tests/test_target.py::test_spellings",
+    ],
 }
 
 

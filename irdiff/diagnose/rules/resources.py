@@ -94,7 +94,8 @@ def rule_spills(ctx: Context) -> list[Finding]:
     sa, sb = sp(ctx.fa), sp(ctx.fb)
     if sa == sb:
         return []
-    more = ctx.a if sum(sa) > sum(sb) else ctx.b
+    # the same total in other proportions (stores vs loads) names neither variant as the slower
+    more = ctx.a if sum(sa) > sum(sb) else ctx.b if sum(sb) > sum(sa) else None
     ev = [
         _res_ev(ctx.a, ctx.fa, "spills", f"{sa[0]} B spill stores, {sa[1]} B spill loads"),
         _res_ev(ctx.b, ctx.fb, "spills", f"{sb[0]} B spill stores, {sb[1]} B spill loads"),

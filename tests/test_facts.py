@@ -1,0 +1,171 @@
+"""Facts of real compiles (``irdiff/diagnose/facts.py``), checked against the kernels' source and the raw stage texts.
+
+Kernels: ``tests/suites/diag_loop.py`` on sm90 (Triton's Hopper path), from the shared compile cache:
+``stages3``/``stages1`` (a row-sum loop with a 3-stage cp.async pipeline vs synchronous loads), ``dot3``/``dot1`` (a
+K loop of ``tl.dot``, 3 stages vs none), ``tma`` (``dot3`` through tensor descriptors) and ``flat``/``nest`` (a tile
+loop around the K loop, fused or kept nested). Every expected value is worked out from the kernel source or read from
+the stage text it comes from (so a Triton release that changes a count changes the expectation with it).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from irdiff.diagnose.facts import VariantFacts, extract_facts
+from irdiff.diagnose.texts import stage_text
+
+SUITES = Path(__file__).parent / "suites"
+LOOP = str(SUITES / "diag_loop.py")
+VARIANTS = ["stages3", "stages1", "dot3", "dot1", "tma", "flat", "nest"]
+
+
+@pytest.fixture(scope="module")
+def loop90(compile_suite):  # type: ignore[no-untyped-def]
+    return compile_suite(LOOP, VARIANTS, "sm90")
+
+
+@pytest.fixture(scope="module")
+def facts(loop90) -> dict[str, VariantFacts]:  # type: ignore[no-untyped-def]
+    return {n: extract_facts(v) for n, v in loop90.variants.items()}
+
+
+def _line(text: str, no: int | None) -> str:
+    assert no is not None
+    return text.splitlines()[no - 1]
+
+
+def test_resources_come_from_the_ptxas_report(loop90, facts: dict[str, VariantFacts]) -> None:  # type: ignore[no-untyped-def]
+    for n in VARIANTS:
+        f = facts[n]
+        log = stage_text(loop90.variants[n], "ptxas")
+        regs = f.resource_refs["registers"]
+        assert regs.stage == "ptxas" and _line(log, regs.line).strip() == regs.text
+        assert f.resources["registers"] == int(re.search(r"Used (\d+) registers", regs.text)[1])  # type: ignore[index]
+        spills = f.resource_refs["spills"]
+        assert "spill stores" in _line(log, spills.line) and f.resource_refs["stack"] == spills
+        assert f.resources["spill_store_bytes"] == int(re.search(r"(\d+) bytes spill stores", spills.text)[1])  # type: ignore[index]
+        # the saved TTGIR is from before shared-memory allocation (no ``ttg.shared`` attribute): the amount is
+        # Triton's metadata, quoted without a line
+        assert (
+            not re.search(r"\bttg\.shared\"? = ", stage_text(loop90.variants[n], "ttgir"))
+            and "shared" not in f.resource_refs
+        )
+        assert f.resources["shared_bytes"] == loop90.variants[n].metadata["shared"]
+        # occupancy is the model's answer for these resources, sm90 and 4 warps
+        o = f.occupancy
+        assert o is not None and f.arch == 90 and f.options["num_warps"] == 4
+        assert o.limits["warps"] == 2048 // 32 // 4 and o.limits["CTA slots"] == 32
+        assert o.warps_per_sm == o.ctas_per_sm * 4 and o.ctas_per_sm == min(o.limits.values())
+    # no buffers in the synchronous row loop: the shared memory is what the ring of the pipelined one needs
+    assert facts["stages1"].resources["shared_bytes"] == 0
+    assert facts["stages3"].resources["shared_bytes"] == sum(b.bytes for b in facts["stages3"].buffers) == 2 * 256 * 2
+
+
+def test_pipelined_row_loop_vs_synchronous(facts: dict[str, VariantFacts]) -> None:
+    s3, s1 = facts["stages3"], facts["stages1"]
+    # one 256 x f16 row per iteration: a ring of (stages - 1) = 2 slots of 512 B
+    assert [(b.depth, b.tile, b.elem, b.bytes) for b in s3.buffers] == [(2, [256], "f16", 1024)]
+    assert s1.buffers == []
+    # two prologue copies (stages - 1), one copy per iteration in the loop, waited for with one group in flight
+    assert (len(s3.async_copies_prologue), len(s3.async_copies_loop), len(s3.sync_loads_loop)) == (2, 1, 0)
+    assert all("ttg.async_copy_global_to_local" in r.text for r in s3.async_copies_prologue + s3.async_copies_loop)
+    assert (len(s1.async_copies_prologue), len(s1.async_copies_loop), len(s1.sync_loads_loop)) == (0, 0, 1)
+    assert "tt.load" in s1.sync_loads_loop[0].text
+    assert [(w.op, w.value, w.in_loop, w.in_inner_loop) for w in s3.waits] == [
+        ("ttg.async_wait", 1, True, True),
+        ("ttg.async_wait", 0, False, False),
+    ]
+    assert s1.waits == []
+    # the pipeliner's log: the 32-bit load (2 x f16 per thread) is pipelined, named after the Python `acc +=`
+    (p,) = s3.pipeline
+    assert (p.shape, p.elem, p.width_bits, p.pipelined) == ([256], "f16", 32, True)
+    assert p.reason.startswith("considered for pipelining") and p.label.endswith("load 256xf16")
+    assert s1.pipeline == []
+    # the loop: TTIR carries only `acc`; TTGIR adds the ring's indices and the copies' tokens
+    assert [(lp.depth, lp.iter_args, lp.flatten, lp.has_inner) for lp in s3.loops_ttir] == [(1, 1, False, False)]
+    assert s3.loops_ttgir[0].iter_args > s1.loops_ttgir[0].iter_args == 1
+
+
+def test_coalescing_and_lowering_of_the_row_load(loop90, facts: dict[str, VariantFacts]) -> None:  # type: ignore[no-untyped-def]
+    s1 = facts["stages1"]
+    load, store = s1.accesses
+    # 256 contiguous f16, 16-byte aligned pointers, 4 warps x 32 lanes: 2 elements (32 bits) per thread
+    assert (load.kind, load.shape, load.elem, load.elem_bits) == ("load", [256], "f16", 16)
+    assert (load.contiguity, load.divisibility, load.order, load.per_thread) == ([256], [16], [0], 2)
+    assert load.vector_bits == 32 and store.kind == "store" and store.vector_bits == 32
+    log = stage_text(loop90.variants["stages1"], "llvm_debug")
+    assert _line(log, load.axis_ref.line).strip() == load.axis_ref.text and "contiguity = [256]" in load.axis_ref.text
+    assert load.per_thread_ref.text.endswith("perThread: 2") and load.ref.text.endswith(load.ref.text.split()[-1])
+    # the loop's load is left in TTGIR and lowered to 32-bit PTX loads, one per row of the loop body (unrolled 8x)
+    ld, st = s1.lowered
+    assert (ld.kind, ld.shape, ld.elem, ld.per_thread, ld.coalesce_bits, ld.coalesce_index) == (
+        "load", [256], "f16", 2, 32, 0,
+    )  # fmt: skip
+    assert (ld.ptx_bits, ld.ptx_key, ld.llir_bits) == (32, "ld.global.b32", 32)
+    assert ld.ptx_count == ld.llir_count >= 1
+    assert ld.mask_args == ["R"] and ld.ptr_args == ["x_ptr"] and ld.mask
+    assert any("arith.cmpi" in r.text and "%R" in r.text for r in ld.mask_refs)
+    assert ld.ptx_ref is not None and ld.ptx_ref.text.startswith(("ld.global.b32", "@"))
+    assert (st.kind, st.ptr_args, st.mask_args, st.mask, st.ptx_key) == ("store", ["y_ptr"], [], "", "st.global.b32")
+    assert s1.arg_roles == {"x_ptr": ["pointer"], "R": ["mask"], "y_ptr": ["pointer"]}
+
+
+def test_dot_loop_buffers_layouts_and_waits(facts: dict[str, VariantFacts]) -> None:
+    d3, d1 = facts["dot3"], facts["dot1"]
+    # 3 stages of a 64x32 A tile and a 32x64 B tile, f16: 3 x 4096 B each
+    assert [(b.depth, b.tile, b.bytes) for b in d3.buffers] == [(3, [64, 32], 12288), (3, [32, 64], 12288)]
+    assert [(b.depth, b.tile, b.bytes) for b in d1.buffers] == [(1, [64, 32], 4096), (1, [32, 64], 4096)]
+    assert (len(d3.async_copies_prologue), len(d3.async_copies_loop)) == (4, 2)
+    assert (len(d1.async_copies_loop), len(d1.sync_loads_loop)) == (0, 2)
+    # Hopper: wgmma (MMA v3), 4 warps along M
+    assert [(m["version"], m["warpsPerCTA"]) for m in d3.mma] == [(3, [4, 1])]
+    assert d3.mma[0]["instrShape"][0] == 16
+    assert d3.blocked and all(b["order"] == [1, 0] and b["sizePerThread"] == [1, 8] for b in d3.blocked)
+    waits = {(w.op, w.value, w.in_inner_loop) for w in d3.waits}
+    assert ("ttng.warp_group_dot_wait", 1, True) in waits and ("ttg.async_wait", 2, True) in waits
+    assert [(w.op, w.value, w.in_loop) for w in d1.waits] == [("ttng.warp_group_dot_wait", 0, True)]
+    # the A load: rows of 32 contiguous f16 at 16-byte alignment, 8 per thread = 128 bits
+    a, b, c = d3.accesses
+    assert (a.name, a.shape, a.contiguity, a.divisibility, a.per_thread, a.vector_bits) == (
+        "a", [64, 32], [1, 32], [2, 16], 8, 128,
+    )  # fmt: skip
+    assert (b.name, b.shape, c.kind) == ("b", [32, 64], "store")
+    assert [(p.name, p.width_bits, p.pipelined) for p in d3.pipeline] == [("a", 128, True), ("b", 128, True)]
+    # the dot1 loads stay in TTGIR: 128-bit PTX loads, from `a_ptr` (and K, the row stride) / `b_ptr`
+    la, lb, _ = d1.lowered
+    assert (la.name, la.ptx_bits, la.ptx_key, la.ptr_args) == ("a", 128, "ld.global.v4.b32", ["a_ptr", "K"])
+    assert (lb.name, lb.ptr_args, lb.label) == ("b", ["b_ptr"], "`b` load 32x64xf16")
+    assert d3.arg_roles["a_ptr"] == ["pointer"] and "pointer" in d3.arg_roles["K"]
+
+
+def test_tma_copies_and_args(facts: dict[str, VariantFacts]) -> None:
+    t = facts["tma"]
+    # one TMA copy per operand in the prologue (2 stages ahead) and one per operand in the loop
+    assert len(t.tma_copies) == 6 and (len(t.async_copies_prologue), len(t.async_copies_loop)) == (4, 2)
+    assert all("tma" in r.text for r in t.tma_copies)
+    assert [(b.depth, b.tile) for b in t.buffers] == [(3, [64, 32]), (3, [32, 64])]
+    assert t.accesses[0].kind == "store" and len(t.accesses) == 1  # descriptor loads are not coalesced accesses
+    assert t.arg_roles == {"c_ptr": ["pointer"]}
+    # stage 0 with the TTIR signature fragment of each runtime parameter
+    by = {a.name: a for a in t.args}
+    assert by["a_ptr"].summary == "*fp16 div16" and by["BK"].summary == "constexpr = 32"
+    assert by["K"].ttir is not None and by["K"].ttir.text == "%K: i32 {tt.divisibility = 16 : i32}"
+    assert by["BM"].ttir is None and [a.index for a in t.args] == list(range(len(t.args)))
+
+
+def test_flattened_vs_nested_loops(facts: dict[str, VariantFacts]) -> None:
+    flat, nest = facts["flat"], facts["nest"]
+    # TTIR keeps both loops as written; the outer one of `flat` is marked tt.flatten and holds the K loop
+    assert [(lp.depth, lp.flatten, lp.has_inner) for lp in flat.loops_ttir] == [(1, True, True), (2, False, False)]
+    assert [(lp.depth, lp.flatten, lp.has_inner) for lp in nest.loops_ttir] == [(1, False, True), (2, False, False)]
+    assert all(lp.end_line > (lp.ref.line or 0) for lp in flat.loops_ttir + nest.loops_ttir)
+    assert flat.loops_ttir[0].loc and flat.loops_ttir[0].loc != flat.loops_ttir[1].loc
+    # TTGIR: `nest` keeps the K loop inside the tile loop; `flat` has no loop nested in another any more
+    assert [lp.depth for lp in nest.loops_ttgir] == [1, 2] and nest.loops_ttgir[0].has_inner
+    assert all(lp.depth == 1 and not lp.has_inner for lp in flat.loops_ttgir)
+    # waits after the K loop but inside the tile loop are in a loop, not in the innermost one
+    assert any(w.in_loop and not w.in_inner_loop for w in nest.waits)
+    assert all(w.in_inner_loop == w.in_loop for w in flat.waits)

@@ -1,0 +1,267 @@
+"""Helpers of ``irdiff/diagnose/facts.py`` on real IR text: element widths, SSA name hints, MLIR locations, the
+LLIR/PTX global accesses a load/store was lowered to, SASS calls, the occupancy model and the target's arch.
+
+No compile: the lines are copied from compiles of ``tests/suites/diag_loop.py`` (``rowsum`` on sm90: LLIR, PTX,
+TTGIR) or written as Triton, LLVM and ptxas print them. Kept apart from ``tests/test_facts.py`` (whose tests extract
+the facts of whole compiles) so that the mutation run of the helpers (``benchmarks/mutation.py``) is fast.
+"""
+
+from __future__ import annotations
+
+from irdiff.diagnose.facts import Ref
+
+
+def test_element_widths() -> None:
+    from irdiff.diagnose.facts import elem_bits
+
+    assert [elem_bits(e) for e in ("f16", "bf16", "f32", "f64", "i1", "i8", "i64", "f8E5M2", "tf32")] == [
+        16, 16, 32, 64, 8, 8, 64, 8, 32,
+    ]  # fmt: skip
+    # not in the table: the digits after the type letters, else 32
+    assert (elem_bits("i128"), elem_bits("ui16"), elem_bits("f8E4M3B11FNUZ"), elem_bits("index")) == (128, 16, 8, 32)
+
+
+def test_python_name_of_an_ssa_value() -> None:
+    from irdiff.diagnose.facts import _stem
+
+    assert [_stem(s) for s in ("%a_ptrs_43", "%acc", "%acc_8#1", "%x:2", "%mask_12_3")] == [
+        "a_ptrs", "acc", "acc", "x", "mask_12",
+    ]  # fmt: skip
+    assert [_stem(s) for s in ("%107", "%arg3", "%cst_0", "%c16_i32", "%c0", "")] == [""] * 6
+    assert _stem("%argmax") == "argmax" and _stem("%count") == "count"
+
+
+def test_bits_of_lowered_instructions() -> None:
+    from irdiff.diagnose.facts import _global_bits, _llvm_type_bits
+
+    assert [_global_bits(k) for k in ("ld.global.v4.b32", "ld.global.b16", "st.global.v2.b64", "ld.global.b32")] == [
+        128, 16, 128, 32,
+    ]  # fmt: skip
+    assert _global_bits("ld.global.L1::evict_last.v2.b16") == 32 and _global_bits("st.global") == 32
+    assert [_llvm_type_bits(t) for t in ("<4 x float>", " i32 ", "half", "<2 x bfloat>", "double", "<8 x i16>")] == [
+        128, 32, 16, 32, 64, 128,
+    ]  # fmt: skip
+    assert _llvm_type_bits("ptr") is None and _llvm_type_bits("<4 x ptr>") is None
+
+
+LLIR = """\
+define ptx_kernel void @rowsum(ptr addrspace(1) %0, ptr addrspace(1) %1, i32 %2) local_unnamed_addr #0 !dbg !4 {
+  %gep = getelementptr [2 x i8], ptr addrspace(1) %invariant.gep, i64 %17, !dbg !19
+  %18 = tail call i32 asm sideeffect "mov.u32 $0, $1;\\0A\\09@$3 ld.global.b32 { $0 }, [ $2 + 0 ];", "=r,r,l,b"(i32 0, ptr addrspace(1) %gep, i1 %15) #2, !dbg !20
+  %5 = load <4 x float>, ptr addrspace(1) %4, align 16, !dbg !21
+  store <4 x float> %8, ptr addrspace(1) %7, align 16, !dbg !23
+  store i16 %9, ptr addrspace(1) %7, align 2
+  %6 = load ptr, ptr addrspace(1) %4, align 8, !dbg !21
+  tail call void asm sideeffect "st.global.v2.b32 [ $2 + 0 ], { $0, $1 };", "r,r,l"(i32 %84, i32 %85, ptr addrspace(1) %88) #2, !dbg !23
+  tail call void asm sideeffect "fence.proxy.global;", ""() #2, !dbg !23
+!19 = !DILocation(line: 33, column: 24, scope: !4)
+!20 = !DILocation(line: 33, column: 16, scope: !4)
+!21 = distinct !DILocation(line: 40, scope: !4)
+!23 = !DILocation(line: 34, column: 5, scope: !4)
+"""
+
+
+def test_global_accesses_in_llir() -> None:
+    from irdiff.diagnose.facts import _llir_global_accesses
+
+    got = [(k, bits, key, pos, ref.line) for k, bits, key, pos, ref in _llir_global_accesses(LLIR)]
+    assert got == [
+        ("load", 32, "ld.global.b32", (33, 16), 3),  # inline PTX of a masked load
+        ("load", 128, "load <4 x float>", (40, 0), 4),  # a location without a column
+        ("store", 128, "store <4 x float>", (34, 5), 5),
+        ("store", 16, "store i16", None, 6),  # no !dbg
+        ("store", 64, "st.global.v2.b32", (34, 5), 8),
+    ]
+
+
+PTX = """\
+	.loc	1 32 5                          // diag_loop.py:32:5
+	ld.global.b16 	%rs1, [%rd1];
+	.loc	1 33 16                         // diag_loop.py:33:16
+	// begin inline asm
+	.loc	1 33 16                         // diag_loop.py:33:16
+	mov.u32 %r7, 0x0;
+	.loc	1 34 16                         // diag_loop.py:34:16
+	@%p2 ld.global.v4.b32 { %r7, %r8, %r9, %r10 }, [ %rd5 + 0 ];
+	// end inline asm
+	.loc	1 34 5                          // diag_loop.py:34:5
+	st.global.b32 [ %rd22 + 0 ], { %r49 };
+	add.s32 	%r1, %r2, %r3;
+"""
+
+
+def test_global_accesses_in_ptx_take_the_first_loc_of_an_asm_block() -> None:
+    from irdiff.diagnose.facts import _ptx_global_accesses
+
+    got = [(k, bits, key, pos, ref.line) for k, bits, key, pos, ref in _ptx_global_accesses(PTX)]
+    assert got == [
+        ("load", 16, "ld.global.b16", (32, 5), 2),
+        ("load", 128, "ld.global.v4.b32", (33, 16), 8),  # LLVM advanced the line inside the block: 33, not 34
+        ("store", 32, "st.global.b32", (34, 5), 11),
+    ]
+    assert _ptx_global_accesses("\tld.global.b32 %r1, [%rd1];\n")[0][3] is None  # no .loc before it
+
+
+TTGIR_LOCS = """\
+#loc = loc("/k.py":28:1)
+#loc3 = loc("/k.py":33:16)
+#loc4 = loc("/other.py":7:3)
+#loc20 = loc("acc"(#loc3))
+#loc21 = loc(callsite(#loc4 at #loc3))
+#loc22 = loc(fused[#loc3, #loc4])
+#loc23 = loc(#loc20)
+#loc30 = loc(#loc31)
+#loc31 = loc(#loc30)
+    %acc_12 = tt.load %acc_7, %acc_11 : tensor<256x!tt.ptr<f16>> loc(#loc23)
+"""
+
+
+def test_locations_resolve_through_names_call_sites_and_fusions() -> None:
+    from irdiff.diagnose.facts import _loc_table, _op_pos, _resolve_loc, _resolve_pos, python_ref
+
+    table = _loc_table(TTGIR_LOCS)
+    assert table["#loc"] == '"/k.py":28:1' and table["#loc21"] == "callsite(#loc4 at #loc3)" and len(table) == 9
+    assert _resolve_pos("#loc20", table) == ("/k.py", 33, 16)  # a name hint wraps the position
+    assert _resolve_pos(table["#loc21"], table) == ("/other.py", 7, 3)  # the call site's own (innermost) position
+    assert _resolve_pos(table["#loc22"], table) == ("/k.py", 33, 16)  # a fusion: its first location
+    assert _resolve_pos("#loc23", table) == ("/k.py", 33, 16) and _resolve_loc(" #loc23 ", table) == ("/k.py", 33)
+    assert _resolve_pos("#loc30", table) is None  # a cycle ends after 40 steps
+    assert _resolve_pos("unknown", table) is None and _resolve_loc("#loc99", table) is None
+    op = TTGIR_LOCS.splitlines()[-1]
+    assert _op_pos(op + "  ", table) == (33, 16) and _op_pos("%x = arith.addi %a, %b : i32", table) is None
+    src = "\n".join(f"line {i}" for i in range(1, 41))
+    assert python_ref(op, table, "/k.py", src) == Ref("python", 33, "line 33")
+    assert python_ref(op, table, "", src) == Ref("python", 33, "line 33")
+    assert python_ref(op, table, "/elsewhere.py", src) is None  # another file than the kernel's source
+    assert python_ref(op, table, "/k.py", "line 1\nline 2") is None  # beyond the saved source
+    assert python_ref("%x = arith.addi %a, %b : i32 loc(#loc99)", table, "/k.py", src) is None
+
+
+def test_sass_calls_whose_target_cannot_be_followed() -> None:
+    from irdiff.diagnose.facts import sass_calls
+
+    far = "Function:k\n--:-:-:-:1\tCALL.REL.NOINC 0x9000;\n--:-:-:-:1\tEXIT;\n"
+    assert [r.line for r in sass_calls(far)[1]] == [2] and sass_calls(far)[0] == []  # no RET anywhere: a branch
+    ret = far + "--:-:-:-:1\tRET.REL.NODEC R6 0x0;\n"
+    subs, branches = sass_calls(ret)
+    assert [(r.stage, r.line, r.text) for r in subs] == [("sass", 2, "CALL.REL.NOINC 0x9000;")] and branches == []
+    # a target given without an offset (an absolute symbol) counts the same way
+    sym = "Function:k\n--:-:-:-:1\tCALL.ABS.NOINC `(__internal_0);\n--:-:-:-:1\tRET.ABS R20;\n"
+    assert [r.line for r in sass_calls(sym)[0]] == [2]
+
+
+def test_occupancy_without_registers_or_shared_memory() -> None:
+    from irdiff.diagnose.facts import occupancy
+
+    o = occupancy(80, 8, None, None)
+    assert o is not None and o.limits == {"warps": 8, "CTA slots": 32} and (o.ctas_per_sm, o.limiter) == (8, "warps")
+    assert o.warps_per_sm == 64 and "CUDA C++ Programming Guide" in o.source
+    assert occupancy(90, 0, 32, 0) is None and occupancy(0, 4, 32, 0) is None
+    # 100 KB of shared memory per SM on sm89: 48 KB + 1 KB reserved fits twice
+    o = occupancy(89, 4, 0, 48 * 1024)
+    assert (
+        o is not None
+        and o.limits == {"shared memory": 2, "warps": 12, "CTA slots": 24}
+        and o.limiter == "shared memory"
+    )
+
+
+def test_arch_from_target_or_metadata() -> None:
+    from irdiff.diagnose.facts import arch_of
+
+    assert arch_of("sm_90a", {}) == 90 and arch_of("sm86", {"arch": "sm80"}) == 86
+    assert arch_of("", {"arch": "sm80"}) == 80 and arch_of("gfx942", {"arch": "sm89"}) == 0  # AMD: parsed, not CUDA
+    assert arch_of("", {}) == 0 and arch_of("nonsense", {"arch": "nonsense"}) == 0
+
+
+LOG = """\
+[tritongpu-coalesce]: Considering op: %16 = tt.load %14, %15, %cst_0 : tensor<256x!tt.ptr<f16>, #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [256], divisibility = [16], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: order=[0]
+[tritongpu-coalesce]: shapePerCTA=[256]
+[tritongpu-coalesce]: perThread for op: 8
+[tritongpu-coalesce]: perThread: 2
+[some-other-pass]: perThread: 64
+[tritongpu-coalesce]: Considering op: %15 = ttg.async_copy_global_to_local %10, %12 mask %14 other %cst {contiguity = 2 : i32} : tensor<256x!tt.ptr<f16>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [256], divisibility = [16], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: perThread: 2
+[tritongpu-coalesce]: Considering op: tt.store %8, %9 : tensor<64x64x!tt.ptr<bf16>, #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [1, 4], divisibility = [2, 4], constancy = [1, 1], constant_value = <none>
+[tritongpu-coalesce]: order=[1, 0]
+[tritongpu-coalesce]: perThread: 8
+[tritongpu-coalesce]: Considering op: %3 = tt.load %2 : tensor<128x!tt.ptr<f32>, #blocked>
+[tritongpu-coalesce]: order=[0]
+[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst : tensor<256x!tt.ptr<f16>, #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> has width 32
+[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst : tensor<256x!tt.ptr<f16>, #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> considered for pipelining with distance 0
+[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst {loop.cluster = 2 : i32, loop.stage = 0 : i32} : tensor<256x!tt.ptr<f16>, #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> has width 32
+[triton-loop-pipeline]: Load %7 = tt.load %6 : tensor<64x!tt.ptr<i8>, #blocked> has width 8
+[triton-loop-pipeline]: Load %7 = tt.load %6 : tensor<64x!tt.ptr<i8>, #blocked> is too small for pipelining
+[triton-loop-pipeline]: Pipelining loop with num_stages = 3
+"""
+
+
+def test_coalesce_log_blocks() -> None:
+    from irdiff.diagnose.facts import _coalesce_accesses, coalesce_facts
+
+    blocks = _coalesce_accesses(LOG)
+    # the async copy is not a tt.load/tt.store of the coalescing pass's own; the other pass's line is not read
+    assert [(b["kind"], b["ref"].line) for b in blocks] == [("load", 1), ("store", 11), ("load", 15)]
+    load, store, bare = blocks
+    assert (load["contiguity"], load["divisibility"], load["order"], load["per_thread"]) == ([256], [16], [0], 2)
+    assert load["axis_ref"] == Ref("llvm_debug", 2, LOG.splitlines()[1]) and load["per_thread_ref"].line == 6
+    assert (store["contiguity"], store["divisibility"], store["order"], store["per_thread"]) == (
+        [1, 4],
+        [2, 4],
+        [1, 0],
+        8,
+    )
+    assert "contiguity" not in bare and "per_thread" not in bare
+    names = {("load", (256,), "f16"): [("x", "x_ptrs")], ("store", (64, 64), "bf16"): [("", "out_ptrs")]}
+    acc = coalesce_facts(LOG, names)
+    # the block without axis info is left out; widths: min(perThread, contiguity, alignment) x element bits
+    assert [(a.kind, a.shape, a.elem, a.elem_bits, a.name, a.pointer) for a in acc] == [
+        ("load", [256], "f16", 16, "x", "x_ptrs"),
+        ("store", [64, 64], "bf16", 16, "", "out_ptrs"),
+    ]
+    assert acc[0].vector_bits == 32  # 2 per thread x 16 bits (contiguity 256, 16-byte alignment allow 8)
+    assert acc[1].vector_bits == 32  # fastest dim 1: contiguity 4, alignment 4 B = 2 bf16 -> 2 x 16
+    assert acc[0].label == "`x` load 256xf16" and acc[1].label == "store 64x64xbf16"
+    assert (acc[0].ref.line, acc[0].axis_ref.line, acc[0].per_thread_ref.line) == (1, 2, 6)
+
+
+def test_pipeliner_log_decisions() -> None:
+    from irdiff.diagnose.facts import _pipeliner_loads, pipeliner_facts
+
+    loads = _pipeliner_loads(LOG)
+    assert [(d["width"], d["pipelined"], d["reason"], [r.line for r in d["refs"]]) for d in loads] == [
+        (32, True, "considered for pipelining with distance 0", [17, 18, 19]),
+        (8, False, "is too small for pipelining", [20, 21]),
+    ]
+    names = {("load", (256,), "f16"): [("x", "x_ptrs")]}
+    got = pipeliner_facts(LOG, names)
+    assert [(p.shape, p.elem, p.width_bits, p.pipelined, p.name) for p in got] == [
+        ([256], "f16", 32, True, "x"),
+        ([64], "i8", 8, False, ""),
+    ]
+    assert got[1].label == "load 64xi8" and got[0].label == "`x` load 256xf16"
+
+
+TTIR_FUNC = (
+    '  tt.func public @rowsum(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc)), '
+    '%y_ptr: !tt.ptr<f16> loc("y_ptr"(#loc)), %R: i32 {tt.divisibility = 16 : i32} loc("R"(#loc)), '
+    '%n: i64 loc("n"(#loc))) attributes {noinline = false} {\n'
+    "    tt.return loc(#loc9)\n"
+)
+
+
+def test_signature_fragments_per_parameter() -> None:
+    from irdiff.diagnose.facts import _func_signature_args
+
+    sig = _func_signature_args("module {\n" + TTIR_FUNC + "  }\n}\n")
+    assert {k: (r.stage, r.line, r.text) for k, r in sig.items()} == {
+        "x_ptr": ("ttir", 2, "%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}"),
+        "y_ptr": ("ttir", 2, "%y_ptr: !tt.ptr<f16>"),
+        "R": ("ttir", 2, "%R: i32 {tt.divisibility = 16 : i32}"),
+        "n": ("ttir", 2, "%n: i64"),
+    }
+    assert _func_signature_args("module {\n}\n") == {}
