@@ -104,11 +104,13 @@ SELECTIONS: dict[str, list[str]] = {
     # the hypothesis property (25 renamings, about 1 s a mutant under load) re-runs only on the survivors (--tests)
     "irdiff/diagnose/source.py": ["tests/test_source_diff.py", "-k", "not renaming_every_local"],
     "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_parameters.py"],
-    # the helpers, on real IR text (run with --only on them: tests/test_facts.py, which extracts the facts of whole
-    # compiles, costs seconds per mutant and is left out)
+    # tests/test_facts_text.py: the helpers on real IR text (fast); tests/test_facts.py extracts the facts of whole
+    # compiles in each test (seconds per mutant on 2 cores: locally, run the helpers with --only)
     "irdiff/diagnose/facts.py": [
         "tests/test_facts_text.py",
+        "tests/test_facts.py",
         "tests/test_planted_bugs.py",
+        "tests/test_rule_index_math.py",
         "tests/test_rules.py::test_occupancy_limits",
         "tests/test_rules.py::test_occupancy_rounds_registers_per_warp",
         "tests/test_rules.py::test_sass_calls_branch_vs_subroutine",

@@ -27,9 +27,22 @@ def loop90(compile_suite):  # type: ignore[no-untyped-def]
     return compile_suite(LOOP, VARIANTS, "sm90")
 
 
-@pytest.fixture(scope="module")
-def facts(loop90) -> dict[str, VariantFacts]:  # type: ignore[no-untyped-def]
-    return {n: extract_facts(v) for n, v in loop90.variants.items()}
+class _Facts(dict[str, VariantFacts]):
+    """Facts extracted on first use inside each test (not in a shared fixture: mutation testing maps a function to
+    the tests that call it, and a module fixture's calls would be credited to its first test only)."""
+
+    def __init__(self, bundle) -> None:  # type: ignore[no-untyped-def]
+        super().__init__()
+        self.bundle = bundle
+
+    def __missing__(self, name: str) -> VariantFacts:
+        self[name] = extract_facts(self.bundle.variants[name])
+        return self[name]
+
+
+@pytest.fixture
+def facts(loop90) -> _Facts:  # type: ignore[no-untyped-def]
+    return _Facts(loop90)
 
 
 def _line(text: str, no: int | None) -> str:
@@ -169,3 +182,41 @@ def test_flattened_vs_nested_loops(facts: dict[str, VariantFacts]) -> None:
     # waits after the K loop but inside the tile loop are in a loop, not in the innermost one
     assert any(w.in_loop and not w.in_inner_loop for w in nest.waits)
     assert all(w.in_inner_loop == w.in_loop for w in flat.waits)
+
+
+# ------------------------------------------------------------------------------------------------ own loop kernels
+
+
+@pytest.fixture(scope="module")
+def gains(compile_suite):  # type: ignore[no-untyped-def]
+    return compile_suite(str(SUITES / "facts_loops.py"), ["reread", "once", "unroll2"], "sm80")
+
+
+def test_invariant_load_in_the_loop(gains) -> None:  # type: ignore[no-untyped-def]
+    reread, once = extract_facts(gains.variants["reread"]), extract_facts(gains.variants["once"])
+    # `gain = tl.load(g_ptr)` inside the row loop reads the same address every iteration; the row load does not
+    (ref,) = reread.invariant_loads
+    ttir = stage_text(gains.variants["reread"], "ttir")
+    assert ref.stage == "ttir" and re.match(r"%\w+ = tt\.load %g_ptr\b", ref.text)
+    assert ref.text in _line(ttir, ref.line)
+    assert reread.loops_ttir[0].ref.line < ref.line < reread.loops_ttir[0].end_line  # type: ignore[operator]
+    assert once.invariant_loads == []
+    # the row loop's load and store: address from the pointer and the runtime row count, mask from both bounds
+    ld, st = once.lowered
+    assert (ld.kind, ld.name, ld.ptr_args, sorted(ld.mask_args)) == ("load", "v", ["x_ptr", "ROWS"], ["R", "ROWS"])
+    assert (st.kind, st.ptr_args, st.label) == ("store", ["y_ptr", "ROWS"], "store 128xf32 to `y_ptr`")
+    assert once.arg_roles == {"x_ptr": ["pointer"], "ROWS": ["mask", "pointer"], "R": ["mask"], "y_ptr": ["pointer"]}
+    assert ld.ptx_count == ld.llir_count == 1 and ld.ptx_bits == ld.llir_bits == 32  # 128 f32 over 128 threads
+
+
+def test_unrolled_loop_and_its_remainder(gains) -> None:  # type: ignore[no-untyped-def]
+    un, once = extract_facts(gains.variants["unroll2"]), extract_facts(gains.variants["once"])
+    for loops in (un.loops_ttir, un.loops_ttgir):
+        main, rest = loops
+        # loop_unroll_factor=2: the body twice in the main loop, once in the remainder loop right after it
+        assert (main.depth, main.unroll, main.remainder) == (1, 2, False)
+        assert (rest.depth, rest.unroll, rest.remainder) == (1, 1, True)
+        assert "tt.num_stages = 1" in rest.attrs and rest.loc == main.loc != ""
+        assert main.end_line < (rest.ref.line or 0)
+    assert [(lp.unroll, lp.remainder) for lp in once.loops_ttir] == [(1, False)]
+    assert [lp.kind for lp in un.lowered] == ["load", "store"] * 3 and len(un.sync_loads_loop) == 3

@@ -223,7 +223,10 @@ def test_occupancy_same_warps_in_other_ctas_is_info() -> None:
     # 4 warps x 16 CTAs (warps limit) vs 8 warps x 8 CTAs: 64 resident warps either way
     (f,) = both_orders(rule_occupancy, occ("w4", 24, 4), occ("w8", 24, 8))
     assert (f.severity, f.predicts) == ("info", None)
-    assert "The resident warps are the same (64), in CTAs of different sizes" in f.explanation
+    assert (
+        "and 8 of `w8` (64 warps; limited by warps). The resident warps are the same (64), in CTAs of different sizes:"
+        " the same parallelism to hide memory latency. Limits used: CUDA C++"
+    ) in f.explanation
     assert f.title == (
         "Occupancy: 16 CTAs (64 warps) per SM in `w4` vs 8 (64 warps) in `w8` (limited by warps / warps)"
     )
@@ -282,3 +285,15 @@ def test_real_occupancy_limited_by_the_ring_of_the_flattened_loop(loop90: dict[s
         lower = "dot3" if oa.warps_per_sm < ob.warps_per_sm else "flat"
         assert f.predicts == lower and f"Fewer resident warps in `{lower}`" in f.explanation
         assert f"limited by {oa.limiter} / {ob.limiter}" in f.title
+
+
+def test_evidence_and_explanation_of_the_second_variant() -> None:
+    # the fallback evidence (no ptxas line) and the explanation quote the second-named variant's own numbers
+    (r,) = rule_registers(make_context(regs("b", 40, line=7), regs("a", 96, line=None)))
+    assert [(e.variant, e.stage, e.line, e.text) for e in r.evidence] == [
+        ("b", "ptxas", 7, "ptxas info    : Used 40 registers, used 1 barriers"),
+        ("a", "resources", None, "96 registers"),
+    ]
+    (s,) = rule_spills(make_context(spills("a", 0, 0), spills("b", 24, 40, line=None)))
+    assert s.evidence[1].text == "24 B spill stores, 40 B spill loads" and s.predicts == "b"
+    assert s.explanation.startswith("Register spills: 0 B stored / 0 B loaded in `a`, 24 B / 40 B in `b`. ")
