@@ -49,6 +49,7 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/align.py": [
         "tests/test_align_pairing.py",
         "tests/test_align_patience.py",
+        "tests/test_align_units.py",
         "tests/test_align.py",
         "-k",
         "not moved_kernel_with_renamed_local",
