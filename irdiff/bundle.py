@@ -26,14 +26,12 @@ writer (:func:`reclaim_temporaries`, :func:`prepare_bundle_dir`).
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import hashlib
 import json
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -455,6 +453,8 @@ class Bundle:
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Write ``path`` through a temporary file beside it and ``os.replace``: readers see the old or the new file,
     never a partial one (an interrupted write leaves only a ``.tmp-<pid>-*`` file, reclaimed later)."""
+    import tempfile  # not at import time: a warm run writes nothing
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TMP_PREFIX}{os.getpid()}-")
     try:
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
@@ -480,6 +480,7 @@ class _suppress_oserror:
 # --- locking, temporary directories, atomic installation ------------------------------------------------------
 
 TMP_PREFIX = ".tmp-"
+_TMP_NAME = re.compile(re.escape(TMP_PREFIX) + r"(\d+)-")
 LOCK_TIMEOUT_S = 900.0  # a writer waits this long for another writer of the same bundle (a cold compile)
 STALE_TMP_S = 6 * 3600.0  # a temporary of a live process this old is reclaimed too (the pid was reused)
 
@@ -534,6 +535,8 @@ def tmp_dir_in(parent: Path, tag: str = "") -> Path:
     :func:`reclaim_temporaries`)."""
     parent.mkdir(parents=True, exist_ok=True)
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", tag)[:40]
+    import tempfile
+
     return Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-{safe}-", dir=parent))
 
 
@@ -551,15 +554,17 @@ def reclaim_temporaries(parent: Path) -> list[Path]:
     """Remove ``.tmp-<pid>-*`` entries in ``parent`` left by processes that are gone (killed, interrupted), or
     older than :data:`STALE_TMP_S`; returns what was removed. Temporaries of live processes are kept."""
     removed: list[Path] = []
-    try:
-        entries = list(parent.iterdir())
+    try:  # names, not Paths: a compile cache holds thousands of entries and few (usually no) temporaries
+        with os.scandir(parent) as it:
+            names = [d.name for d in it if d.name.startswith(TMP_PREFIX)]
     except OSError:
         return removed
     now = time.time()
-    for e in entries:
-        m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", e.name)
+    for name in names:
+        m = _TMP_NAME.match(name)
         if not m:
             continue
+        e = parent / name
         pid = int(m.group(1))
         try:
             age = now - e.lstat().st_mtime
@@ -588,6 +593,8 @@ _AT_FDCWD = -100
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
+    import ctypes  # not at import time: a warm run installs nothing
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         fn = libc.renameat2

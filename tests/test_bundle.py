@@ -459,7 +459,9 @@ def test_exchange_relative_paths_and_unsupported(tmp_path: Path, monkeypatch: py
     def no_libc(*a: object, **k: object) -> None:
         raise OSError("no libc")
 
-    monkeypatch.setattr(B.ctypes, "CDLL", no_libc)
+    import ctypes
+
+    monkeypatch.setattr(ctypes, "CDLL", no_libc)
     assert B._exchange(Path("a"), Path("b")) is False
 
 

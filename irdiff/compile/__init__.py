@@ -27,14 +27,12 @@ import inspect
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from irdiff.bundle import (
     Bundle,
@@ -55,6 +53,9 @@ from irdiff.compile.compat import check_triton
 from irdiff.compile.envs import EnvError, TritonEnv, resolve_env
 from irdiff.suite import _BUILTINS, SuiteError
 from irdiff.target import SUPPORTED_NAMES, TargetError, parse_target
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = [
     "CompileRequest",
@@ -363,6 +364,8 @@ def _run_worker(req: dict[str, Any], workers: _Workers | None = None, tenv: Trit
     workers = workers or _Workers()
     if workers.cancelled.is_set():
         raise Cancelled()
+    import subprocess  # not at import time: a warm run compiles nothing
+
     proc = subprocess.Popen(
         [tenv.python if tenv else sys.executable, "-m", "irdiff.compile.worker", str(req_file)],
         stdin=subprocess.DEVNULL,
@@ -725,6 +728,8 @@ def compile_bundle(
         )
         reclaim_temporaries(root)
         n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
+        from concurrent.futures import ThreadPoolExecutor  # not at import time: a warm run compiles nothing
+
         pool = ThreadPoolExecutor(max_workers=n_jobs)
         try:
             for res in pool.map(one, jobs):

@@ -28,12 +28,15 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = [
     "EnvError",
@@ -130,6 +133,8 @@ def _site_triton_version(prefix: Path) -> str:
 @lru_cache(maxsize=64)
 def _probe_version(python: str, pythonpath: str) -> str:
     """Ask ``python`` which Triton it imports (a local build has no dist-info to read)."""
+    import subprocess  # not at import time: a warm run starts no process
+
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -219,6 +224,8 @@ def pip_index_args() -> list[str]:
 
     Like pip, uv is told to pick the best match over all indexes (by default uv stops at the first index that
     has the package at all)."""
+    import subprocess  # not at import time: a warm run starts no process
+
     conf: dict[str, str] = {}
     try:
         out = subprocess.run(
@@ -250,6 +257,8 @@ def managed_env(version: str, create: bool = True, echo: object = None) -> Trito
     :param echo: a ``print``-like callable told when an environment is being created (it takes minutes cold).
     :raises EnvError: bad version string, uv missing, or the install failed (uv's last line quoted).
     """
+    import subprocess  # not at import time: a warm run starts no process
+
     if not _VERSION.match(version):
         raise EnvError(f"{version!r} is not a Triton release (e.g. 3.4.0)")
     d = _env_dir(version)
@@ -306,6 +315,8 @@ def _uv_error(proc: subprocess.CompletedProcess[str]) -> str:
 
 def _install(d: Path, packages: list[str], version: str) -> None:
     """``uv pip install`` ``packages`` into the venv ``d`` from pip's configured index."""
+    import subprocess  # not at import time: a warm run starts no process
+
     cmd = [_uv(), "pip", "install", "-q", "--python", str(d / "bin" / "python"), *pip_index_args(), *packages]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -425,6 +436,8 @@ def published_versions(pre: bool = False) -> list[str]:
 
     :raises EnvError: the index cannot be read.
     """
+    import subprocess  # not at import time: a warm run starts no process
+
     cmd = [sys.executable, "-m", "pip", "index", "versions", "triton", "--disable-pip-version-check"]
     if pre:
         cmd.append("--pre")

@@ -37,7 +37,6 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -1436,6 +1435,8 @@ def _run_pager(cmd: str, text: str, env: Mapping[str, str]) -> bool:
     penv = dict(env)
     penv.setdefault("LESS", "FRX")  # quit if one screen, raw colour escapes, keep the screen (git's default)
     penv.setdefault("LV", "-c")
+    import subprocess  # not at import time: most runs start no pager (piped, or --paging never)
+
     try:
         proc = subprocess.Popen(cmd, shell=True, stdin=subprocess.PIPE, env=penv)
     except OSError:
