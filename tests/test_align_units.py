@@ -312,6 +312,7 @@ def test_prefix_and_plain_names() -> None:
         ("%arg3", "%5", "%arg0"),
         ("%cst", "%cst5", "%cst"),  # nothing to renumber: the name as it is
         ("%cst5", "%cst", "%cst0"),
+        ("%5", "%offs", "%offs"),  # the stem side's name, kept as it is: it has no number
     ],
 )
 def test_joint_name_of_a_corresponding_pair(x: str, y: str, name: str) -> None:
@@ -492,3 +493,53 @@ def test_a_huge_line_is_aligned_within_the_bound_and_noted() -> None:
     assert _marked(row.b_text or "", row.b_spans) == ["x7"]
     assert d.stage == "ttir" and len(d.notes) == 1 and d.notes[0].startswith("large function (")
     assert diff_texts("ttir", x, x).notes == []
+
+
+def test_exact_alignment_up_to_and_including_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair of exactly :data:`EXACT_CELLS` line pairs is still aligned exactly (symbols, spans); one more line
+    pair takes the linear path (rows made when read, a note)."""
+    x = normalize("ttir", _ttir(_body(["%s = arith.addi %n, %n : i32"])), "k")
+    y = normalize("ttir", _ttir(_body(["%s = arith.muli %n, %n : i32"])), "k")
+    monkeypatch.setattr(align, "EXACT_CELLS", len(x.lines) * len(y.lines))
+    d = diff_stage(x, y)
+    assert isinstance(d.lines, list) and d.notes == [] and [r.tag for r in d.lines].count("replace") == 1
+    monkeypatch.setattr(align, "EXACT_CELLS", len(x.lines) * len(y.lines) - 1)
+    d = diff_stage(x, y)
+    assert isinstance(d.lines, align._LinearRows) and len(d.notes) == 1
+
+
+def test_sides_stay_in_place_when_only_the_raw_text_differs() -> None:
+    """Two texts that normalize alike (only the kernel's name differs): no change, and ``a`` is still the first
+    text, ``b`` the second (the canonical orientation does not swap sides that compare equal)."""
+    x = _ttir(_body(["%s = arith.addi %n, %n : i32"]))
+    y = x.replace("@k(", "@k2(")
+    for a, b, ka, kb in ((x, y, "k", "k2"), (y, x, "k2", "k")):
+        d = diff_texts("ttir", a, b, kernel_a=ka, kernel_b=kb)
+        assert d.identical and d.a.raw == a and d.b.raw == b
+
+
+def test_second_pass_matches_a_run_of_moved_lines() -> None:
+    """Two unchanged lines printed after three lines that use a changed constant (128 → 96): the shape alignment
+    keeps the three (more lines) and leaves the two as deleted and inserted; once the use below binds their values,
+    they read the same and the second pass (``_rematch``) shows them as equal, with the three as - and +."""
+    moved = ["%m1 = arith.muli %n, %n : i32", "%m2 = arith.addi %n, %n : i32"]
+
+    def uses(c: str) -> list[str]:
+        return [
+            f"%z1 = arith.subi %n, {c} : i32",
+            f"%z2 = arith.subi %z1, {c} : i32",
+            f"%z3 = arith.subi %z2, {c} : i32",
+        ]
+
+    use = ["%u = arith.muli %m1, %m2 : i32"]
+    x = _ttir(_body(["%c128_i32 = arith.constant 128 : i32", *moved, *uses("%c128_i32"), *use]))
+    y = _ttir(_body(["%c96_i32 = arith.constant 96 : i32", *uses("%c96_i32"), *moved, *use]))
+    ab = [("replace", 8, 8), *[("insert", None, k) for k in (9, 10, 11)], ("equal", 9, 12), ("equal", 10, 13)]
+    ab += [("delete", k, None) for k in (11, 12, 13)]
+    ba = [("replace", 8, 8), *[("delete", k, None) for k in (9, 10, 11)], ("equal", 12, 9), ("equal", 13, 10)]
+    ba += [("insert", None, k) for k in (11, 12, 13)]
+    for a, b, want in ((x, y, ab), (y, x, ba)):
+        d = diff_texts("ttir", a, b, kernel_a="k", kernel_b="k")
+        assert [(r.tag, r.a, r.b) for r in d.lines[8:17]] == want
+        assert all("arith.subi" in (r.a_text or r.b_text or "") for r in d.lines[8:17] if r.tag in ("insert", "delete"))
+        assert (d.added, d.removed) == (4, 4)
