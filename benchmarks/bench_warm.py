@@ -4,7 +4,8 @@ variant in irdiff's cache and its comparison in the comparison cache, against ``
 
 Also reports which heavy modules the warm job imported: it needs neither Triton nor torch once every variant is
 cached (the warm index, ``irdiff/compile/warm.py``), nor the normalizers, aligner internals, rules and fact
-extractors once the comparison is cached (``irdiff/comparison_cache.py``). Each command's wall time and CPU time
+extractors once the comparison is cached (``irdiff/comparison_cache.py``); the timed runs repeat a command run
+before, so they print its stored output (``<cache>/outputs``: nothing decoded or rendered). Each command's wall time and CPU time
 (user + system of the child) are medians over ``--repeat`` runs, the job and the import interleaved so that both see
 the same load; on a shared machine the CPU time is the fairer number, so a target counts as met when either is
 within it; both the plain and the coloured job must meet both targets. The load average is printed before and
