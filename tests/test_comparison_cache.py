@@ -461,3 +461,19 @@ def test_stored_output_keeps_the_ttir_verdict(recorded: Bundle, cache: Path) -> 
               build_comparison(recorded, "annotated", "unannotated", stages="ttgir")):  # fmt: skip
         assert store_output("t" * 40, c, "x\n")
         assert cc.load_output("t" * 40, False) == cc.CachedOutput("x\n", None)
+
+
+def test_repeated_main_job_after_a_pass_trace(tmp_path: Path) -> None:
+    """A pair whose TTIR is identical (num_warps only): the main job compiles again with per-pass snapshots and
+    prints the first diverging pass; the same command again prints the same output (read back from the output
+    cache once the bundle holds the snapshots), never the output of the snapshot-less comparison. (The session's
+    irdiff cache: its compiles are shared with test_root.)"""
+    suite = str(Path(__file__).parent / "suites" / "root_cases.py") + "::warps"
+    args = ["compare", suite, "--target", "sm90", "--no-run", "--color", "never", "--paging", "never", "-q", "--save",
+            str(tmp_path / "b")]  # fmt: skip
+    runs = [CliRunner().invoke(cli, args) for _ in range(3)]
+    assert [r.exit_code for r in runs] == [0, 0, 0], runs[0].output
+    assert "per-pass snapshots" in runs[0].stderr
+    assert "ConvertTritonToTritonGPU" in runs[0].stdout  # the first diverging pass, named in the findings
+    assert runs[1].stdout == runs[2].stdout == runs[0].stdout
+    assert all(v.passes for v in load_bundle(tmp_path / "b").variants.values())
