@@ -9,7 +9,8 @@ variant's ``target`` and ``metadata["triton_version"]``. Launch options (num_war
 
 Finding ids: ``settings.target-changed``, ``settings.triton-changed``, ``settings.env-changed``. Each names the
 first compiler pass whose output differs when both sides carry per-pass snapshots (``--passes``; Triton's
-``MLIR_ENABLE_DUMP``), see :func:`first_diverging_pass`.
+``MLIR_ENABLE_DUMP``), from :func:`irdiff.diagnose.passes.first_diverging_pass`: the first pass that changes the code
+(module attributes that only record the setting, such as ``ttg.target``, do not count).
 
 When both sides compile the same kernel source, findings that no other finding explains are linked to the
 settings findings (:func:`link_to_settings`): with the source equal, the setting is their root.
@@ -17,18 +18,16 @@ settings findings (:func:`link_to_settings`): with the source equal, the setting
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.passes import PassDivergence, first_diverging_pass
 
 __all__ = [
     "SETTINGS_FINDING_IDS",
-    "PassDivergence",
     "SettingChange",
-    "first_diverging_pass",
     "link_to_settings",
     "settings_diff",
     "settings_findings",
@@ -60,25 +59,6 @@ class SettingChange:
     b: str
 
 
-@dataclass(frozen=True)
-class PassDivergence:
-    """The first pass whose output differs between two sides' per-pass snapshots.
-
-    :ivar pass_name: the pass (``TritonGPUAccelerateMatmul``); ``""`` when the first snapshot already differs.
-    :ivar snapshot_a: snapshot file in side a (``passes/NNN-before-<Pass>.mlir``) after that pass.
-    :ivar snapshot_b: the same for side b.
-    :ivar first_line: the first differing normalized line of side a's snapshot (or b's when a has none).
-    :ivar only_a: passes that ran only on side a (other release or target); ``only_b`` likewise.
-    """
-
-    pass_name: str
-    snapshot_a: str
-    snapshot_b: str
-    first_line: str
-    only_a: tuple[str, ...] = ()
-    only_b: tuple[str, ...] = ()
-
-
 def _settings_of(v: VariantResult) -> dict[str, Any]:
     s = dict(v.settings or {})
     s.setdefault("target", v.target)
@@ -103,70 +83,26 @@ def settings_diff(va: VariantResult, vb: VariantResult) -> list[SettingChange]:
     return out
 
 
-_PASS_FILE = re.compile(r"^\d+-(?:before|after)-(.+)\.mlir$")
-_TARGET_ATTR = re.compile(r'"?ttg\.target"?\s*=\s*"[^"]*"')
+def _changed_line(hunk: list[str], sign: str) -> str:
+    """The first line a unified-diff hunk removes (``-``: side a's) or adds (``+``: side b's), stripped."""
+    return next((ln[1:].strip() for ln in hunk if ln.startswith(sign)), "")
 
 
-def _pass_name(file: str) -> str:
-    m = _PASS_FILE.match(file)
-    return m.group(1) if m else file
-
-
-def _snapshot_lines(v: VariantResult, file: str) -> list[str]:
-    from pathlib import Path
-
-    from irdiff.normalize import normalize
-
-    if not v.directory:
-        return []
-    try:
-        text = (Path(v.directory) / "passes" / file).read_text(errors="replace")
-    except OSError:
-        return []
-    body = "\n".join(ln for ln in text.splitlines() if not ln.startswith("// -----//"))
-    body = _TARGET_ATTR.sub('"ttg.target" = "T"', body)  # the target itself is named by its own finding
-    return normalize("ttgir", body, v.kernel or None).lines
-
-
-def first_diverging_pass(va: VariantResult, vb: VariantResult) -> PassDivergence | None:
-    """The first pass after which the two sides' IR differs (normalized, target attribute masked), from the
-    per-pass snapshots both sides saved (``--passes``). Passes are paired by name in order (a longest common
-    subsequence), so passes only one release or target runs are skipped and listed. None without snapshots on both
-    sides or when no paired snapshot differs."""
-    if not va.passes or not vb.passes:
-        return None
-    import difflib
-
-    na = [_pass_name(f) for f in va.passes]
-    nb = [_pass_name(f) for f in vb.passes]
-    sm = difflib.SequenceMatcher(a=na, b=nb, autojunk=False)
-    pairs = [(blk.a + k, blk.b + k) for blk in sm.get_matching_blocks() for k in range(blk.size)]
-    matched_a = {i for i, _ in pairs}
-    matched_b = {j for _, j in pairs}
-    only_a = tuple(dict.fromkeys(n for i, n in enumerate(na) if i not in matched_a))
-    only_b = tuple(dict.fromkeys(n for j, n in enumerate(nb) if j not in matched_b))
-    prev: tuple[int, int] | None = None
-    for i, j in pairs:
-        la, lb = _snapshot_lines(va, va.passes[i]), _snapshot_lines(vb, vb.passes[j])
-        if la != lb:
-            first = next((x for x, y in zip(la, lb) if x != y), (la or lb or [""])[min(len(la), len(lb)) - 1])
-            # Snapshot i is the IR *before* pass i: the pass that made it differ is the previous one.
-            name = na[prev[0]] if prev is not None else ""
-            return PassDivergence(name, va.passes[i], vb.passes[j], first.strip()[:200], only_a, only_b)
-        prev = (i, j)
-    return None
-
-
-def _pass_sentence(d: PassDivergence | None, has_passes: bool) -> str:
+def _pass_sentence(d: PassDivergence | None) -> str:
+    """What the per-pass snapshots say about the pair (:func:`irdiff.diagnose.passes.first_diverging_pass`)."""
     if d is None:
-        if has_passes:
-            return " The per-pass snapshots agree pass by pass (the difference arises outside the MLIR passes)."
         return " Run with `--passes` to name the first compiler pass whose output differs."
-    where = f"`{d.pass_name}`" if d.pass_name else "the first pass (its input already differs)"
-    extra = ""
-    if d.only_a or d.only_b:
-        extra = f" Passes run on one side only: {', '.join([*d.only_a, *d.only_b][:6])}."
-    return f" The first pass whose output differs is {where}: `{d.first_line}`.{extra}"
+    if not d.pass_name:
+        return " The per-pass snapshots agree pass by pass (the difference arises outside the MLIR passes)."
+    one_side = list(dict.fromkeys([*d.only_a, *d.only_b]))
+    extra = f" Passes run on one side only: {', '.join(one_side[:6])}." if one_side else ""
+    if d.records_only and not d.code_pass:
+        return (
+            f" The per-pass snapshots differ only in module attributes that record the setting (from `{d.pass_name}` "
+            "on): no MLIR pass changes the code differently, the difference arises after the MLIR passes." + extra
+        )
+    line = _changed_line(d.hunk, "-") or _changed_line(d.hunk, "+")
+    return f" The first pass whose output differs is `{d.code_pass or d.pass_name}`: `{line}`." + extra
 
 
 def settings_findings(a: str, b: str, va: VariantResult, vb: VariantResult) -> list[Finding]:
@@ -176,17 +112,28 @@ def settings_findings(a: str, b: str, va: VariantResult, vb: VariantResult) -> l
     if not changes:
         return []
     div = first_diverging_pass(va, vb)
-    passes = _pass_sentence(div, bool(va.passes and vb.passes))
+    passes = _pass_sentence(div)
     pass_ev = []
-    if div is not None:
+    if div is not None and div.pass_name:
+        name = div.code_pass or div.pass_name
         pass_ev = [
-            Evidence(a, "passes", None, f"{div.snapshot_a}: {div.first_line}"),
-            Evidence(b, "passes", None, f"{div.snapshot_b}"),
+            Evidence(a, "passes", None, f"after {name}: {_changed_line(div.hunk, '-') or '(no line of its own)'}"),
+            Evidence(b, "passes", None, f"after {name}: {_changed_line(div.hunk, '+') or '(no line of its own)'}"),
         ]
     by_key = {c.key: c for c in changes}
     out: list[Finding] = []
     t = by_key.get("target")
+    tv = by_key.get("triton")
+    px = by_key.get("ptxas")
     if t:
+        # Triton picks the assembler by architecture (``get_ptxas`` in ``backends/nvidia/compiler.py``: the bundled
+        # ``ptxas`` below sm90, ``ptxas-blackwell`` from sm90 on); a release change says so in its own finding.
+        assembler = (
+            f" The two targets are assembled by different ptxas builds too ({px.a} vs {px.b}; Triton picks ptxas by "
+            "architecture)."
+            if px and not tv
+            else ""
+        )
         out.append(
             Finding(
                 id="settings.target-changed",
@@ -196,7 +143,7 @@ def settings_findings(a: str, b: str, va: VariantResult, vb: VariantResult) -> l
                     f"`{a}` is compiled for {t.a} and `{b}` for {t.b}. The NVIDIA backend chooses passes, layouts "
                     "and instructions by compute capability (e.g. `mma.sync` on sm8x, `wgmma` and TMA on sm90, "
                     "`tcgen05` on sm100; `backends/nvidia/compiler.py`), and ptxas schedules and allocates registers "
-                    "per architecture, so every later difference starts here." + passes
+                    "per architecture, so every later difference starts here." + assembler + passes
                 ),
                 evidence=[
                     Evidence(a, "settings", None, f"target {t.a}"),
@@ -206,9 +153,7 @@ def settings_findings(a: str, b: str, va: VariantResult, vb: VariantResult) -> l
                 stage="settings",
             )
         )
-    tv = by_key.get("triton")
     if tv:
-        px = by_key.get("ptxas")
         ptxas = f" ptxas differs too ({px.a} vs {px.b}): SASS and registers can change with the same PTX." if px else ""
         missing = [m for m in (va.metadata.get("missing") or []) + (vb.metadata.get("missing") or [])]
         lacks = f" The older release lacks: {'; '.join(dict.fromkeys(missing))}." if missing else ""
