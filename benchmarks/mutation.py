@@ -118,6 +118,8 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_rules.py::test_strip_loc_idempotent",
         "tests/test_target.py::test_spellings",
     ],
+    "irdiff/diagnose/mechfacts.py": ["tests/test_mechfacts.py"],
+    "irdiff/diagnose/settings.py": ["tests/test_settings_findings.py"],
 }
 
 

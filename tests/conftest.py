@@ -113,3 +113,34 @@ def matmul_sm86(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def matmul_sm90(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
     return compile_suite("matmul", ["unannotated", "annotated"], "sm90")
+
+
+# The mechanism-family kernels (tests/suites/diag_mech.py, diag_loop.py) as tests/test_mechanisms.py (rules) and
+# tests/test_mechfacts.py (the facts they read) share them: one cached compile per target.
+MECH_SUITE = str(Path(__file__).parent / "suites" / "diag_mech.py")
+LOOP_SUITE = str(Path(__file__).parent / "suites" / "diag_loop.py")
+
+
+@pytest.fixture(scope="session")
+def mech80(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(
+        MECH_SUITE,
+        ["tf32", "ieee", "tf32x3", "atomic", "red_asm", "eps32", "eps64", "acq_rel", "relaxed", "bf16", "hints"]
+        + ["nohints", "where_bool", "where_int", "div_full", "div_rn", "kloop2", "kloop4", "stride2", "contig"]
+        + ["e5_dot", "f16_dot"],
+        "sm80",
+    )
+
+
+@pytest.fixture(scope="session")
+def mech90(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(
+        MECH_SUITE,
+        ["tf32", "ieee", "atomic", "red_asm", "eps32", "eps64", "relaxed", "bf16", "fp8_default", "fp8_acc32"],
+        "sm90",
+    )
+
+
+@pytest.fixture(scope="session")
+def loop100(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(LOOP_SUITE, ["dot3", "dot1"], "sm100")

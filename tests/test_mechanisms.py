@@ -1,11 +1,11 @@
 """Mechanism families (precision, MMA lowering, atomics and ordering, layout conversions, memory hints, wait depth,
 the compiler's own words, counts): each rule from hand-built facts, and each family on real compiles of
-``tests/suites/diag_mech.py`` (sm80 and sm90; sm100 for Blackwell), shared across tests by session fixtures."""
+``tests/suites/diag_mech.py`` (sm80 and sm90; sm100 for Blackwell), shared across tests by the session fixtures
+``mech80``, ``mech90`` and ``loop100`` of ``tests/conftest.py``."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from diag_helpers import both_orders, diagnose, get, ids, texts
@@ -29,9 +29,6 @@ from irdiff.diagnose.rules.mma_lowering import rule_blackwell_wait, rule_mma_low
 from irdiff.diagnose.rules.precision import rule_division, rule_dot_accumulate, rule_dot_input, rule_fp64
 from irdiff.diagnose.testing import make_arg, make_context, make_facts
 
-SUITES = Path(__file__).parent / "suites"
-MECH = str(SUITES / "diag_mech.py")
-LOOP = str(SUITES / "diag_loop.py")
 R = Ref("ttir", 1, "op")
 
 
@@ -234,31 +231,6 @@ def test_counts_keys() -> None:
 
 
 # ------------------------------------------------------------------------------------ real compiles
-
-
-@pytest.fixture(scope="session")
-def mech80(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
-    return compile_suite(
-        MECH,
-        ["tf32", "ieee", "tf32x3", "atomic", "red_asm", "eps32", "eps64", "acq_rel", "relaxed", "bf16", "hints"]
-        + ["nohints", "where_bool", "where_int", "div_full", "div_rn", "kloop2", "kloop4", "stride2", "contig"]
-        + ["e5_dot", "f16_dot"],
-        "sm80",
-    )
-
-
-@pytest.fixture(scope="session")
-def mech90(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
-    return compile_suite(
-        MECH,
-        ["tf32", "ieee", "atomic", "red_asm", "eps32", "eps64", "relaxed", "bf16", "fp8_default", "fp8_acc32"],
-        "sm90",
-    )
-
-
-@pytest.fixture(scope="session")
-def loop100(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
-    return compile_suite(LOOP, ["dot3", "dot1"], "sm100")
 
 
 def _bundle(request: pytest.FixtureRequest, target: str) -> Bundle:

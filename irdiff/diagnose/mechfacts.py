@@ -218,18 +218,6 @@ def _layout_kind(enc: str, aliases: dict[str, str]) -> str:
     return aliases.get(a.group(1), a.group(1).lstrip("#")) if a else ""
 
 
-_TENSOR = re.compile(r"tensor<((?:\d+x)*)([\w]+)(?:,\s*([^>]*(?:<[^>]*>)?[^>]*))?>")
-
-
-def _tensor(text: str) -> tuple[list[int], str, str] | None:
-    """Shape, element type and encoding of the first ``tensor<...>`` type in ``text``."""
-    m = _TENSOR.search(text)
-    if not m:
-        return None
-    dims = [int(x) for x in m.group(1).rstrip("x").split("x") if x]
-    return dims, m.group(2), (m.group(3) or "").strip()
-
-
 def _types(text: str) -> list[str]:
     """The ``tensor<…>`` / ``!ttg.memdesc<…>`` type strings of an op's type signature, balanced."""
     sig = text.split(" : ", 1)[1] if " : " in text else ""

@@ -1,0 +1,373 @@
+"""The mechanism facts themselves (irdiff/diagnose/mechfacts.py), read from real compiles of
+``tests/suites/diag_mech.py`` (sm80, sm90) and ``diag_loop.py`` (sm100): what each ``tt.dot`` was lowered to, the
+atomics, the layout conversions and the shared memory PTX spends on them, the cache hints, the pipeline and
+Blackwell MMA waits, fp64 work and the compiler's warnings. Every number asserted here is checked against the kernel:
+tile shapes and types from the suite, instruction counts from the PTX (``tests/test_mechanisms.py`` tests the rules
+that read these facts). Cheap: the session's cached compiles, a few ms of parsing per variant."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from irdiff.bundle import Bundle, VariantResult
+from irdiff.diagnose.facts import Ref, strip_loc
+from irdiff.diagnose.mechfacts import (
+    MechFacts,
+    clear_memos,
+    compiler_messages,
+    extract_mech_facts,
+    mma_instructions,
+)
+
+
+@pytest.fixture(autouse=True)
+def _cold_memos() -> None:
+    """Each test parses the texts itself (the op lines and location tables are memoized per text)."""
+    clear_memos()
+
+
+def _refs(f: MechFacts) -> list[Ref]:
+    out: list[Ref] = []
+    for d in f.dots:
+        out += [d.ttir, *(r for r in (d.ttgir, d.python) if r)]
+    for a in f.atomics:
+        out += [a.ref, *(r for r in (a.python,) if r)]
+    for c in f.converts:
+        out += [c.ref, *(r for r in (c.python,) if r)]
+    for h in f.hints:
+        out += [h.ref, *(r for r in (h.python,) if r)]
+    for m in f.mma_waits:
+        out += [m.ref, m.mma_ref]
+    out += [w.ref for w in f.async_waits] + [r for _, r in f.cp_async_waits] + f.compiler_messages
+    out += [r for r in (f.f64_first, f.f64_python) if r]
+    return out
+
+
+def check_refs(v: VariantResult, f: MechFacts) -> None:
+    """Every reference names the raw line it quotes (1-based, in that stage's file)."""
+    for r in _refs(f):
+        assert r.line is not None, r
+        raw = v.text(r.stage).splitlines()[r.line - 1]
+        if r.stage in ("ttir", "ttgir"):
+            assert strip_loc(raw).strip() == r.text, r
+        else:
+            assert raw.strip()[:400] == r.text, r
+
+
+def facts(b: Bundle, variant: str) -> MechFacts:
+    v = b.variants[variant]
+    f = extract_mech_facts(v)
+    check_refs(v, f)
+    return f
+
+
+# ------------------------------------------------------------------------------------------------ dots
+
+
+def test_fp32_dot_precision_and_lowering_sm80(mech80: Bundle) -> None:
+    """``fdot``: a 64×32 by 32×64 fp32 product with one warp. tf32 and tf32x3 become ``mma.sync`` (an ``#mma`` v2
+    result, instrShape 16×8), ieee becomes FMA (a ``#blocked`` result; TTIR prints no ``inputPrecision``)."""
+    (tf32,) = facts(mech80, "tf32").dots
+    assert (tf32.name, tf32.precision, tf32.a_type, tf32.b_type, tf32.acc_type) == ("acc", "tf32", "f32", "f32", "f32")
+    assert tf32.shape == [64, 64, 32] and tf32.rank == 2 and tf32.warps == 1
+    assert (tf32.lowering, tf32.instr_shape, tf32.operands) == ("mma_v2", [16, 8], ["registers", "registers"])
+    assert tf32.max_imprecise_acc is None and tf32.upcast == [] and tf32.acc_chained
+    assert "inputPrecision = tf32" in tf32.ttir.text and tf32.ttgir is not None and "#mma>" in tf32.ttgir.text
+    assert tf32.python is not None and tf32.python.text.startswith("acc = tl.dot(")
+    (x3,) = facts(mech80, "tf32x3").dots
+    assert (x3.precision, x3.lowering, x3.instr_shape) == ("tf32x3", "mma_v2", [16, 8])
+    (ieee,) = facts(mech80, "ieee").dots
+    assert "inputPrecision" not in ieee.ttir.text  # ieee is the default: Triton prints nothing
+    assert (ieee.precision, ieee.lowering, ieee.instr_shape, ieee.shape) == ("ieee", "fma", [], [64, 64, 32])
+    assert ieee.ttgir is not None and re.search(r"-> tensor<64x64xf32, #blocked\d*>$", ieee.ttgir.text)
+
+
+def test_fp16_dot_lowering_per_target(mech80: Bundle, mech90: Bundle, loop100: Bundle) -> None:
+    """The same fp16 64×64×64 product (``dot_atomic``, 4 warps): ``mma.sync`` from registers on sm80, ``wgmma`` with
+    both operands in shared memory on sm90 (instrShape 16×64×16); the sm100 K loop becomes ``tcgen05.mma``. fp16
+    operands have no input precision."""
+    (d80,) = facts(mech80, "atomic").dots
+    (d90,) = facts(mech90, "atomic").dots
+    for d in (d80, d90):
+        assert (d.name, d.precision, d.a_type, d.acc_type, d.shape, d.warps) == (
+            "part",
+            "",
+            "f16",
+            "f32",
+            [64, 64, 64],
+            4,
+        )
+    assert (d80.lowering, d80.instr_shape, d80.operands) == ("mma_v2", [16, 8], ["registers", "registers"])
+    assert (d90.lowering, d90.instr_shape, d90.operands) == ("wgmma", [16, 64, 16], ["shared", "shared"])
+    assert d90.ttgir is not None and d90.ttgir.text.split(" = ")[1].startswith("ttng.warp_group_dot")
+    for v in ("dot3", "dot1"):
+        (d,) = facts(loop100, v).dots
+        assert (d.lowering, d.operands, d.shape, d.a_type, d.acc_type) == (
+            "tcgen05",
+            ["shared", "shared"],
+            [64, 64, 32],
+            "f16",
+            "f32",
+        )
+        assert d.ttgir is not None and d.ttgir.text.startswith("ttng.tc_gen5_mma")
+        assert d.acc_chained  # ``acc = tl.dot(a, b, acc)``
+
+
+def test_fp8_dots(mech80: Bundle, mech90: Bundle) -> None:
+    """fp8e5 operands are converted to fp16 right before the sm80 ``mma.sync`` (TTGIR ``tt.fp_to_fp``); fp16 ones
+    are not. On sm90 fp8 ``wgmma`` takes K = 32 per instruction, and ``max_num_imprecise_acc=32`` is kept while the
+    default (2**30 in TTIR: never promote) reads as None."""
+    (e5,) = facts(mech80, "e5_dot").dots
+    assert (e5.a_type, e5.b_type, e5.upcast, e5.lowering) == ("f8E5M2", "f8E5M2", ["f8E5M2 → f16"], "mma_v2")
+    assert facts(mech80, "f16_dot").dots[0].upcast == []
+    (acc32,) = facts(mech90, "fp8_acc32").dots
+    (default,) = facts(mech90, "fp8_default").dots
+    assert "maxNumImpreciseAcc = 1073741824" in default.ttir.text and default.max_imprecise_acc is None
+    assert acc32.max_imprecise_acc == 32 and acc32.a_type == "f8E4M3FN"
+    assert acc32.instr_shape == default.instr_shape == [16, 64, 32] and acc32.lowering == "wgmma"
+
+
+# ------------------------------------------------------------------------------------------------ atomics
+
+
+@pytest.mark.parametrize("target", ["sm80", "sm90"])
+def test_atomics(request: pytest.FixtureRequest, target: str) -> None:
+    """``tl.atomic_add`` of a 64×64 dot result: ``fadd``, the default ``acq_rel``/``gpu``, its value converted
+    from the MMA layout; ``sem="relaxed"``; into bf16 (through ``arith.truncf``). Inline-asm ``red`` is no atomic op."""
+    b: Bundle = request.getfixturevalue({"sm80": "mech80", "sm90": "mech90"}[target])
+    (a,) = facts(b, "atomic").atomics
+    assert (a.op, a.sem, a.scope, a.elem, a.shape, a.from_mma) == ("fadd", "acq_rel", "gpu", "f32", [64, 64], True)
+    assert a.ref.text.split(" = ")[1].startswith("tt.atomic_rmw fadd, acq_rel, gpu,")
+    assert a.python is not None and a.python.text == "tl.atomic_add(c_ptrs, part)"
+    (r,) = facts(b, "relaxed").atomics
+    assert (r.op, r.sem, r.scope, r.elem, r.from_mma) == ("fadd", "relaxed", "gpu", "f32", True)
+    (h,) = facts(b, "bf16").atomics
+    assert (h.sem, h.elem, h.shape, h.from_mma) == ("relaxed", "bf16", [64, 64], True)
+    assert facts(b, "red_asm").atomics == []
+
+
+# ------------------------------------------------------------------------------------------------ conversions
+
+
+def _ptx_shared_at_line(v: VariantResult, line: int, col: int) -> tuple[int, int, int]:
+    """(st.shared, ld.shared, bar.sync) PTX instructions under ``.loc N line col`` directives."""
+    st = ld = bar = 0
+    here = False
+    for raw in v.text("ptx").splitlines():
+        m = re.match(r"^\s*\.loc\s+\d+\s+(\d+)\s+(\d+)", raw)
+        if m:
+            here = (int(m[1]), int(m[2])) == (line, col)
+            continue
+        s = raw.strip()
+        if not here or not s or s.startswith(("//", "$", ".")):
+            continue
+        op = s.split()[0] if not s.startswith("@") else s.split()[1]
+        st += op.startswith("st.shared")
+        ld += op.startswith("ld.shared")
+        bar += op.startswith(("bar.sync", "barrier.sync"))
+    return st, ld, bar
+
+
+def test_mma_to_blocked_conversion_staged_through_shared(mech80: Bundle) -> None:
+    """``tl.store`` of the tf32 dot result (1 warp) converts ``#mma`` → ``#blocked``: the PTX at that source
+    position stores and loads 512 bytes per thread through shared memory. 64×64 fp32 is 16 KB; 32 threads × 512 B in
+    4 rounds of stores-then-loads stage 4 KB at a time."""
+    f = facts(mech80, "tf32")
+    (c,) = f.converts
+    assert (c.src, c.dst, c.shape, c.elem, c.producer, c.consumers) == (
+        "mma_v2",
+        "blocked",
+        [64, 64],
+        "f32",
+        "tt.dot",
+        ["tt.store"],
+    )
+    assert (c.shared_stores, c.shared_loads, c.barriers, c.stored_bytes) == (32, 32, 1, 512)
+    assert c.scratch_bytes == 512 * 32 // 4
+    assert c.python is not None and c.python.text.startswith("tl.store(c_ptr")
+    # the counts are the PTX's own at the op's source position
+    st, ld, bar = _ptx_shared_at_line(mech80.variants["tf32"], c.python.line or 0, _col(mech80, "tf32", c.ref))
+    assert (st, ld, bar) == (32, 32, 1)
+    # the tf32x3 sum is an arith.addf of three products
+    assert facts(mech80, "tf32x3").converts[0].producer == "arith.addf"
+
+
+def _col(b: Bundle, variant: str, ref: Ref) -> int:
+    """The source column of a TTGIR op line, resolved through its ``#loc`` aliases."""
+    text = b.variants[variant].text("ttgir")
+    raw = text.splitlines()[(ref.line or 0) - 1]
+    name = re.search(r"loc\((#loc\d*)\)\s*$", raw)
+    assert name
+    table = dict(re.findall(r"^(#loc\d*) = loc\((.*)\)$", text, re.M))
+    body = table[name[1]]
+    for _ in range(10):
+        m = re.match(r'^"[^"]*":\d+:(\d+)', body)
+        if m:
+            return int(m[1])
+        nm = re.search(r"(#loc\d*)", body)
+        assert nm
+        body = table[nm[1]]
+    raise AssertionError(body)
+
+
+@pytest.mark.parametrize("target", ["sm80", "sm90"])
+def test_atomic_on_mma_result_conversion(request: pytest.FixtureRequest, target: str) -> None:
+    """The atomic's conversion (4 warps): 128 bytes per thread in one round = 16 KB for 128 threads, consumed by the
+    atomic. On sm90 the producer is the ``wgmma``; the bf16 value (``arith.truncf``) is half the bytes."""
+    b: Bundle = request.getfixturevalue({"sm80": "mech80", "sm90": "mech90"}[target])
+    (c,) = facts(b, "atomic").converts
+    assert c.src == ("mma_v2" if target == "sm80" else "wgmma") and c.dst == "blocked"
+    assert c.producer == ("tt.dot" if target == "sm80" else "ttng.warp_group_dot")
+    assert c.consumers == ["tt.atomic_rmw"] and c.stored_bytes == 128 and c.scratch_bytes == 16384
+    assert c.shared_stores == c.shared_loads == 8
+    (h,) = facts(b, "bf16").converts
+    assert (h.elem, h.producer, h.stored_bytes, h.scratch_bytes) == ("bf16", "arith.truncf", 64, 8192)
+    assert facts(b, "red_asm").converts == []  # the asm reads the MMA layout as it is
+
+
+def test_register_conversions_have_no_scratch(mech80: Bundle) -> None:
+    """The FMA dot converts its loaded B operand to ``#ttg.dot_op`` and its ``#blocked`` result to another blocked
+    layout, both in registers: no shared traffic, no scratch."""
+    cs = facts(mech80, "ieee").converts
+    assert [(c.src, c.dst, c.producer, c.consumers) for c in cs] == [
+        ("blocked", "dot_op", "tt.load", ["tt.dot"]),
+        ("blocked", "blocked", "tt.dot", ["tt.store"]),
+    ]
+    assert cs[0].shape == [32, 64]
+    for c in cs:
+        assert (c.shared_stores, c.shared_loads, c.barriers, c.stored_bytes, c.scratch_bytes) == (0, 0, 0, 0, None)
+
+
+def test_loop_result_and_tmem_conversions(mech80: Bundle, loop100: Bundle) -> None:
+    """A K loop's accumulator leaves the loop as an ``scf.for`` result (``%acc#0``): its conversion's producer is the
+    loop. On sm100 the tensor-memory load gives a ``#linear`` layout, truncated to fp16 before the store."""
+    (k,) = facts(mech80, "kloop2").converts
+    assert (k.producer, k.src, k.consumers, k.scratch_bytes) == ("scf.for", "mma_v2", ["tt.store"], 8192)
+    (t,) = facts(loop100, "dot3").converts
+    assert (t.src, t.dst, t.elem, t.producer, t.stored_bytes, t.scratch_bytes) == (
+        "linear",
+        "blocked",
+        "f16",
+        "arith.truncf",
+        64,
+        2048,
+    )
+
+
+# ------------------------------------------------------------------------------------------------ hints
+
+
+def test_cache_hints(mech80: Bundle) -> None:
+    """``eviction_policy="evict_first"`` on the load and ``cache_modifier=".cs"`` on the store, each quoted with its
+    Python line; the defaults (``none``, ``evict_normal``) printed in the same ``cachePolicy`` are no hint."""
+    hs = facts(mech80, "hints").hints
+    assert [(h.kind, h.value, h.op) for h in hs] == [
+        ("eviction_policy", "evict_first", "tt.load"),
+        ("cache_modifier", "cs", "tt.store"),
+    ]
+    assert hs[0].python is not None and 'eviction_policy="evict_first"' in hs[0].python.text
+    assert hs[1].python is not None and 'cache_modifier=".cs"' in hs[1].python.text
+    assert "cache_modifier = none" in hs[0].ref.text and "evict_normal" in hs[1].ref.text
+    assert facts(mech80, "nohints").hints == []
+
+
+# ------------------------------------------------------------------------------------------------ waits
+
+
+def test_async_waits_and_cp_async_depths(mech80: Bundle) -> None:
+    """``num_stages=2``: the loop waits (``ttg.async_wait {num = 0}``) for copies committed in the same iteration;
+    ``num_stages=4`` leaves 4 groups in flight and waits for loop-carried tokens. The PTX ``cp.async.wait_group``
+    depths say the same."""
+    k2, k4 = facts(mech80, "kloop2"), facts(mech80, "kloop4")
+    assert [(w.num, w.immediate) for w in k2.async_waits] == [(0, False), (0, True), (0, True)]
+    assert [(w.num, w.immediate) for w in k4.async_waits] == [(4, False)] * 3
+    assert all("ttg.async_wait" in w.ref.text for w in k2.async_waits + k4.async_waits)
+    ptx4 = mech80.variants["kloop4"].text("ptx")
+    assert (
+        [n for n, _ in k4.cp_async_waits]
+        == [int(m) for m in re.findall(r"^\s*cp\.async\.wait_group\s+(\d+);", ptx4, re.M)]
+        == [4, 4, 4, 4, 0]
+    )
+    assert {n for n, _ in k2.cp_async_waits} == {0} and len(k2.cp_async_waits) == 5
+    assert facts(mech80, "tf32").async_waits == [] and facts(mech80, "tf32").cp_async_waits == []
+
+
+def test_blackwell_mma_waits(loop100: Bundle) -> None:
+    """sm100 K loop: with ``num_stages=1`` the loop waits on the barrier its own ``tc_gen5_mma`` commits to (one MMA
+    barrier); with 3 stages a ring of 2 barriers lets the next MMA be issued first."""
+    (w1,) = facts(loop100, "dot1").mma_waits
+    assert w1.immediate and w1.ring == 1
+    assert w1.ref.text.startswith("ttng.wait_barrier") and w1.mma_ref.text.startswith("ttng.tc_gen5_mma")
+    waits3 = facts(loop100, "dot3").mma_waits
+    assert waits3 and all(not w.immediate and w.ring == 2 for w in waits3)
+    assert facts(loop100, "dot3").async_waits[0].num == 2
+
+
+# ------------------------------------------------------------------------------------------------ fp64, messages
+
+
+@pytest.mark.parametrize("target", ["sm80", "sm90"])
+def test_fp64_work(request: pytest.FixtureRequest, target: str) -> None:
+    """``eps: tl.float64``: five TTIR ops make f64 tensors (the ``arith.extf`` of x, the splat of eps, the multiply,
+    the add, the truncation is f32 again), the first quoted with its Python line; the fp32 variant has none."""
+    b: Bundle = request.getfixturevalue({"sm80": "mech80", "sm90": "mech90"}[target])
+    f = facts(b, "eps64")
+    ttir = b.variants["eps64"].text("ttir")
+    made = [
+        ln
+        for ln in ttir.splitlines()
+        if " = " in ln and "arith.constant" not in ln and re.search(r"xf64>|\bf64\b", strip_loc(ln).rsplit(":", 1)[-1])
+    ]
+    assert f.f64_ttir == len(made) == 5 and f.f64_tensor == 5
+    assert f.f64_first is not None and f.f64_first.text.startswith("%") and "arith.extf" in f.f64_first.text
+    assert f.f64_python is not None and f.f64_python.text == "tl.store(y_ptr + offs, x * eps + 1.0, mask=offs < N)"
+    assert f.f64_args == ["eps"]
+    e32 = facts(b, "eps32")
+    assert (e32.f64_ttir, e32.f64_tensor, e32.f64_first, e32.f64_python, e32.f64_args) == (0, 0, None, None, [])
+
+
+def test_compiler_warning(mech80: Bundle) -> None:
+    """``tl.where`` on an int32 mask: Python's UserWarning is quoted (its file:line prefix included), not the
+    ``warnings.warn(`` source line under it, nor the ptxas ``-v`` report or the ``[pass]`` debug lines around it."""
+    (m,) = facts(mech80, "where_int").compiler_messages
+    assert "UserWarning: tl.where with a non-boolean condition is deprecated" in m.text and m.stage == "compile"
+    assert facts(mech80, "where_bool").compiler_messages == []
+
+
+def test_compiler_messages_filter() -> None:
+    """The log lines a compile prints (ptxas ``-v``, pass debug, Python warnings): only warnings and remarks count."""
+    log = "\n".join(
+        [
+            "ptxas info    : Used 16 registers, used 0 barriers, 392 bytes cmem[0]",
+            "ptxas info    : Compiling entry function 'k' for 'sm_80' warning",  # never a message: the -v report
+            "",
+            "/x/semantic.py:1759: UserWarning: tl.where with a non-boolean condition is deprecated",
+            "  warnings.warn(",
+            "[tritongpu-coalesce]: Considering op: %9 = tt.load %8 warning",
+            "ptxas warning : Registers are spilled to local memory in function 'k', 16 bytes spill stores",
+            "  remark: loop not pipelined",
+            "TRITON_DEFAULT_FP_FUSION is not set: warning printed once per compile",
+            "Warning: deprecated option",
+            "warnings are off",  # no word "warning" on its own
+            "x" * 500 + " warning",
+        ]
+    )
+    got = compiler_messages(log)
+    assert [r.line for r in got] == [4, 7, 8, 10, 12]
+    assert got[0].text == "/x/semantic.py:1759: UserWarning: tl.where with a non-boolean condition is deprecated"
+    assert got[2].text == "remark: loop not pipelined" and len(got[4].text) == 400
+    assert all(r.stage == "compile" for r in got)
+    assert compiler_messages("") == []
+
+
+def test_mma_instructions() -> None:
+    """Matrix instructions per lowering from PTX counts; a packed ``fma.f32x2`` is two fp32 FMAs."""
+    counts = {"ptx": {"fma.f32": 10, "fma.f32x2": 3, "mma.sync": 4, "wgmma": 5, "tcgen05.mma": 6}, "sass": {"HMMA": 9}}
+    assert mma_instructions(counts) == {"fma.f32": 16, "mma.sync": 4, "wgmma": 5, "tcgen05.mma": 6}
+    assert mma_instructions({}) == {"fma.f32": 0, "mma.sync": 0, "wgmma": 0, "tcgen05.mma": 0}
+
+
+def test_warp_specialization_absent(mech80: Bundle, loop100: Bundle) -> None:
+    assert not facts(mech80, "kloop4").warp_specialized and not facts(loop100, "dot3").warp_specialized
