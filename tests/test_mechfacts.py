@@ -151,9 +151,10 @@ def test_atomics(request: pytest.FixtureRequest, target: str) -> None:
 # ------------------------------------------------------------------------------------------------ conversions
 
 
-def _ptx_shared_at_line(v: VariantResult, line: int, col: int) -> tuple[int, int, int]:
-    """(st.shared, ld.shared, bar.sync) PTX instructions under ``.loc N line col`` directives."""
-    st = ld = bar = 0
+def _ptx_shared_at(v: VariantResult, line: int, col: int) -> str:
+    """The shared-memory stores (``s``), loads (``l``) and barriers (``b``) the PTX emits under ``.loc N line col``
+    directives, in order (one letter per instruction)."""
+    out = []
     here = False
     for raw in v.text("ptx").splitlines():
         m = re.match(r"^\s*\.loc\s+\d+\s+(\d+)\s+(\d+)", raw)
@@ -163,11 +164,19 @@ def _ptx_shared_at_line(v: VariantResult, line: int, col: int) -> tuple[int, int
         s = raw.strip()
         if not here or not s or s.startswith(("//", "$", ".")):
             continue
-        op = s.split()[0] if not s.startswith("@") else s.split()[1]
-        st += op.startswith("st.shared")
-        ld += op.startswith("ld.shared")
-        bar += op.startswith(("bar.sync", "barrier.sync"))
-    return st, ld, bar
+        op = s.split()[1] if s.startswith("@") else s.split()[0]
+        if op.startswith(("st.shared", "stmatrix")):
+            out.append("s")
+        elif op.startswith(("ld.shared", "ldmatrix")):
+            out.append("l")
+        elif op.startswith(("bar.sync", "barrier.sync")):
+            out.append("b")
+    return "".join(out)
+
+
+def _rounds(seq: str) -> int:
+    """Blocks of stores, each followed by loads (barriers between them do not count)."""
+    return len(re.findall(r"s+", seq.replace("b", "")))
 
 
 def test_mma_to_blocked_conversion_staged_through_shared(mech80: Bundle) -> None:
@@ -188,8 +197,8 @@ def test_mma_to_blocked_conversion_staged_through_shared(mech80: Bundle) -> None
     assert c.scratch_bytes == 512 * 32 // 4
     assert c.python is not None and c.python.text.startswith("tl.store(c_ptr")
     # the counts are the PTX's own at the op's source position
-    st, ld, bar = _ptx_shared_at_line(mech80.variants["tf32"], c.python.line or 0, _col(mech80, "tf32", c.ref))
-    assert (st, ld, bar) == (32, 32, 1)
+    seq = _ptx_shared_at(mech80.variants["tf32"], c.python.line or 0, _col(mech80, "tf32", c.ref))
+    assert (seq.count("s"), seq.count("l"), seq.count("b"), _rounds(seq)) == (32, 32, 1, 4)
     # the tf32x3 sum is an arith.addf of three products
     assert facts(mech80, "tf32x3").converts[0].producer == "arith.addf"
 
@@ -214,16 +223,27 @@ def _col(b: Bundle, variant: str, ref: Ref) -> int:
 
 @pytest.mark.parametrize("target", ["sm80", "sm90"])
 def test_atomic_on_mma_result_conversion(request: pytest.FixtureRequest, target: str) -> None:
-    """The atomic's conversion (4 warps): 128 bytes per thread in one round = 16 KB for 128 threads, consumed by the
-    atomic. On sm90 the producer is the ``wgmma``; the bf16 value (``arith.truncf``) is half the bytes."""
+    """The atomic's conversion (4 warps, 128 threads): 128 bytes per thread = the 16 KB of the 64×64 fp32 result,
+    consumed by the atomic, staged in as many rounds as the PTX at its source position has blocks of stores (Triton
+    3.9 uses one on sm80, 3.6 two). On sm90 the producer is the ``wgmma``; the bf16 value (``arith.truncf``) is half
+    the bytes."""
     b: Bundle = request.getfixturevalue({"sm80": "mech80", "sm90": "mech90"}[target])
-    (c,) = facts(b, "atomic").converts
-    assert c.src == ("mma_v2" if target == "sm80" else "wgmma") and c.dst == "blocked"
-    assert c.producer == ("tt.dot" if target == "sm80" else "ttng.warp_group_dot")
-    assert c.consumers == ["tt.atomic_rmw"] and c.stored_bytes == 128 and c.scratch_bytes == 16384
-    assert c.shared_stores == c.shared_loads == 8
-    (h,) = facts(b, "bf16").converts
-    assert (h.elem, h.producer, h.stored_bytes, h.scratch_bytes) == ("bf16", "arith.truncf", 64, 8192)
+    for variant, elem, producer, size in (
+        ("atomic", "f32", "tt.dot" if target == "sm80" else "ttng.warp_group_dot", 4),
+        ("bf16", "bf16", "arith.truncf", 2),
+    ):
+        (c,) = facts(b, variant).converts
+        assert (c.src, c.dst) == ("mma_v2" if target == "sm80" else "wgmma", "blocked")
+        assert (c.elem, c.producer, c.consumers, c.shape) == (elem, producer, ["tt.atomic_rmw"], [64, 64])
+        assert c.stored_bytes * 128 == 64 * 64 * size
+        assert c.python is not None and c.python.line is not None
+        seq = _ptx_shared_at(b.variants[variant], c.python.line, _col(b, variant, c.ref))
+        assert (
+            (c.shared_stores, c.shared_loads, c.barriers)
+            == (seq.count("s"), seq.count("l"), seq.count("b"))
+            != (0, 0, 0)
+        )
+        assert c.scratch_bytes == c.stored_bytes * 128 // _rounds(seq)
     assert facts(b, "red_asm").converts == []  # the asm reads the MMA layout as it is
 
 
@@ -261,7 +281,8 @@ def test_loop_result_and_tmem_conversions(mech80: Bundle, loop100: Bundle) -> No
 
 def test_cache_hints(mech80: Bundle) -> None:
     """``eviction_policy="evict_first"`` on the load and ``cache_modifier=".cs"`` on the store, each quoted with its
-    Python line; the defaults (``none``, ``evict_normal``) printed in the same ``cachePolicy`` are no hint."""
+    Python line, in both releases' TTIR spellings; the defaults (``none``, ``evict_normal``) Triton 3.9 prints in the
+    same ``cachePolicy`` are no hint."""
     hs = facts(mech80, "hints").hints
     assert [(h.kind, h.value, h.op) for h in hs] == [
         ("eviction_policy", "evict_first", "tt.load"),
@@ -269,28 +290,52 @@ def test_cache_hints(mech80: Bundle) -> None:
     ]
     assert hs[0].python is not None and 'eviction_policy="evict_first"' in hs[0].python.text
     assert hs[1].python is not None and 'cache_modifier=".cs"' in hs[1].python.text
-    assert "cache_modifier = none" in hs[0].ref.text and "evict_normal" in hs[1].ref.text
+    assert all(h.value in h.ref.text for h in hs)
+    if "cachePolicy" in hs[0].ref.text:  # Triton 3.9 prints both attributes on every access, defaults included
+        assert "cache_modifier = none" in hs[0].ref.text and "eviction_policy = evict_normal" in hs[1].ref.text
+    else:  # Triton 3.6: only what the kernel set, camelCase
+        assert "evictionPolicy = evict_first" in hs[0].ref.text and "cacheModifier = cs" in hs[1].ref.text
     assert facts(mech80, "nohints").hints == []
 
 
 # ------------------------------------------------------------------------------------------------ waits
 
 
+def _loop_waits(ttgir: str) -> list[tuple[int, bool]]:
+    """``(num, immediate)`` of each ``ttg.async_wait`` in the (single, innermost) ``scf.for`` body, read line by line:
+    immediate when a token it waits on is defined earlier in the same loop body."""
+    lines = ttgir.splitlines()
+    start = next(i for i, ln in enumerate(lines) if " scf.for " in ln)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith(" " * indent + "}"))
+    out: list[tuple[int, bool]] = []
+    defined: set[str] = set()
+    for ln in lines[start + 1 : end]:
+        m = re.match(r"\s*(%[\w.#]+)(?::\d+)? = ", ln)
+        if "ttg.async_wait" in ln:
+            tokens = re.findall(r"%[\w.#]+", ln.split("ttg.async_wait", 1)[1].split("{", 1)[0])
+            out.append((int(re.search(r"num = (\d+)", ln)[1]), any(t in defined for t in tokens)))  # type: ignore[index]
+        if m:
+            defined.add(m[1])
+    return out
+
+
 def test_async_waits_and_cp_async_depths(mech80: Bundle) -> None:
-    """``num_stages=2``: the loop waits (``ttg.async_wait {num = 0}``) for copies committed in the same iteration;
-    ``num_stages=4`` leaves 4 groups in flight and waits for loop-carried tokens. The PTX ``cp.async.wait_group``
-    depths say the same."""
-    k2, k4 = facts(mech80, "kloop2"), facts(mech80, "kloop4")
-    assert [(w.num, w.immediate) for w in k2.async_waits] == [(0, False), (0, True), (0, True)]
-    assert [(w.num, w.immediate) for w in k4.async_waits] == [(4, False)] * 3
-    assert all("ttg.async_wait" in w.ref.text for w in k2.async_waits + k4.async_waits)
-    ptx4 = mech80.variants["kloop4"].text("ptx")
-    assert (
-        [n for n, _ in k4.cp_async_waits]
-        == [int(m) for m in re.findall(r"^\s*cp\.async\.wait_group\s+(\d+);", ptx4, re.M)]
-        == [4, 4, 4, 4, 0]
-    )
-    assert {n for n, _ in k2.cp_async_waits} == {0} and len(k2.cp_async_waits) == 5
+    """``num_stages=2`` leaves no copy group in flight (``ttg.async_wait {num = 0}``), ``num_stages=4`` leaves 4;
+    each wait is "immediate" exactly when it waits on a token committed earlier in the same iteration (Triton 3.9's
+    two-stage loop does, 3.6's waits on loop-carried tokens). The PTX ``cp.async.wait_group`` depths are read in
+    order."""
+    for variant, depth in (("kloop2", 0), ("kloop4", 4)):
+        f = facts(mech80, variant)
+        ttgir = mech80.variants[variant].text("ttgir")
+        waits = [(w.num, w.immediate) for w in f.async_waits]
+        assert waits == _loop_waits(ttgir) and waits and {n for n, _ in waits} == {depth}
+        assert all(w.ref.text.split(" = ")[1].startswith("ttg.async_wait") for w in f.async_waits)
+        ptx = mech80.variants[variant].text("ptx")
+        assert [n for n, _ in f.cp_async_waits] == [
+            int(m) for m in re.findall(r"^\s*cp\.async\.wait_group\s+(\d+);", ptx, re.M)
+        ]
+        assert f.cp_async_waits[0][0] == depth and f.cp_async_waits[-1][0] == 0  # the epilogue drains all
     assert facts(mech80, "tf32").async_waits == [] and facts(mech80, "tf32").cp_async_waits == []
 
 

@@ -5,8 +5,9 @@ Sources, per variant (all from the bundle's saved stages and logs):
 
 * TTIR ``tt.dot`` (``inputPrecision = tf32|tf32x3|ieee`` — printed unless ieee —, ``maxNumImpreciseAcc``, operand
   and result types), ``tt.atomic_rmw``/``tt.atomic_cas`` (op, ``sem``, ``scope``, element type), ``tt.load``/
-  ``tt.store`` ``cachePolicy``/``isVolatile`` attributes, ``tt.assume`` and ``tt.divisibility``/``tt.contiguity``
-  hints (``tl.multiple_of``/``tl.max_contiguous``), and ops producing ``f64`` values.
+  ``tt.store`` cache attributes (3.9's ``cachePolicy``, 3.6's ``cacheModifier``/``evictionPolicy``) and
+  ``isVolatile``, ``tt.assume`` and ``tt.divisibility``/``tt.contiguity`` hints (``tl.multiple_of``/
+  ``tl.max_contiguous``), and ops producing ``f64`` values.
 * TTGIR: what each dot became — ``tt.dot`` with a ``#ttg.blocked`` result is lowered to FMA instructions
   (``DotOpToLLVM/FMA.cpp``), ``tt.dot`` with an ``#ttg.nvidia_mma`` v2 result to ``mma.sync``, ``ttng.warp_group_dot``
   to ``wgmma`` (v3) and ``ttng.tc_gen5_mma`` to ``tcgen05.mma`` with the accumulator in tensor memory (v5,
@@ -635,8 +636,10 @@ def _hints(ttir: str, src: str, python: str) -> list[HintFact]:
         ref = Ref("ttir", ln.no, ln.text)
         py = None
         if ln.op in ("tt.load", "tt.store"):
-            cm = re.search(r"cache_modifier = (\w+)", ln.text) or re.search(r"cache = (\w+)", ln.text)
-            ev = re.search(r"eviction_policy = (\w+)", ln.text) or re.search(r"evict = (\w+)", ln.text)
+            # Triton 3.9 prints ``cachePolicy = #tt.cache_policy<cache_modifier = cs, eviction_policy = evict_first>``,
+            # 3.6 ``cacheModifier = cs`` and ``evictionPolicy = evict_first``, older releases ``cache = …, evict = …``
+            cm = re.search(r"\b(?:cache_modifier|cacheModifier|cache) = (\w+)", ln.text)
+            ev = re.search(r"\b(?:eviction_policy|evictionPolicy|evict) = (\w+)", ln.text)
             found = []
             if cm and cm.group(1) != "none":
                 found.append(("cache_modifier", cm.group(1)))
