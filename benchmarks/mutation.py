@@ -120,6 +120,11 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/mechfacts.py": ["tests/test_mechfacts.py"],
     "irdiff/diagnose/settings.py": ["tests/test_settings_findings.py"],
+    "irdiff/diagnose/rules/specialization.py": ["tests/test_rule_specialization.py", "tests/test_rule_units.py"],
+    # roots.py: the helpers (mechanisms, stage-0 words, settings/source/attribute roots, claims, ordering, register
+    # estimates) with --only; apply_roots, register_story, _add_trace and _pass_finding are exercised only by whole
+    # diagnoses (tests/test_root*.py, about a minute per mutant on this machine)
+    "irdiff/diagnose/roots.py": ["tests/test_roots_units.py"],
 }
 
 

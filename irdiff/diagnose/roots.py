@@ -205,9 +205,17 @@ _HINT_OPS = ("evict", "cache_hint", "createpolicy")
 _HINT_PARTS = frozenset({"EF", "EL", "LU", "NA", "cg", "cs", "ca", "lu", "cv"})
 
 
+# instructions whose cache qualifier the lowering or ptxas picks, not the source: spill traffic to local memory
+# (``LDL.LU``: the last use of a spilled register) and async copies (``cp.async.cg`` for 16-byte copies, ``.ca`` below)
+_CHOSEN_QUALIFIER = ("LDL", "STL", "ld.local", "st.local", "cp.async", "LDGSTS")
+
+
 def _is_hint_op(key: str) -> bool:
-    """``key`` (a PTX/SASS instruction key) carries a cache hint or builds a cache policy."""
-    return any(h in key for h in _HINT_OPS) or bool(_HINT_PARTS & set(re.split(r"[.\s]+", key)[1:]))
+    """``key`` (a PTX/SASS instruction key) carries a cache hint or builds a cache policy (a qualifier the lowering
+    chooses itself, on spills and async copies, is none)."""
+    if any(h in key for h in _HINT_OPS):
+        return True
+    return not key.startswith(_CHOSEN_QUALIFIER) and bool(_HINT_PARTS & set(re.split(r"[.\s]+", key)[1:]))
 
 
 def _hint_values(tokens: list[str]) -> tuple[set[str], set[str]]:
@@ -867,7 +875,8 @@ def _settings_finding(a: str, b: str, va: VariantResult, vb: VariantResult) -> F
         diffs.append(("ptxas", pva, pvb))
     if not diffs:
         return None
-    desc = ", ".join(f"{k} {x} in `{a}` vs {y} in `{b}`" for k, x, y in diffs)
+    # a value that names its kind already (``ptxas V12.9.86``) is not prefixed with it again
+    desc = ", ".join(f"{x if x.startswith(k) else f'{k} {x}'} in `{a}` vs {y} in `{b}`" for k, x, y in diffs)
     expl = f"The compile settings differ: {desc}."
     if diffs[0][0] == "target":
         expl += (

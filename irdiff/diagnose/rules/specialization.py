@@ -11,20 +11,10 @@ from irdiff.diagnose.rules.common import Context, _decorator_line, _ev, _names, 
 from irdiff.diagnose.rules.registry import Emits, rule
 
 
-def _spec_cause(arg: ArgFact) -> str:
-    """Why the JIT did not specialize ``arg`` (one clause)."""
-    if arg.do_not_specialize:
-        return f"`{arg.name}` is listed in `do_not_specialize`"
-    if arg.annotation and arg.annotation not in ("tl.constexpr", "constexpr"):
-        return f"`{arg.name}` is annotated `{arg.annotation}`"
-    if arg.do_not_specialize_on_alignment:
-        return f"`{arg.name}` is listed in `do_not_specialize_on_alignment`"
-    return arg.reason or f"`{arg.name}` was passed a different value"
-
-
 def _spec_cause_groups(args: list[ArgFact]) -> list[str]:
-    """Why the JIT did not specialize each of ``args``, one clause per reason (parameters sharing it grouped)."""
-    groups: dict[str, list[str]] = {}
+    """Why the JIT did not specialize each of ``args``, one clause per reason (parameters sharing it grouped); a
+    parameter the JIT was free to specialize is given its own stage-0 reason (the value it was passed)."""
+    groups: dict[str, list[ArgFact]] = {}
     for arg in args:
         if arg.do_not_specialize:
             key = "listed in `do_not_specialize`"
@@ -34,13 +24,13 @@ def _spec_cause_groups(args: list[ArgFact]) -> list[str]:
             key = "listed in `do_not_specialize_on_alignment`"
         else:
             key = ""
-        groups.setdefault(key, []).append(arg.name)
+        groups.setdefault(key, []).append(arg)
     out = []
-    for key, names in groups.items():
+    for key, group in groups.items():
         if key:
-            out.append(f"{_names(names)} {'is' if len(names) == 1 else 'are'} {key}")
+            out.append(f"{_names([a.name for a in group])} {'is' if len(group) == 1 else 'are'} {key}")
         else:
-            out.extend(_spec_cause(a) for a in args if a.name in names)
+            out.extend(f"`{a.name}`: {a.reason}" if a.reason else f"`{a.name}` was passed another value" for a in group)
     return out
 
 
@@ -131,10 +121,13 @@ def rule_constexpr_one(ctx: Context) -> list[Finding]:
                 title=f"{_names(names)} lose{'s' if len(names) == 1 else ''} the constant-1 specialization in "
                 f"`{lost}`"
                 + (
-                    f" ({_names(sorted({a.annotation or '' for a in annotated}))} annotation)"
-                    if annotated
-                    else " (`do_not_specialize`)"
-                    if dns
+                    " ("
+                    + ", ".join(
+                        [f"{_names(sorted({a.annotation or '' for a in annotated}))} annotation"] * bool(annotated)
+                        + ["`do_not_specialize`"] * bool(dns)
+                    )
+                    + ")"
+                    if annotated or dns
                     else ""
                 ),
                 explanation=expl,
@@ -315,9 +308,6 @@ def rule_constexpr_changed(ctx: Context) -> list[Finding]:
     for arg in ctx.fa.args:
         other = ctx.fb.peer(arg.name)
         if other and arg.type == "constexpr" and other.type == "constexpr" and arg.constexpr != other.constexpr:
-            if arg.constexpr == "1" or other.constexpr == "1":
-                if not (arg.is_constexpr_param if hasattr(arg, "is_constexpr_param") else True):
-                    continue
             hits.append((arg, other))
     if not hits:
         return []

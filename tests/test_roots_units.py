@@ -1,0 +1,557 @@
+"""The root engine's parts (``irdiff/diagnose/roots.py``) called directly on real compiles, in both orders of the
+variants: the mechanism sentences, the stage-0 words of annotation roots, the settings root, the source and attribute
+roots, the per-thread register estimates and the chain ordering. ``tests/test_root.py`` checks the whole diagnosis;
+this file checks that each sentence names the right variant, instruction and direction (and is fast: the bundles
+come from the shared compile cache, nothing is diagnosed end to end).
+
+Kernels: ``tests/suites/root_cases.py`` (``streaming``: ``evict_first`` on one load; ``division``: ``/`` vs
+``tl.div_rn``; ``splitk``: ``sem="relaxed"`` on an atomic; ``hinted``: ``tl.multiple_of``/``tl.max_contiguous`` on
+matmul offsets), ``tests/suites/kinds/kinds.py::redaxis`` (a reduction's ``axis=``), ``tests/suites/annot_scalars.py``,
+``tests/suites/spec_kinds.py`` and ``tests/suites/diag_loop.py`` (a dot loop at ``num_warps`` 4 and 8), sm80/sm86/sm90.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from irdiff.bundle import Bundle
+from irdiff.diagnose import roots as R
+from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.provenance import attr_changes, stage_trace
+from irdiff.diagnose.source import SourceChange, diff_sources
+
+SUITES = Path(__file__).parent / "suites"
+CASES = str(SUITES / "root_cases.py")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo() -> Iterator[None]:
+    """``roots._instructions`` is memoized: a memo filled by another test must not answer for this one."""
+    R._instructions.cache_clear()
+    yield
+
+
+def root_ctx(b: Bundle, a: str, o: str) -> R.RootContext:
+    """What ``apply_roots`` hands the mechanisms for a root on every changed source line of ``a`` vs ``o``."""
+    va, vb = b.variants[a], b.variants[o]
+    sd = diff_sources(va, vb)
+    attrs = attr_changes(va, vb, sd.line_pairs)
+    la = {c.line_a for c in sd.semantic if c.line_a}
+    lb = {c.line_b for c in sd.semantic if c.line_b}
+    trace = stage_trace(va, vb, la, lb, ("ttir", "ttgir", "ptx"))
+    whole = {s: d for s in ("ptx", "sass") if any(d := R._whole_delta(va, vb, s))}
+    root = Finding("source.x", "minor", "", "", [])
+    return R.RootContext(a, o, root, sd.semantic, attrs, trace, whole)
+
+
+def mechanisms(ctx: R.RootContext) -> dict[str, str]:
+    return {m.__name__: s for m in R.MECHANISMS if (s := m(ctx))}
+
+
+# ------------------------------------------------------------------------------------------------ mechanisms
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_division_names_each_variant_with_its_instruction(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    ctx = root_ctx(compile_suite(CASES + "::division", ["approx", "ieee"], "sm80"), *order)
+    said = mechanisms(ctx)
+    assert list(said) == ["_mech_division"]
+    assert said["_mech_division"] == (
+        "`approx` divides with `div.full.f32` (Triton lowers `/` on fp32 to the approximate division, max error 2 "
+        "ulp), `ieee` with `div.rn.f32` (IEEE round-to-nearest, from `tl.div_rn` / `tt.precise_divf`): results may "
+        "differ in the last bits, and the IEEE division is a longer instruction sequence (ptxas expands it, with a "
+        "slow path it calls as a subroutine)."
+    )
+
+
+@pytest.mark.parametrize("order", [("relaxed", "ordered"), ("ordered", "relaxed")])
+def test_atomic_ordering_names_the_fences_of_the_ordered_side(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    ctx = root_ctx(compile_suite(CASES + "::splitk", ["relaxed", "ordered"], "sm80"), *order)
+    said = mechanisms(ctx)
+    assert list(said) == ["_mech_atomic"]
+    s = said["_mech_atomic"]
+    assert s.startswith(
+        "The atomic's memory ordering differs: with `acq_rel` (Triton's default `sem`) the update also orders the "
+        "thread's earlier and later memory accesses, which the lowering implements with fences and a returning "
+        "atomic; `relaxed` only makes the update itself atomic. Atomic instructions: "
+    )
+    atoms = re.search(r"Atomic instructions: (.*) in `(\w+)` vs (.*) in `(\w+)`\.", s)
+    assert atoms is not None and (atoms[2], atoms[4]) == order
+    mine = {order[0]: atoms[1], order[1]: atoms[3]}
+    assert "`red.global.gpu.relaxed.add.f32`" in mine["relaxed"] and "acq_rel" not in mine["relaxed"]
+    assert "`atom.global.gpu.acq_rel.add.f32`" in mine["ordered"] and "relaxed" not in mine["ordered"]
+    assert mine["relaxed"].startswith("`RED.") and mine["ordered"].startswith("`ATOMG.")  # SASS sorts first
+    fences = re.search(r"Fences and barriers only in `ordered`: (.*); `relaxed` drops them\.$", s)
+    assert fences is not None and "`bar.sync`" in fences[1] and "`MEMBAR." in fences[1]
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_eviction_names_the_policy_and_the_hinted_instructions(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    ctx = root_ctx(compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80"), *order)
+    said = mechanisms(ctx)
+    assert list(said) == ["_mech_eviction"]
+    assert said["_mech_eviction"] == (
+        "Cache hints: `evict` sets `evict_first` (the loaded lines are the first to be replaced: for data read once, "
+        "so it does not push out data that is reused). Results do not change; the caches keep different data. Only "
+        "in `evict`'s PTX/SASS: `LDG.E.EF.128`, `createpolicy.fractional.L2::evict_first.b64`, "
+        "`ld.global.L1::evict_first.L2::cache_hint.v4.b32`. `createpolicy` builds the L2 cache-policy operand the "
+        "loads carry."
+    )
+
+
+@pytest.mark.parametrize("target", ["sm80", "sm90"])
+def test_hints_are_named_and_spills_or_async_copies_are_no_cache_hint(compile_suite, target: str) -> None:  # type: ignore[no-untyped-def]
+    """The hinted matmul differs in spill reloads (``LDL.LU``, sm80) and ``cp.async.cg`` copies: the lowering's own
+    qualifiers, not a cache hint the source set (before the fix the root said "different cache hints")."""
+    b = compile_suite(CASES + "::hinted", ["bare", "hint"], target)
+    for order in (("bare", "hint"), ("hint", "bare")):
+        ctx = root_ctx(b, *order)
+        xa, xb = R._all_ops(ctx)
+        assert any(k.startswith("cp.async.cg") for k in xa | xb)
+        said = mechanisms(ctx)
+        assert list(said) == ["_mech_hints"], said
+        assert said["_mech_hints"].startswith("`tl.multiple_of` attaches `tt.divisibility` and `tl.max_contiguous`")
+
+
+def test_hint_qualifiers_by_instruction() -> None:
+    assert R._is_hint_op("ld.global.L1::evict_first.L2::cache_hint.v4.b32")
+    assert R._is_hint_op("createpolicy.fractional.L2::evict_last.b64")
+    assert R._is_hint_op("LDG.E.EF.128") and R._is_hint_op("ld.global.cg.v4.b32") and R._is_hint_op("STG.E.NA")
+    assert R._is_hint_op("cp.async.cg.shared.global.L2::cache_hint")  # a hint the source asked for, on a copy
+    for plain in ("LOP3.LUT", "LDL.LU", "ld.local.lu.b32", "cp.async.cg.shared.global", "LDG.E.128", "lu.b32"):
+        assert not R._is_hint_op(plain), plain
+
+
+def test_hint_values_read_only_what_the_attributes_set() -> None:
+    assert R._hint_values(["cache_modifier = .cg", "eviction_policy = evict_last", "evict = bogus", "x = cs"]) == (
+        {"cg"},
+        {"evict_last"},
+    )
+    assert R._hint_values(["CACHE = CS", "Evict = EVICT_FIRST"]) == ({"cs"}, {"evict_first"})
+
+
+def test_eviction_from_attributes_on_both_sides() -> None:
+    from irdiff.diagnose.provenance import AttrChange
+
+    ac = AttrChange("tt.load", 3, 3, 9, 9, "", "", ["cache_modifier = cg"], ["eviction_policy = evict_last"])
+    ctx = R.RootContext("p", "q", Finding("x", "info", "", "", []), [], [ac], [], {})
+    assert R._mech_eviction(ctx) == (
+        "Cache hints: `p` sets `.cg` (caches in L2 only, bypassing L1); `q` sets `evict_last` (the lines stay longer "
+        "than others: for data that is reused). Results do not change; the caches keep different data."
+    )
+    none = R.RootContext("p", "q", Finding("x", "info", "", "", []), [], [], [], {"ptx": ({"LDL.LU": 1}, {})})
+    assert R._mech_eviction(none) is None
+
+
+@pytest.mark.parametrize("order", [("cols", "rows"), ("rows", "cols")])
+def test_reduction_axis_counts_shuffles_and_barriers_per_variant(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(str(SUITES / "kinds" / "kinds.py") + "::redaxis", ["cols", "rows"], "sm80")
+    ctx = root_ctx(b, *order)
+    said = mechanisms(ctx)
+    assert "_mech_reduce_axis" in said and "_mech_eviction" not in said
+    s = said["_mech_reduce_axis"]
+    assert s.startswith("The reduction runs along another axis of the same tile: ")
+    wa, wb = ctx.whole["ptx"]
+    facts = re.findall(r"`([\w.]+)` (\d+) more in `(\w+)`, (\d+) more in `(\w+)`", s)
+    assert facts and {f[0] for f in facts} <= {"shfl.sync", "bar.sync", "st.shared", "ld.shared"}
+    for op, na, va, nb, vb in facts:
+        assert (va, vb) == order
+        assert int(na) == sum(v for k, v in wa.items() if k.startswith(op))
+        assert int(nb) == sum(v for k, v in wb.items() if k.startswith(op))
+        assert int(na) + int(nb) > 0
+    # without whole-kernel deltas the PTX trace at the changed lines is read instead
+    bare = R.RootContext(ctx.a, ctx.b, ctx.finding, ctx.changes, ctx.attrs, ctx.trace, {})
+    assert R._mech_reduce_axis(bare) is not None
+    # another change kind on the same pair is no reduction-axis story
+    other = R.RootContext(ctx.a, ctx.b, ctx.finding, [], ctx.attrs, ctx.trace, ctx.whole)
+    assert R._mech_reduce_axis(other) is None
+
+
+def test_register_mechanism_appends_once() -> None:
+    def extra(ctx: R.RootContext) -> str | None:
+        return None
+
+    try:
+        assert R.register_mechanism(extra) is extra and R.register_mechanism(extra) is extra
+        assert R.MECHANISMS.count(extra) == 1 and R.MECHANISMS[-1] is extra
+    finally:
+        R.MECHANISMS.remove(extra)
+
+
+# ------------------------------------------------------------------------------------------------ stage-0 words
+
+
+def test_spec_words_name_how_the_jit_specialized_each_side(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(str(SUITES / "spec_kinds.py"), ["plain", "mixed", "ragged", "wide", "tall"], "sm80")
+    v = b.variants
+
+    def words(name: str, x: str, y: str) -> str | None:
+        return R._spec_words(name, x, y, v[x], v[y])
+
+    assert words("incx", "mixed", "plain") == "`incx` is a runtime i32 in `mixed`, the constant 1 in `plain`"
+    assert words("incx", "plain", "mixed") == "`incx` is the constant 1 in `plain`, a runtime i32 in `mixed`"
+    assert words("R", "wide", "plain") == "`R` is i64 in `wide`, i32 in `plain`"
+    assert words("R", "plain", "wide") == "`R` is i32 in `plain`, i64 in `wide`"
+    assert words("BR", "tall", "plain") == "`BR` is the constant 32 in `tall`, the constant 16 in `plain`"
+    assert words("ldw", "ragged", "plain") == "`ldw` has no divisibility-16 in `ragged` (16 in `plain`)"
+    assert words("ldw", "plain", "ragged") == "`ldw` has no divisibility-16 in `ragged` (16 in `plain`)"
+    assert words("C", "ragged", "plain") == ""
+    assert words("nope", "ragged", "plain") is None
+
+
+def test_spec_words_two_divisibilities() -> None:
+    from irdiff.bundle import ArgSpec, VariantResult
+
+    def vr(name: str, div: int) -> VariantResult:
+        v = VariantResult(name=name, kernel="k", directory="/nonexistent")
+        v.specialization = [ArgSpec(name="n", index=0, type="i32", divisibility=div)]
+        return v
+
+    assert R._spec_words("n", "a", "b", vr("a", 8), vr("b", 16)) == "`n` has divisibility 8 in `a`, 16 in `b`"
+
+
+@pytest.mark.parametrize("order", [("wide", "plain"), ("plain", "wide")])
+def test_annotation_root_says_what_the_jit_made_of_it(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(str(SUITES / "annot_scalars.py"), ["wide", "plain"], "sm80")
+    a, o = order
+    va, vb = b.variants[a], b.variants[o]
+    cs = [c for c in diff_sources(va, vb).semantic if c.kind == "annotation"]
+    assert [c.name for c in cs] == ["n"]
+    ta, tb = ("i64", "i32") if a == "wide" else ("i32", "i64")
+    assert R._annotation_words(cs, a, o, va, vb) == (
+        f"1 parameter annotation only in `wide` (`n`: `tl.int64`): `n` is {ta} in `{a}`, {tb} in `{o}`"
+    )
+    f = R._source_finding("annotation", cs, a, o, va, vb)
+    la, lb = (c := cs[0]).line_a, c.line_b
+    assert (f.id, f.severity, f.stage) == ("source.annotation", "minor", "python")
+    assert f.title == (
+        f"Source: 1 parameter annotation only in `wide` (`n`: `tl.int64`): `n` is {ta} in `{a}`, {tb} in `{o}` "
+        f"(line {la} of `{a}`, line {lb} of `{o}`)"
+    )
+    assert [(e.variant, e.line) for e in f.evidence] == [(a, la), (o, lb)]
+    assert "n: tl.int64" in next(e.text for e in f.evidence if e.variant == "wide")
+
+
+def test_annotations_alike_in_stage_0(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(str(SUITES / "annot_scalars.py"), ["annotated", "plain"], "sm80")
+    va, vb = b.variants["annotated"], b.variants["plain"]
+    cs = [c for c in diff_sources(va, vb).semantic if c.kind == "annotation"]
+    assert R._annotation_words(cs, "annotated", "plain", va, vb) == (
+        "2 parameter annotations only in `annotated` (`n`: `int`; `scale`: `float`): the JIT specializes them alike "
+        "in both (same type, divisibility, constant)"
+    )
+    # the baseline first: the annotations are only in the second-named variant
+    back = [c for c in diff_sources(vb, va).semantic if c.kind == "annotation"]
+    assert R._annotation_words(back, "plain", "annotated", vb, va) == (
+        "2 parameter annotations only in `annotated` (`n`: `int`; `scale`: `float`): the JIT specializes them alike "
+        "in both (same type, divisibility, constant)"
+    )
+    # a parameter stage 0 does not know: nothing claimed about the JIT
+    ghost = SourceChange("annotation", True, "", name="ghost", old="int")
+    assert R._annotation_words([ghost], "annotated", "plain", va, vb) == (
+        "1 parameter annotation only in `annotated` (`ghost`: `int`)"
+    )
+    # a default value or decorator change is no parameter annotation: the generic title is used
+    assert R._annotation_words([SourceChange("annotation", True, "default of `n`", name="n")], "a", "b", va, vb) is None
+    assert R._annotation_words([], "a", "b", va, vb) is None
+
+
+def test_annotation_words_differing_and_many(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(str(SUITES / "spec_kinds.py"), ["plain", "mixed", "ragged", "wide", "tall"], "sm80")
+    v = b.variants
+    cs = [
+        SourceChange("annotation", True, "", name=n, old=o, new=w)
+        for n, o, w in (("R", "tl.int64", ""), ("C", "", "int"), ("ldx", "int", "tl.int32"), ("incx", "int", "int"))
+    ]
+    said = R._annotation_words(cs, "wide", "plain", v["wide"], v["plain"])
+    assert said == (
+        "4 parameter annotations that differ between `wide` and `plain` (`R`: `tl.int64` vs `—`; `C`: `—` vs `int`; "
+        "`ldx`: `int` vs `tl.int32`; `incx`: `int` vs `int`): `R` is i64 in `wide`, i32 in `plain`"
+    )
+    four = [SourceChange("annotation", True, "", name=n, new="int") for n in ("R", "C", "ldx", "ldw")]
+    assert R._annotation_words(four, "plain", "ragged", v["plain"], v["ragged"]) == (
+        "4 parameter annotations only in `ragged` (`R`, `C`, `ldx` and 1 more: `int`): `R` has no divisibility-16 in "
+        "`ragged` (16 in `plain`); `ldw` has no divisibility-16 in `ragged` (16 in `plain`)"
+    )
+    three = [SourceChange("annotation", True, "", name=n, new="int") for n in ("x_ptr", "R", "ldw")]
+    assert R._annotation_words(three, "plain", "ragged", v["plain"], v["ragged"]).endswith(  # type: ignore[union-attr]
+        ": `x_ptr` has no divisibility-16 in `ragged` (16 in `plain`); `R` has no divisibility-16 in `ragged` (16 in "
+        "`plain`); … 1 more"
+    )
+
+
+# ------------------------------------------------------------------------------------------------ settings
+
+
+def test_settings_root_names_target_and_ptxas_once_each(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    k80 = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80").variants["keep"]
+    k90 = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm90").variants["keep"]
+    p80, p90 = k80.resources.ptxas_version, k90.resources.ptxas_version
+    assert p80 and p90 and p80 != p90 and p80.startswith("ptxas")
+    for (x, vx, px, tx), (y, vy, py, ty) in (
+        (("k80", k80, p80, "sm80"), ("k90", k90, p90, "sm90")),
+        (("k90", k90, p90, "sm90"), ("k80", k80, p80, "sm80")),
+    ):
+        f = R._settings_finding(x, y, vx, vy)
+        assert f is not None and (f.id, f.severity, f.stage) == ("settings.changed", "major", "options")
+        desc = f"target {tx} in `{x}` vs {ty} in `{y}`, {px} in `{x}` vs {py} in `{y}`"
+        assert f.title == f"Settings differ: {desc}"
+        assert f.explanation.startswith(f"The compile settings differ: {desc}. The target selects the backend's")
+        assert [(e.variant, e.text) for e in f.evidence] == [
+            (x, f"target = {tx}"),
+            (y, f"target = {ty}"),
+            (x, f"ptxas = {px}"),
+            (y, f"ptxas = {py}"),
+        ]
+    e80 = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80").variants["evict"]
+    assert R._settings_finding("e", "k", e80, k80) is None
+
+
+def test_settings_triton_version_alone_has_no_target_sentence(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    import copy
+
+    k80 = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80").variants["keep"]
+    old = copy.copy(k80)
+    old.metadata = {**k80.metadata, "triton_version": "3.6.0"}
+    f = R._settings_finding("old", "new", old, k80)
+    assert f is not None
+    assert f.title == f"Settings differ: Triton version 3.6.0 in `old` vs {k80.metadata['triton_version']} in `new`"
+    assert "The target selects" not in f.explanation
+
+
+# ------------------------------------------------------------------------------------------------ source and attributes
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_kwarg_root_and_its_attribute_change(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o = order
+    va, vb = b.variants[a], b.variants[o]
+    sd = diff_sources(va, vb)
+    (c,) = sd.semantic
+    f = R._source_finding(c.kind, [c], a, o, va, vb)
+    assert f.id == "source.kwarg-changed" and f.severity == "minor"
+    assert f.title == f"Source: {c.words(a, o)} (line {c.line_a} of `{a}`, line {c.line_b} of `{o}`)"
+    assert "eviction_policy='evict_first'` in `evict`" in f.title
+    assert f.explanation == f"What changed in the source (compared as Python syntax trees): {c.words(a, o)}."
+    assert [(e.variant, e.line) for e in f.evidence] == [(a, c.line_a), (o, c.line_b)]
+    assert 'eviction_policy="evict_first"' in next(e.text for e in f.evidence if e.variant == "evict")
+
+    (ac,) = attr_changes(va, vb, sd.line_pairs)
+    g = R._attr_finding([ac], a, o)
+    assert (g.id, g.severity, g.stage) == ("ttir.attr-changed", "minor", "ttir")
+    assert g.title == ac.words(a, o) and "evict_first" in g.title and "(and" not in g.title
+    assert g.explanation == ac.words(a, o) + "."
+    assert [(e.variant, e.stage, e.line) for e in g.evidence] == [(a, "ttir", ac.ttir_a), (o, "ttir", ac.ttir_b)]
+    assert "evict_first" in next(e.text for e in g.evidence if e.variant == "evict")
+    two = R._attr_finding([ac, ac], a, o)
+    assert two.title == ac.words(a, o) + " (and 1 more op(s))" and len(two.evidence) == 4
+
+
+def test_source_root_orders_triton_calls_first_and_counts_the_rest(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::hinted", ["bare", "hint"], "sm80")
+    va, vb = b.variants["bare"], b.variants["hint"]
+    cs = diff_sources(va, vb).semantic
+    index = SourceChange("op-changed", True, "`i + 1` in `{A}` is `i + 2` in `{B}`", line_a=3, line_b=None)
+    f = R._source_finding("call-added", [index, *cs], "bare", "hint", va, vb)
+    assert f.title.startswith("Source: `hint` wraps `(pid_m * BM + tl.arange(0, BM)) % M` in `tl.max_contiguous`")
+    assert f.title.endswith(f" (and 2 more) (line {cs[0].line_a} of `bare`, line {cs[0].line_b} of `hint`)")
+    assert f.explanation.endswith("; `i + 1` in `bare` is `i + 2` in `hint`.")
+    # the added statement exists in `bare` only: it is cited there alone
+    assert ("bare", 3) in [(e.variant, e.line) for e in f.evidence]
+    many = [SourceChange("statement", True, f"s{i}", line_a=i, line_b=i) for i in range(1, 11)]
+    g = R._source_finding("statement", many, "p", "q", va, vb)
+    assert g.title == "Source: s1 (and 9 more) (line 1 of `p`, line 1 of `q`)"
+    assert g.explanation.endswith("s8. … and 2 more.") and len(g.evidence) == 16
+    only_b = [SourceChange("statement", True, "t", line_a=None, line_b=7, text_b="x = 1")]
+    h = R._source_finding("statement", only_b, "p", "q", va, vb)
+    assert h.title == "Source: t (line — of `p`, line 7 of `q`)" and [e.variant for e in h.evidence] == ["q"]
+    helper = [SourceChange("op-changed", True, "u", function="helper", line_a=5, line_b=5, file_a="lib.py")]
+    k = R._source_finding("op-changed", helper, "p", "q", va, vb)
+    assert k.title == "Source: u in the called `@triton.jit` function `helper` (line 5 of `p`, line 5 of `q`)"
+    assert [(e.variant, e.line) for e in k.evidence] == [("p", None), ("q", 5)]
+
+
+# ------------------------------------------------------------------------------------------------ claims and titles
+
+
+def test_claims_by_line_or_by_stage_0_parameter() -> None:
+    f = Finding("hint.cache", "minor", "", "", [Evidence("a", "spec", None, "n: i64 div16")])
+    line = SourceChange("kwarg-changed", True, "", line_a=10, end_a=12, line_b=20)
+    assert R._claims(f, line, {12}, set()) and R._claims(f, line, set(), {20})
+    assert not R._claims(f, line, {9, 13}, {19, 21})
+    moved = SourceChange("kwarg-changed", True, "", line_a=10, line_b=20, file_a="lib.py")
+    assert not R._claims(f, moved, {10}, {20})  # another file's lines are the kernel's call site in the IR
+    ann = SourceChange("annotation", True, "", name="n", line_a=3, line_b=3)
+    assert R._claims(f, ann, set(), set())  # the parameter's stage-0 evidence, whatever its lines
+    assert not R._claims(f, SourceChange("annotation", True, "", name="m", line_a=3, line_b=3), {3}, {3})
+    deco = SourceChange("annotation", True, "", name="triton.jit", line_a=3, line_b=3)
+    assert R._claims(f, deco, {3}, set()) and not R._claims(f, deco, set(), set())
+    assert R._span(4, None) == {4} and R._span(4, 6) == {4, 5, 6} and R._span(4, 2) == {4} and R._span(None, 5) == set()
+
+
+def test_claimed_change_prefixes_the_title_with_the_edit() -> None:
+    kw = SourceChange(
+        "kwarg-changed", True, "`tl.load` has `x` in `{A}`", line_a=65, line_b=56, name="eviction_policy",
+        old="'evict_first'",
+    )  # fmt: skip
+    f = Finding("hint.cache", "minor", "Loads differ", "", [])
+    R._name_claimed_change(f, [kw], "a", "b")
+    assert f.title == "`tl.load` has `x` in `a` (line 65 of `a`, line 56 of `b`): Loads differ"
+    g = Finding("hint.cache", "minor", "eviction_policy=evict_first on the load", "", [])
+    R._name_claimed_change(g, [kw], "a", "b")
+    assert g.title == "eviction_policy=evict_first on the load (line 65 of `a`, line 56 of `b`)"
+    R._name_claimed_change(g, [kw], "a", "b")  # its lines are named once
+    assert g.title == "eviction_policy=evict_first on the load (line 65 of `a`, line 56 of `b`)"
+    # a respelled call ranks after a keyword added on its line, and both are named
+    resp = SourceChange(
+        "call-changed", True, "`range` is `tl.range`", line_a=7, line_b=7, name="range", old="range", new="tl.range"
+    )
+    unroll = SourceChange(
+        "kwarg-changed", True, "`tl.range` gains `loop_unroll_factor=4`", line_a=7, line_b=7,
+        name="loop_unroll_factor", new="4",
+    )  # fmt: skip
+    h = Finding("loop.unrolled", "major", "Loop unrolled", "", [])
+    R._name_claimed_change(h, [resp, unroll], "a", "b")
+    assert h.title == (
+        "`tl.range` gains `loop_unroll_factor=4`; `range` is `tl.range` (line 7 of `a`, line 7 of `b`): Loop unrolled"
+    )
+    assert R._respelling(resp) and not R._respelling(unroll)
+    assert not R._respelling(SourceChange("call-changed", True, "", old="tl.exp", new="tl.exp2"))
+    # an edit inside a called helper says so; an annotation is named by the rules themselves
+    inner = SourceChange("op-changed", True, "`/` is `*`", function="helper", line_a=3, line_b=3, name="/", old="/")
+    k = Finding("precision.division", "minor", "Division", "", [])
+    R._name_claimed_change(k, [inner], "a", "b", kernel="kern")
+    assert (
+        k.title == "`/` is `*` in the called `@triton.jit` function `helper` (line 3 of `a`, line 3 of `b`): Division"
+    )
+    m = Finding("spec.type-changed", "major", "T", "", [])
+    R._name_claimed_change(m, [SourceChange("annotation", True, "x", name="n")], "a", "b")
+    assert m.title == "T"
+
+
+# ------------------------------------------------------------------------------------------------ registers
+
+
+def test_dot_and_address_registers_per_thread(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """64×64 fp32 accumulator over 4 warps (128 threads) = 32 values per thread, 16 over 8 warps; the MMA layout.
+    The dot loop's A and B loads and the C store: 2 address registers per vector of each."""
+    b = compile_suite(str(SUITES / "diag_loop.py"), ["dot3", "dot3w8"], "sm86")
+    d4, d8 = b.variants["dot3"], b.variants["dot3w8"]
+    assert R._dot_facts(d4) == (32, "mma") and R._dot_facts(d8) == (16, "mma")
+    assert R._address_regs(d4) == 2 * R._address_regs(d8) > 0
+    assert R._count(d4, "ptx", "cp.async") > R._count(d8, "ptx", "cp.async") > 0
+    s = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80").variants["keep"]
+    assert R._dot_facts(s) is None
+    # 1024 fp32 per program over 128 threads, 4 contiguous per thread: 2 loads and a store, 2 registers each
+    assert R._address_regs(s) == 3 * 2 * (1024 // 128 // 4)
+    assert R._count(s, "ptx", "ld.global") == 4 and R._count(s, "ptx", "nothing.such") == 0
+
+
+# ------------------------------------------------------------------------------------------------ ordering
+
+
+def _f(fid: str, severity: str = "major", stage: str = "ttgir", causes: list[str] | None = None) -> Finding:
+    return Finding(fid, severity, fid, "", [], causes=causes or [], stage=stage)  # type: ignore[arg-type]
+
+
+def test_order_roots_then_effects_by_stage_and_depth_then_unexplained() -> None:
+    fs = [
+        _f("time.measured", stage="time"),
+        _f("lonely", stage="ptx"),
+        _f("deep", stage="ptx", causes=["mid"]),
+        _f("mid", stage="ttgir", causes=["source.op-changed"]),
+        _f("info.root", severity="info", stage="python"),
+        _f("source.op-changed", stage="python"),
+        _f("same.stage", stage="ptx", causes=["source.op-changed"]),
+        _f("settings.changed", stage="options"),
+    ]
+    out = R._order(fs, {"source.op-changed", "settings.changed", "info.root"}, {"lonely"})
+    assert [f.id for f in out] == [
+        "settings.changed",
+        "source.op-changed",
+        "info.root",
+        "mid",
+        "same.stage",
+        "deep",
+        "lonely",
+        "time.measured",
+    ]
+
+
+def test_restatement_is_no_more_severe_than_its_cause() -> None:
+    rule = _f("hint.cache", severity="minor")
+    attr = _f("ttir.attr-changed", severity="major", causes=["hint.cache"])
+    src = _f("source.kwarg-changed", severity="critical", causes=["hint.cache", "missing"])
+    other = _f("coalesce.contiguity", severity="critical", causes=["hint.cache"])
+    lower = _f("source.call-added", severity="info", causes=["hint.cache"])
+    fs = [rule, attr, src, other, lower]
+    R._cap_restatements(fs, {f.id: f for f in fs})
+    assert [f.severity for f in fs] == ["minor", "minor", "minor", "critical", "info"]
+    orphan = _f("source.x", severity="major", causes=["gone"])
+    R._cap_restatements([orphan], {})
+    assert orphan.severity == "major"
+
+
+def test_trace_text_and_op_lists() -> None:
+    from irdiff.diagnose.provenance import StageDelta
+
+    trace = [
+        StageDelta("ttir", {"% = arith.divf %, % : tensor<512xf32>": 1}, {"% = tt.precise_divf %, %": 2}, False),
+        StageDelta("ttgir", {}, {}, True),
+        StageDelta("ptx", {"div.full.f32": 4}, {"div.rn.f32": 4}, False),
+    ]
+    whole = {"ptx": ({"div.full.f32": 4}, {"div.rn.f32": 4, "a": 1, "b": 1, "c": 1, "d": 1})}
+    assert R._trace_text("x", "y", trace, whole) == (
+        "TTIR at these lines: `% = arith.divf %, %` in `x` where `y` has `% = tt.precise_divf %, %` ×2; "
+        "PTX (whole kernel): `div.full.f32` ×4 only in `x`, `div.rn.f32` ×4, `a`, `b`, `c` and 1 more only in `y`"
+    )
+    assert R._fmt_ops({}) == "nothing"
+    assert R._short("x" * 200) == "x" * 107 + "..." and R._short("y" * 110) == "y" * 110
+    assert R._short("% = tt.load %, % : !tt.ptr<f32>") == "% = tt.load %, %"
+
+
+def test_hint_predicates_and_root_ids() -> None:
+    from irdiff.diagnose.provenance import AttrChange
+
+    hint = SourceChange("call-added", True, "", text_a="o = offs", text_b="o = tl.multiple_of(offs, 16)")
+    assert R._is_hint_change(hint)
+    assert R._is_hint_change(SourceChange("call-added", True, "", text_a="tl.assume(n > 0)"))
+    assert not R._is_hint_change(SourceChange("call-added", True, "", text_a="x = my_multiple_of(y)", text_b="z"))
+
+    def ac(a: list[str], b: list[str]) -> AttrChange:
+        return AttrChange("arith.remsi", 1, 1, 2, 2, "", "", a, b)
+
+    div = ac([], ["tt.divisibility = dense<16>", "tt.contiguity = dense<128>"])
+    assert R._hint_attrs_only([div]) and R._hint_only(div)
+    assert R._hint_attrs_only([ac(["tt.constancy = dense<4>"], [])]) and not R._hint_only(ac(["tt.constancy"], []))
+    evict = ac(["eviction_policy = evict_first"], [])
+    assert not R._hint_attrs_only([div, evict]) and not R._hint_only(evict)
+    assert not R._hint_attrs_only([]) and R._hint_only(ac([], []))
+    fs = [
+        _f("source.op-changed"),
+        _f("settings.changed", causes=["x"]),
+        _f("hint.cache"),
+        _f("coalesce.contiguity"),
+        _f("ttir.attr-changed"),
+    ]
+    assert R._root_ids(fs) == {"source.op-changed", "ttir.attr-changed"}
+    assert R._root_ids(fs, {"hint.cache"}) == {"source.op-changed", "ttir.attr-changed", "hint.cache"}
+    assert R._occ([_f("resources.occupancy")]) and not R._occ([_f("resources.registers")])
+    assert R.source_id("kwarg-changed") == "source.kwarg-changed" and R.source_id("brand-new") == "source.brand-new"
+
+
+def test_has_and_all_ops() -> None:
+    from irdiff.diagnose.provenance import StageDelta
+
+    ctx = R.RootContext(
+        "a", "b", _f("x"), [], [], [StageDelta("ptx", {"div.full.f32": 1}, {"x": 1}, False)],
+        {"sass": ({"FMUL": 2}, {"MUFU.RCP": 1})},
+    )  # fmt: skip
+    assert R._all_ops(ctx) == ({"div.full.f32", "FMUL"}, {"x", "MUFU.RCP"})
+    assert R._has({"div.full.f32"}, "div", "full") and not R._has({"div.full.f32"}, "div", "rn")
+    assert not R._has(set(), "div")
