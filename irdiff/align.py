@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, compress, islice
 from typing import Literal, overload
 
-from irdiff.normalize import NormalizedStage, normalize, rename
+from irdiff.normalize import NormalizedStage, normalize_pair, rename
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "Tag", "Span", "DiffLine", "Hunk", "StageDiff", "diff_stage", "diff_texts"]
 
@@ -140,8 +140,7 @@ def diff_texts(
 ) -> StageDiff:
     """Normalize two stage texts (``kernel_a``/``kernel_b`` replaced by ``KERNEL``) and diff them
     (see :func:`diff_stage`)."""
-    na = normalize(stage, a_text, kernel_a, raw=raw)
-    nb = normalize(stage, b_text, kernel_b, raw=raw)
+    na, nb = normalize_pair(stage, a_text, b_text, kernel_a, kernel_b, raw=raw)
     return diff_stage(na, nb, context=context, engine=engine)
 
 

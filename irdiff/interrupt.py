@@ -44,3 +44,19 @@ def install() -> None:
     _received = 0
     signal.signal(signal.SIGINT, _raise)
     signal.signal(signal.SIGTERM, _raise)
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Make this process (a worker irdiff started) die when its parent dies, even by ``kill -9`` (Linux
+    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere the parent stops its workers itself); exit at once (status 1)
+    when the parent ``parent`` (a pid) is already gone."""
+    import ctypes
+    import os
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # not Linux
+        pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)

@@ -77,7 +77,7 @@ def build_comparison(
             return hit
 
     from irdiff.align import diff_stage
-    from irdiff.normalize import normalize
+    from irdiff.normalize import normalize_pair
 
     diffs, texts = [], []
     for stage in wanted:
@@ -85,8 +85,9 @@ def build_comparison(
         if not ta or not tb:
             continue
         ra, rb = _kernel_lines(va, stage, raw), _kernel_lines(vb, stage, raw)
-        na = normalize(stage, ta, va.kernel or None, raw=raw, line_range=ra)
-        nb = normalize(stage, tb, vb.kernel or None, raw=raw, line_range=rb)
+        na, nb = normalize_pair(
+            stage, ta, tb, va.kernel or None, vb.kernel or None, raw=raw, line_range_a=ra, line_range_b=rb
+        )
         diffs.append(diff_stage(na, nb, context=context))
         texts.append((ta, tb))
 

@@ -82,7 +82,7 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult, stage_di
     """
     from irdiff.align import diff_stage
     from irdiff.diagnose.texts import stage_text
-    from irdiff.normalize import normalize
+    from irdiff.normalize import normalize_pair
 
     spec = [(s.name, s.type, s.divisibility, s.constexpr) for s in va.specialization]
     if spec != [(s.name, s.type, s.divisibility, s.constexpr) for s in vb.specialization]:
@@ -98,8 +98,7 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult, stage_di
             if not done.identical:
                 return False
             continue
-        na = normalize(stage, ta, va.kernel or None)
-        nb = normalize(stage, tb, vb.kernel or None)
+        na, nb = normalize_pair(stage, ta, tb, va.kernel or None, vb.kernel or None)
         # The aligner, not a line comparison: readable lines keep Python-derived name stems (%acc vs %accumulator).
         if not diff_stage(na, nb).identical:
             return False

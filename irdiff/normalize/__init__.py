@@ -43,9 +43,9 @@ from dataclasses import replace
 from typing import Any
 
 from irdiff import stages
-from irdiff.normalize.model import NormalizedStage, Region
+from irdiff.normalize.model import LazyPerLine, NormalizedStage, Region
 
-__all__ = ["NormalizedStage", "Region", "normalize", "dialect_of", "rename"]
+__all__ = ["NormalizedStage", "Region", "normalize", "normalize_pair", "dialect_of", "rename"]
 
 
 # Dialects with a normalizer module of their own (``irdiff/normalize/<dialect>.py``); others are plain text.
@@ -81,8 +81,30 @@ def normalize(
         functions it calls), with ``raw`` too (then names are kept); ``raw`` and ``raw_line`` still refer to the
         whole text.
     :returns: a :class:`NormalizedStage`. Never raises on arbitrary text; if a dialect normalizer fails
-        internally, the raw lines are returned with ``fallback=True``.
+        internally, the raw lines are returned with ``fallback=True``. Above :data:`RECOMPUTE_LINES` lines its
+        per-line :attr:`~NormalizedStage.symbols` and spans are computed, when first read, by normalizing the text
+        again (the renaming tables they need are not kept).
     """
+    return _normalize(stage, text, kernel_name, raw=raw, line_range=line_range, keep=False)
+
+
+# A normalized stage with more lines than this does not keep the renaming tables its per-line symbols and spans
+# are computed from (1e5 lines: 20-60 MB, a third to a half of what it holds): the aligner reads them only for
+# functions whose two sides span at most irdiff.align.EXACT_CELLS line pairs (4e8), not a 1e5-line function's
+# pair unless the other side has under 4,000 lines; if they are read, the text is normalized again.
+RECOMPUTE_LINES = 100_000
+
+
+def _normalize(
+    stage: str,
+    text: str,
+    kernel_name: str | None,
+    *,
+    raw: bool,
+    line_range: tuple[int, int] | Sequence[tuple[int, int]] | None,
+    keep: bool,
+) -> NormalizedStage:
+    """:func:`normalize`; with ``keep`` the per-line symbols and spans keep what they are computed from."""
     if not isinstance(text, str):
         text = str(text)
     raw_lines = text.splitlines()
@@ -94,12 +116,25 @@ def normalize(
     # error, not a fallback.
     import importlib
 
-    from irdiff.normalize.builder import Builder, BulkBuilder
-
     dialect = dialect_of(stage)
     if dialect not in _DIALECTS:
         return _plain(stage, text, raw_lines, strip=True, line_range=line_range, kernel_name=kernel_name)
     mod: Any = importlib.import_module(f"irdiff.normalize.{dialect}")
+    got = _dialect(mod, stage, text, raw_lines, kernel_name)
+    del raw_lines
+    if not keep and len(got.lines) > RECOMPUTE_LINES and isinstance(got.symbols, LazyPerLine):
+        symbols, spans = LazyPerLine.recomputed(
+            len(got.lines), lambda: _normalize(stage, text, kernel_name, raw=False, line_range=None, keep=True)
+        )
+        got = replace(got, symbols=symbols, symbol_spans=spans)
+    return got
+
+
+def _dialect(mod: Any, stage: str, text: str, raw_lines: list[str], kernel_name: str | None) -> NormalizedStage:
+    """The dialect module ``mod``'s normalization of ``text`` (see :func:`normalize`)."""
+    from irdiff.normalize.builder import Builder, BulkBuilder
+
+    dialect = mod.__name__.rsplit(".", 1)[1]
     if dialect == "ptx":
         try:
             fast = mod.normalize_ptx_fast(stage, text, raw_lines, kernel_name)
@@ -119,6 +154,65 @@ def normalize(
     result = _plain(stage, text, raw_lines, strip=False)
     result.fallback = True
     return result
+
+
+# Both texts of a pair at least this long (characters): the second may be normalized in a forked process while
+# this one normalizes the first (:func:`normalize_pair`). A 4 MB stage takes about a second per side; forking and
+# sending the result back, a tenth of that.
+PARALLEL_CHARS = 4_000_000
+
+
+def normalize_pair(
+    stage: str,
+    a: str,
+    b: str,
+    kernel_a: str | None = None,
+    kernel_b: str | None = None,
+    *,
+    raw: bool = False,
+    line_range_a: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
+    line_range_b: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
+    parallel: bool | None = None,
+) -> tuple[NormalizedStage, NormalizedStage]:
+    """:func:`normalize` of both sides of a diff, the same result as two calls (``tests/test_normalize_parallel.py``).
+
+    With ``parallel`` (default: when both texts hold at least :data:`PARALLEL_CHARS` characters and another core is
+    idle, :func:`irdiff.normalize.parallel.idle_core`), ``b`` is normalized in a forked process while this process
+    normalizes ``a`` (:mod:`irdiff.normalize.parallel`: the child dies with this process and is stopped on an
+    interruption); its lines, shapes, raw line numbers, columns and regions come back through a pipe, and its
+    per-line symbols and spans are computed here only if read (the aligner of a huge function does not read them).
+    The wall time of a 10 MB pair drops by about the smaller side's normalization; the CPU time rises by the fork
+    and the transfer (~0.3 s), and the two processes hold more memory at once than one (about +40-60 MB:
+    ``benchmarks/bench_align_large.py``). Raw texts, plain-text stages, no ``os.fork``, other threads running: ``b``
+    is normalized here after ``a``, as when the child fails.
+
+    :raises: what :func:`normalize` raises (nothing for any text).
+    """
+    from irdiff.normalize.parallel import Forked, idle_core
+
+    def norm_b() -> NormalizedStage:
+        return normalize(stage, b, kernel_b, raw=raw, line_range=line_range_b)
+
+    def again_b() -> NormalizedStage:  # the forked side's per-line symbols, when read
+        return _normalize(stage, b, kernel_b, raw=raw, line_range=line_range_b, keep=True)
+
+    child = None
+    if parallel is None:
+        parallel = min(len(a), len(b)) >= PARALLEL_CHARS and idle_core()
+    if parallel and not raw and dialect_of(stage) in _DIALECTS:
+        import importlib
+
+        # imported before the fork: the child then takes no import lock
+        importlib.import_module(f"irdiff.normalize.{dialect_of(stage)}")
+        importlib.import_module("irdiff.normalize.builder")
+        child = Forked.start(norm_b, b, again_b)
+    try:
+        na = normalize(stage, a, kernel_a, raw=raw, line_range=line_range_a)
+        nb = child.result() if child is not None else None
+    finally:
+        if child is not None:
+            child.close()
+    return na, nb if nb is not None else norm_b()
 
 
 def dialect_normalizer(dialect: str) -> Callable[[Any, list[str], str | None], None]:

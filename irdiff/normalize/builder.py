@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import filterfalse
+from operator import itemgetter
 
 from irdiff.normalize.model import LazyPerLine, NormalizedStage, Region
 from irdiff.normalize.text import split_strings
@@ -234,13 +234,14 @@ class BulkBuilder:
         self.regions: list[Region] = []
         self.renamer = Renamer()
         self.symbols = Symbols(re.compile("(?!)"), lambda m: None, "(?!)")
+        self._quick: Callable[[str], tuple[str, str, str, str, str] | None] | None = None
         self._s = sentinel
         self._split = re.compile(f"({sentinel}\\d+{sentinel})")
         self._lines: list[str] = []
         self._shapes: list[str] = []
         self._chunk: list[str] = []  # pre-rename texts of the lines not yet renamed
         self._kept: list[str] = []  # every chunk's pre-rename text, for the per-line symbols
-        self._shown: dict[str, str] = {}  # symbol text (or placeholder) -> readable text
+        self._shown: dict[str, str] = _Missing(self._name)  # symbol text (or placeholder) -> readable text
         self._erased: dict[str, str] = {}  # ... -> shape text
         self._literals: set[str] = set()  # ... that are literal text, not a symbol (few)
         self._bare: dict[str, str] = {}  # ... -> the new name of a symbol shown without its sigil (few)
@@ -254,6 +255,7 @@ class BulkBuilder:
         if self._n:
             raise ValueError("BulkBuilder.use after the first line")
         self.symbols = symbols
+        self._quick = symbols.quick
         self._split = re.compile(f"({symbols.plain}|{self._s}\\d+{self._s})", symbols.pattern.flags)
 
     def __len__(self) -> int:
@@ -322,8 +324,23 @@ class BulkBuilder:
             self._flush()
         return self._n - 1
 
-    def _new(self, s: str) -> None:
-        """Name a symbol text (or a placeholder) seen for the first time, which ``quick`` did not name."""
+    def _name(self, s: str) -> str:
+        """Name a symbol text (or a placeholder) seen for the first time: its readable text (``_shown``'s missing
+        key; the shape text goes to ``_erased``)."""
+        if s[0] != self._s and self._quick is not None and (q := self._quick(s)) is not None:
+            # Renamer.name of the Sym ``make`` would give, inlined: once per distinct symbol of a huge text
+            key = (q[0], q[1])
+            names = self.renamer.names
+            name = names.get(key)
+            if name is None:
+                counters = self.renamer.counters
+                ckey = (q[0], q[2])
+                n = counters.get(ckey, 0)
+                counters[ckey] = n + 1
+                name = names[key] = q[3] + str(n)
+            self._shown[s] = name
+            self._erased[s] = q[4]
+            return name
         what: str | Sym | None
         if s[0] == self._s:
             what = self._held.pop(s)
@@ -333,14 +350,15 @@ class BulkBuilder:
                 raise ValueError(f"split and pattern disagree on {s!r}")
             what = self.symbols.make(m)
         if what is None or isinstance(what, str):
-            self._shown[s] = self._erased[s] = s if what is None else what
+            shown = self._shown[s] = self._erased[s] = s if what is None else what
             self._literals.add(s)
-        else:
-            name = self.renamer.name(what)
-            self._shown[s] = name[1:] if what.bare else name
-            self._erased[s] = what.erased
-            if what.bare:
-                self._bare[s] = name
+            return shown
+        name = self.renamer.name(what)
+        shown = self._shown[s] = name[1:] if what.bare else name
+        self._erased[s] = what.erased
+        if what.bare:
+            self._bare[s] = name
+        return shown
 
     def _flush(self) -> None:
         if not self._chunk:
@@ -350,28 +368,12 @@ class BulkBuilder:
         self._kept.append(joined)
         parts = self._split.split(joined)
         syms = parts[1::2]
-        shown, erased = self._shown, self._erased
-        quick, names, counters, sentinel = self.symbols.quick, self.renamer.names, self.renamer.counters, self._s
-        for s in filterfalse(shown.__contains__, syms):  # new symbols, in order of appearance
-            if s in shown:
-                continue
-            q = quick(s) if quick is not None and s[0] != sentinel else None
-            if q is None:
-                self._new(s)
-                continue
-            # Renamer.name of the Sym ``make`` would give, inlined: once per distinct symbol of a huge text
-            key = (q[0], q[1])
-            name = names.get(key)
-            if name is None:
-                ckey = (q[0], q[2])
-                n = counters.get(ckey, 0)
-                counters[ckey] = n + 1
-                name = names[key] = q[3] + str(n)
-            shown[s] = name
-            erased[s] = q[4]
-        parts[1::2] = map(shown.__getitem__, syms)
+        if syms:
+            # looked up in order (in C): a symbol not seen before is named by _name, so in first-appearance order
+            parts[1::2] = lookup_in_order(self._shown, syms)
         self._lines.extend(map(str.rstrip, "".join(parts).split("\n")))
-        parts[1::2] = map(self._erased.__getitem__, syms)
+        if syms:
+            parts[1::2] = lookup_in_order(self._erased, syms)
         got = list(map(str.rstrip, "".join(parts).split("\n")))
         self._shapes.extend(map(self._pool.setdefault, got, got))
 
@@ -424,3 +426,25 @@ class BulkBuilder:
             regions,
             symbol_spans=LazyPerLine(n, lambda: per_line()[1]),
         )
+
+
+class _Missing(dict[str, str]):
+    """A dict whose missing key is made by ``make(key)`` (which stores it): looking up a chunk's symbols in order
+    names each new one on its first use, so in first-appearance order, while the lookups themselves run in C."""
+
+    def __init__(self, make: Callable[[str], str]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key: str) -> str:
+        return self._make(key)
+
+
+def lookup_in_order(table: dict[str, str], keys: list[str]) -> tuple[str, ...] | list[str]:
+    """``[table[k] for k in keys]`` in C (``operator.itemgetter``, measured 7 % less CPU than ``map`` on the 10 MB PTX
+    pair, whose ~10^5 distinct registers make every lookup a cache miss), in the order of ``keys`` (a table with a
+    ``__missing__``, like :class:`_Missing`, makes new keys on the way in that order)."""
+    if len(keys) > 1:
+        got: tuple[str, ...] = itemgetter(*keys)(table)
+        return got
+    return [table[k] for k in keys]

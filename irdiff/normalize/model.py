@@ -77,6 +77,21 @@ class LazyPerLine(Sequence[T], Generic[T]):
         self._compute: Callable[[], list[T]] | None = compute
         self._items: list[T] | None = None
 
+    @staticmethod
+    def recomputed(
+        n: int, again: Callable[[], NormalizedStage]
+    ) -> tuple[LazyPerLine[tuple[str, ...]], LazyPerLine[tuple[tuple[int, int], ...]]]:
+        """:attr:`~NormalizedStage.symbols` and :attr:`~NormalizedStage.symbol_spans` of an ``n``-line stage, taken
+        when first read from ``again()`` (the same normalization run again, once for both)."""
+        memo: list[NormalizedStage] = []
+
+        def get() -> NormalizedStage:
+            if not memo:
+                memo.append(again())
+            return memo[0]
+
+        return LazyPerLine(n, lambda: list(get().symbols)), LazyPerLine(n, lambda: list(get().symbol_spans))
+
     def _get(self) -> list[T]:
         if self._items is None:
             assert self._compute is not None

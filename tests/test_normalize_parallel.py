@@ -1,0 +1,177 @@
+"""``irdiff.normalize.normalize_pair``: the second side normalized in a forked process gives exactly what two
+``normalize`` calls give (lines, shapes, raw lines, columns, regions, and the per-line symbols and spans computed
+when read), and the child never outlives its parent: stopped on an interruption, killed with a ``kill -9``-ed
+parent, replaced by an in-process normalization when it fails."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from irdiff.bundle import Bundle
+from irdiff.normalize import NormalizedStage, normalize, normalize_pair
+from irdiff.normalize.parallel import Forked
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _same(got: NormalizedStage, ref: NormalizedStage) -> None:
+    assert got.lines == ref.lines
+    assert got.shapes == ref.shapes
+    assert got.raw_line == ref.raw_line
+    assert got.columns == ref.columns
+    assert got.regions == ref.regions
+    assert got.fallback == ref.fallback
+    assert got.raw == ref.raw
+    assert list(got.symbols) == list(ref.symbols)
+    assert list(got.symbol_spans) == list(ref.symbol_spans)
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    """True once ``pid`` no longer runs (reaped, or a zombie of a dead parent being reaped by init)."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_pair_equals_two_calls_on_real_stages(matmul_sm86: Bundle) -> None:
+    """Every stage of a real compile, both orders of the two variants, through the fork."""
+    va, vb = list(matmul_sm86.variants.values())[:2]
+    seen = 0
+    for stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+        ta, tb = va.text(stage), vb.text(stage)
+        if not ta or not tb:
+            continue
+        for (x, kx), (y, ky) in (((ta, va.kernel), (tb, vb.kernel)), ((tb, vb.kernel), (ta, va.kernel))):
+            na, nb = normalize_pair(stage, x, y, kx, ky, parallel=True)
+            _same(na, normalize(stage, x, kx))
+            _same(nb, normalize(stage, y, ky))
+            assert sum(map(len, nb.symbols)) > 50  # real symbols, computed in this process when read
+        seen += 1
+    assert seen == 5
+
+
+@pytest.mark.parametrize("stage", ["ptx", "ttgir", "llir", "sass"])
+def test_pair_equals_two_calls_on_generated_functions(stage: str) -> None:
+    """A fully unrolled function of each dialect (the large-function benchmark's generator, 0.2 MB) and an edited
+    copy: what the child sends back is the serial result, byte for byte."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_align_large as gen
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    a = gen.STAGES[stage][0](0.2)
+    b = gen.edit(a, seed=5, stage=stage)
+    na, nb = normalize_pair(stage, a, b, "big_kernel", "big_kernel", parallel=True)
+    _same(na, normalize(stage, a, "big_kernel"))
+    _same(nb, normalize(stage, b, "big_kernel"))
+    assert nb.lines != na.lines
+
+
+def test_small_pairs_stay_in_process() -> None:
+    """Below the size threshold nothing is forked (a small diff does not pay a process start)."""
+    before = os.times().children_user + os.times().children_system
+    text = "\t.reg .b32 %r<4>;\n\tmov.u32 %r1, %r2;\n"
+    na, nb = normalize_pair("ptx", text, text.replace("%r2", "%r3"))
+    assert na.lines[1] == nb.lines[1] == "\tmov.u32 %r0, %r1;"
+    assert os.times().children_user + os.times().children_system == before
+
+
+def test_a_failed_child_is_replaced_by_this_process() -> None:
+    """A child that dies (here: killed by a signal) gives no result; normalize_pair then normalizes that side
+    itself, so the caller sees the normal result."""
+    child = Forked.start(lambda: os.kill(os.getpid(), signal.SIGKILL), "x")  # type: ignore[arg-type,return-value]
+    assert child is not None
+    pid = child.pid
+    try:
+        assert child.result() is None
+    finally:
+        child.close()
+    assert _gone(pid)
+
+
+def test_close_stops_a_running_child() -> None:
+    """Interrupted while the child works (Ctrl-C raises in this process): close() kills and reaps it."""
+
+    def slow() -> NormalizedStage:
+        time.sleep(60)
+        raise AssertionError("not stopped")
+
+    child = Forked.start(slow, "x")
+    assert child is not None
+    pid = child.pid
+    t0 = time.monotonic()
+    child.close()
+    assert time.monotonic() - t0 < 5
+    assert _gone(pid)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left
+
+
+def test_child_dies_with_a_killed_parent() -> None:
+    """``kill -9`` of the process that forked: the child (PR_SET_PDEATHSIG) does not stay behind."""
+    script = (
+        "import os, sys, time\n"
+        "from irdiff.normalize.parallel import Forked\n"
+        "child = Forked.start(lambda: time.sleep(120), 'x')\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert parent.stdout is not None
+        pid = int(parent.stdout.readline())
+        assert not _gone(pid, within=0.2)
+    finally:
+        parent.kill()
+        parent.wait()
+    assert _gone(pid)
+
+
+def test_no_fork_while_other_threads_run() -> None:
+    """A lock another thread holds would stay locked in a forked child: with threads running, no fork."""
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert Forked.start(lambda: normalize("ptx", "x"), "x") is None
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_huge_stages_recompute_their_per_line_symbols(matmul_sm86: Bundle, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above RECOMPUTE_LINES a stage keeps no renaming tables; its per-line symbols and spans, computed by
+    normalizing again when read, are those a stage that kept them gives (every stage of a real compile)."""
+    import irdiff.normalize as N
+
+    v = next(iter(matmul_sm86.variants.values()))
+    seen = 0
+    for stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+        text = v.text(stage)
+        if not text:
+            continue
+        monkeypatch.setattr(N, "RECOMPUTE_LINES", 10**9)
+        kept = normalize(stage, text, v.kernel)
+        monkeypatch.setattr(N, "RECOMPUTE_LINES", 10)
+        forgot = normalize(stage, text, v.kernel)
+        assert "lines>" in repr(forgot.symbols)  # not computed yet
+        _same(forgot, kept)
+        assert sum(map(len, forgot.symbols)) > 50
+        seen += 1
+    assert seen == 5
