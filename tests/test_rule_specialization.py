@@ -234,9 +234,14 @@ def test_divisibility_lost_by_pointer_mask_bound_and_row_stride(pair, order: str
         "`R`: value 1000: a runtime i32; not a multiple of 16, so no divisibility is recorded; "
         "`ldw`: value 1000: a runtime i32; not a multiple of 16, so no divisibility is recorded. "
     )
-    assert "Without it AxisInfo assumes nothing about the alignment of `x_ptr` (divisibility 1 byte)" in f.explanation
-    assert "Offsets built from `ldw` (e.g. `row * stride`) lose their known divisibility" in f.explanation
-    assert "`R` is only used in masks (bound checks such as `offs < R`)" in f.explanation
+    assert f.explanation.endswith(
+        "no divisibility is recorded. Without it AxisInfo assumes nothing about the alignment of `x_ptr` (divisibility "
+        "1 byte), so even a contiguous row cannot be read with vector loads wider than one element. Offsets built from "
+        "`ldw` (e.g. `row * stride`) lose their known divisibility, which caps the alignment AxisInfo can prove for "
+        "every pointer that uses them. `R` is only used in masks (bound checks such as `offs < R`): without a known "
+        "divisibility AxisInfo cannot prove that the mask is the same for several consecutive elements, and the "
+        "load/store lowering never vectorizes wider than that. "
+    )
     assert f.remedy == (
         "remove `x_ptr` from `do_not_specialize_on_alignment` (the cost is one extra compile per alignment class); "
         "pass a multiple of 16 for `R` and `ldw` (e.g. pad the size); or state the alignment in the kernel, when "
@@ -338,6 +343,38 @@ def test_divisibility_reasons_grouped_per_kind() -> None:
             "`do_not_specialize_on_alignment` (the cost is one extra compile per alignment class); pass a multiple of "
             "16 for `v` (e.g. pad the size); or state the alignment"
         )
+
+
+def test_divisibility_needs_a_runtime_value_that_had_it_elsewhere() -> None:
+    """A constant (1 in one variant, a multiple of 16 in the other) is no divisibility loss; neither is a value
+    without divisibility on both sides."""
+    one = make_facts("c", args=[make_arg("n", "constexpr", constexpr="1"), make_arg("m", "i32", index=1)])
+    sixteen = make_facts("r", args=[make_arg("n", "i32", divisibility=16), make_arg("m", "i32", index=1)])
+    assert rule_divisibility(make_context(one, sixteen)) == []
+    assert rule_divisibility(make_context(sixteen, one)) == []
+
+
+def test_divisibility_under_another_name_and_without_source_text() -> None:
+    """Paired across a rename (``x`` in ``l`` is ``src`` in ``k``): every sentence and remedy names the parameter as
+    the variant that lost the divisibility spells it. A context without source texts (facts only) cites no line."""
+    lost = make_facts(
+        "l",
+        args=[make_arg("x", "*fp16", do_not_specialize=True), make_arg("n", "i32", index=1, reason="value 1000")],
+        peer_names={"src": "x", "size": "n"},
+    )
+    kept = make_facts(
+        "k",
+        args=[make_arg("src", "*fp16", divisibility=16), make_arg("size", "i32", index=1, divisibility=16)],
+        peer_names={"x": "src", "n": "size"},
+    )
+    for ctx in (Context("l", "k", lost, kept), Context("k", "l", kept, lost)):
+        (f,) = rule_divisibility(ctx)
+        assert f.title == "`x` and `n` lose `tt.divisibility = 16` in `l`"
+        assert "alignment of `x` (divisibility 1 byte)" in f.explanation and "Offsets built from `n`" in f.explanation
+        assert f.remedy is not None and f.remedy.startswith("remove `x` from `do_not_specialize`")
+        assert "`tl.multiple_of(row * n, 16)`" in f.remedy and "pass a multiple of 16 for `n`" in f.remedy
+        assert [e.text.split(":")[0] for e in f.evidence if e.variant == "k"] == ["src", "size"]
+        assert not [e for e in f.evidence if e.stage == "python"]
 
 
 def test_divisibility_of_one_plain_pointer() -> None:
@@ -460,6 +497,35 @@ def test_options_num_warps(pair, order: str) -> None:  # type: ignore[no-untyped
     )
     assert [(e.variant, e.text) for e in f.evidence] == [(ctx.a, f"num_warps = {x}"), (ctx.b, f"num_warps = {y}")]
     assert rule_options(pair("plain", "ragged")) == []
+
+
+def test_options_every_key_in_both_orders() -> None:
+    one = make_facts("one", options={"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None})
+    two = make_facts("two", options={"num_warps": 4, "num_stages": 3, "num_ctas": 2, "maxnreg": 64})
+    (f,) = rule_options(make_context(one, two))
+    assert (
+        f.title
+        == "Options differ: `num_ctas` = 1 in `one` vs 2 in `two`, `maxnreg` = unset (no cap) in `one` vs 64 in `two`"
+    )
+    assert f.explanation == (
+        "Compile options differ: `num_ctas` = 1 in `one` vs 2 in `two`, `maxnreg` = unset (no cap) in `one` vs 64 in "
+        "`two`. `maxnreg` caps the registers per thread (Triton passes it to ptxas as `.maxnreg` in the PTX): a cap "
+        "below what the kernel needs makes ptxas spill to local memory (slow, through L1/L2), while fewer registers "
+        "per thread can let more warps fit on an SM."
+    )
+    assert [(e.variant, e.stage, e.text) for e in f.evidence] == [
+        ("one", "options", "num_ctas = 1"),
+        ("two", "options", "num_ctas = 2"),
+        ("one", "options", "maxnreg = unset (no cap)"),
+        ("two", "options", "maxnreg = 64"),
+    ]
+    (g,) = rule_options(
+        make_context(make_facts("s2", options={"num_stages": 2}), make_facts("s4", options={"num_stages": 4}))
+    )
+    assert g.explanation == (
+        "Compile options differ: `num_stages` = 2 in `s2` vs 4 in `s4`. `num_stages` is the default pipelining depth "
+        "of every `scf.for` with loads (cp.async ring size)."
+    )
 
 
 def test_options_maxnreg_unset_is_a_setting_and_other_unset_options_are_unknown() -> None:
