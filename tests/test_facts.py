@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from irdiff.diagnose.facts import VariantFacts, extract_facts
+from irdiff.diagnose.facts import Ref, VariantFacts, extract_facts, strip_loc
 from irdiff.diagnose.texts import stage_text
 
 SUITES = Path(__file__).parent / "suites"
@@ -220,3 +220,61 @@ def test_unrolled_loop_and_its_remainder(gains) -> None:  # type: ignore[no-unty
         assert main.end_line < (rest.ref.line or 0)
     assert [(lp.unroll, lp.remainder) for lp in once.loops_ttir] == [(1, False)]
     assert [lp.kind for lp in un.lowered] == ["load", "store"] * 3 and len(un.sync_loads_loop) == 3
+
+
+def test_index_width_facts(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(str(SUITES / "index_width.py"), ["row32", "row64", "row64split"], "sm80")
+    f32, f64, split = (extract_facts(b.variants[n]) for n in ("row32", "row64", "row64split"))
+    assert (f32.i64_ops, f32.i64_first, f32.i64_first_python, f32.divrem64_ttir) == (0, None, None, [])
+    for f, n in ((f64, "row64"), (split, "row64split")):
+        ttir = stage_text(b.variants[n], "ttir")
+        first = f.i64_first
+        # the first i64 value is the widened program id, quoted with its TTIR line and its Python line
+        assert first is not None and re.match(r"%\w+ = arith\.extsi %\w+ : i32 to i64$", first.text)
+        assert first.stage == "ttir" and first.text in _line(ttir, first.line)
+        assert f.i64_first_python is not None and f.i64_first_python.stage == "python"
+        assert f.i64_first_python.text == "row = tl.program_id(0).to(tl.int64)"
+        assert _line(stage_text(b.variants[n], "python"), f.i64_first_python.line).strip() == f.i64_first_python.text
+    # only the split divides and takes the remainder in 64 bits (`//` and `%` by the runtime G)
+    assert f64.divrem64_ttir == [] and split.i64_ops > f64.i64_ops > 2
+    assert sorted(re.search(r"arith\.(\w+)", r.text)[1] for r in split.divrem64_ttir) == ["divsi", "remsi"]  # type: ignore[index]
+    assert all(r.text.endswith(": i64") for r in split.divrem64_ttir)
+
+
+def test_variant_fields_and_first_lines(loop90, facts: dict[str, VariantFacts]) -> None:  # type: ignore[no-untyped-def]
+    v, f = loop90.variants["dot3"], facts["dot3"]
+    assert (f.name, f.kernel, f.target, f.arch) == ("dot3", "dot_loop", "sm90", 90)
+    assert f.config == dict(v.config) and f.config["STAGES"] == 3 and f.config["BK"] == 32
+    assert f.triton_version == v.metadata["triton_version"] != "" and f.llvm_debug_present
+    assert f.options["num_warps"] == 4 and f.options["num_stages"] == v.options.get("num_stages", 3)
+    assert f.sass_calls == [] and f.sass_branch_calls == [] and f.invariant_loads == []
+    # every counted stage: each count key's first line is a real line of that stage holding the op
+    for stage in ("ttir", "ttgir", "llir", "ptx", "sass"):
+        assert f.counts[stage], stage
+        text = stage_text(v, stage)
+        for key, ref in f.first_lines[stage].items():
+            assert ref.stage == stage and ref.line is not None
+            raw = _line(text, ref.line)
+            if stage in ("ttir", "ttgir"):
+                assert key in raw and ref.text == strip_loc(raw).strip(), (stage, key, raw)
+    assert f.counts["ttir"]["tt.dot"] == 1 and f.first_lines["ttir"]["tt.dot"].text.split(" = ")[1].startswith("tt.dot")
+
+
+def test_shared_memory_line_after_allocation(loop90) -> None:  # type: ignore[no-untyped-def]
+    from irdiff.diagnose.facts import resource_facts
+
+    # after Triton's allocate-shared-memory pass the module carries the amount; the saved TTGIR is from before it,
+    # so the line is taken from the module line as that pass prints it
+    v = loop90.variants["dot3"]
+    ttgir = stage_text(v, "ttgir")
+    head = 'module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.shared = 24576 : i32} {'
+    after = "#blocked = #ttg.blocked<{sizePerThread = [1, 8]}>\n" + head + "\n" + ttgir.split("\n", 1)[1]
+    res, refs, occ = resource_facts(v, after, 90)
+    assert refs["shared"] == Ref("ttgir", 2, "ttg.shared = 24576 : i32")
+    assert res["shared_bytes"] == v.metadata["shared"] and res["registers"] == v.resources.registers
+    assert occ is not None and occ.limits["shared memory"] == 228 * 1024 // (res["shared_bytes"] + 1024)
+    quoted = after.replace("ttg.shared = 24576", '"ttg.shared" = 24576')
+    assert resource_facts(v, quoted, 90)[1]["shared"] == Ref("ttgir", 2, "ttg.shared = 24576 : i32")
+    assert "shared" not in resource_facts(v, ttgir, 90)[1]
+    # no num_warps in the options: metadata's, else 4
+    assert resource_facts(v, ttgir, 0)[2] is None

@@ -28,7 +28,7 @@ def test_python_name_of_an_ssa_value() -> None:
         "a_ptrs", "acc", "acc", "x", "mask_12",
     ]  # fmt: skip
     assert [_stem(s) for s in ("%107", "%arg3", "%cst_0", "%c16_i32", "%c0", "")] == [""] * 6
-    assert _stem("%argmax") == "argmax" and _stem("%count") == "count"
+    assert _stem("%argmax") == "argmax" and _stem("%count") == "count" and _stem("%X_tile_2") == "X_tile"
 
 
 def test_bits_of_lowered_instructions() -> None:
@@ -46,6 +46,7 @@ def test_bits_of_lowered_instructions() -> None:
 
 LLIR = """\
 define ptx_kernel void @rowsum(ptr addrspace(1) %0, ptr addrspace(1) %1, i32 %2) local_unnamed_addr #0 !dbg !4 {
+  %3 = add i32 %2, 1, !dbg !19
   %gep = getelementptr [2 x i8], ptr addrspace(1) %invariant.gep, i64 %17, !dbg !19
   %18 = tail call i32 asm sideeffect "mov.u32 $0, $1;\\0A\\09@$3 ld.global.b32 { $0 }, [ $2 + 0 ];", "=r,r,l,b"(i32 0, ptr addrspace(1) %gep, i1 %15) #2, !dbg !20
   %5 = load <4 x float>, ptr addrspace(1) %4, align 16, !dbg !21
@@ -54,6 +55,7 @@ define ptx_kernel void @rowsum(ptr addrspace(1) %0, ptr addrspace(1) %1, i32 %2)
   %6 = load ptr, ptr addrspace(1) %4, align 8, !dbg !21
   tail call void asm sideeffect "st.global.v2.b32 [ $2 + 0 ], { $0, $1 };", "r,r,l"(i32 %84, i32 %85, ptr addrspace(1) %88) #2, !dbg !23
   tail call void asm sideeffect "fence.proxy.global;", ""() #2, !dbg !23
+  %10 = tail call i32 asm sideeffect "ld.global.nc.b32 $0, [ $1 + 0 ];", "=r,l"(i64 %addr) #2, !dbg !19
 !19 = !DILocation(line: 33, column: 24, scope: !4)
 !20 = !DILocation(line: 33, column: 16, scope: !4)
 !21 = distinct !DILocation(line: 40, scope: !4)
@@ -66,18 +68,23 @@ def test_global_accesses_in_llir() -> None:
 
     got = [(k, bits, key, pos, ref.line) for k, bits, key, pos, ref in _llir_global_accesses(LLIR)]
     assert got == [
-        ("load", 32, "ld.global.b32", (33, 16), 3),  # inline PTX of a masked load
-        ("load", 128, "load <4 x float>", (40, 0), 4),  # a location without a column
-        ("store", 128, "store <4 x float>", (34, 5), 5),
-        ("store", 16, "store i16", None, 6),  # no !dbg
-        ("store", 64, "st.global.v2.b32", (34, 5), 8),
+        ("load", 32, "ld.global.b32", (33, 16), 4),  # inline PTX of a masked load
+        ("load", 128, "load <4 x float>", (40, 0), 5),  # a location without a column
+        ("store", 128, "store <4 x float>", (34, 5), 6),
+        ("store", 16, "store i16", None, 7),  # no !dbg
+        ("store", 64, "st.global.v2.b32", (34, 5), 9),
+        # inline PTX (tl.inline_asm_elementwise) given the address as an integer: no addrspace(1) on the line
+        ("load", 32, "ld.global.b32", (33, 24), 11),
     ]
+    lines = LLIR.splitlines()
+    assert all(ref == Ref("llir", ref.line, lines[ref.line - 1].strip()) for *_, ref in _llir_global_accesses(LLIR))
 
 
 PTX = """\
+	.loc	1 30 1                          // diag_loop.py:30:1
 	.loc	1 32 5                          // diag_loop.py:32:5
 	ld.global.b16 	%rs1, [%rd1];
-	.loc	1 33 16                         // diag_loop.py:33:16
+	.loc	1 31 2                          // diag_loop.py:31:2
 	// begin inline asm
 	.loc	1 33 16                         // diag_loop.py:33:16
 	mov.u32 %r7, 0x0;
@@ -93,11 +100,18 @@ PTX = """\
 def test_global_accesses_in_ptx_take_the_first_loc_of_an_asm_block() -> None:
     from irdiff.diagnose.facts import _ptx_global_accesses
 
-    got = [(k, bits, key, pos, ref.line) for k, bits, key, pos, ref in _ptx_global_accesses(PTX)]
-    assert got == [
-        ("load", 16, "ld.global.b16", (32, 5), 2),
-        ("load", 128, "ld.global.v4.b32", (33, 16), 8),  # LLVM advanced the line inside the block: 33, not 34
-        ("store", 32, "st.global.b32", (34, 5), 11),
+    got = _ptx_global_accesses(PTX)
+    assert [(k, bits, key, pos) for k, bits, key, pos, _ in got] == [
+        ("load", 16, "ld.global.b16", (32, 5)),  # the last .loc before it
+        # inside the block LLVM advanced the line (34): the block's first .loc (33:16) is the op's, not the one
+        # before the block (31:2)
+        ("load", 128, "ld.global.v4.b32", (33, 16)),
+        ("store", 32, "st.global.b32", (34, 5)),
+    ]
+    assert [r for *_, r in got] == [
+        Ref("ptx", 3, "ld.global.b16 \t%rs1, [%rd1];"),
+        Ref("ptx", 9, "ld.global.v4.b32 { %r7, %r8, %r9, %r10 }, [ %rd5 + 0 ];"),  # the instruction, predicate off
+        Ref("ptx", 12, "st.global.b32 [ %rd22 + 0 ], { %r49 };"),
     ]
     assert _ptx_global_accesses("\tld.global.b32 %r1, [%rd1];\n")[0][3] is None  # no .loc before it
 
@@ -265,3 +279,34 @@ def test_signature_fragments_per_parameter() -> None:
         "n": ("ttir", 2, "%n: i64"),
     }
     assert _func_signature_args("module {\n}\n") == {}
+
+
+TTGIR_HEAD = """\
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#loc = loc("/k.py":28:1)
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#mma1 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], CTAsPerCGA = [1, 1], instrShape = [16, 8]}>
+#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#odd = #ttg.nvidia_mma<{}>
+"""
+
+
+def test_layouts_declared_at_the_top_of_ttgir() -> None:
+    from irdiff.diagnose.facts import ttgir_layout_facts
+
+    blocked, mma = ttgir_layout_facts(TTGIR_HEAD)
+    lines = TTGIR_HEAD.splitlines()
+    assert [
+        (b["alias"], b["sizePerThread"], b["threadsPerWarp"], b["warpsPerCTA"], b["order"], b["ref"]) for b in blocked
+    ] == [
+        ("#blocked", [1, 8], [4, 8], [4, 1], [1, 0], {"stage": "ttgir", "line": 1, "text": lines[0]}),
+        ("#blocked1", [2], [32], [4], [0], {"stage": "ttgir", "line": 2, "text": lines[1]}),
+    ]
+    assert [(m["alias"], m["version"], m["instrShape"], m["warpsPerCTA"], m["ref"]["line"]) for m in mma] == [
+        ("#mma", 3, [16, 64, 16], [4, 1], 4),
+        ("#mma1", 2, [16, 8], [2, 2], 5),
+        ("#odd", None, [], [], 7),
+    ]
+    assert mma[0]["ref"] == {"stage": "ttgir", "line": 4, "text": lines[3]}
+    assert ttgir_layout_facts("#blocked = #ttg.blocked<{}>\n")[0][0]["order"] == []

@@ -193,3 +193,55 @@ def test_instructions_with_other_num_warps_predict_nothing() -> None:
     assert (f.severity, f.predicts) == ("info", None)
     assert f.explanation.endswith("so they do not compare directly.")
     assert f.explanation.startswith("SASS has 200 instructions in `w8` and 400 in `w4` (0.50×).")
+
+
+def test_calls_evidence_when_a_listing_has_no_instruction_count() -> None:
+    # no SASS counts at all on one side, counts without the total on the other: both quote 0 instructions
+    a = make_facts("a", sass_calls=[Ref("sass", 9, "CALL.REL.NOINC 0x100;")], counts={"sass": {"CALL": 1}})
+    b = make_facts("b")
+    (f,) = both_orders(rule_sass_calls, a, b)
+    assert [(e.variant, e.stage, e.line, e.text) for e in f.evidence] == [
+        ("a", "sass", 9, "CALL.REL.NOINC 0x100;   (1 subroutine call(s))"),
+        ("a", "sass", None, "0 SASS instructions"),
+        ("b", "sass", None, "0 SASS instructions"),
+    ]
+
+
+def test_instructions_exactly_ten_percent_apart_is_no_finding() -> None:
+    assert both_orders(rule_sass_instructions, instr("a", 100), instr("b", 90)) == []  # 10 = 0.1 x 100
+    (f,) = both_orders(rule_sass_instructions, instr("a", 100), instr("b", 89))
+    assert (f.stage, f.predicts) == ("sass", "a")
+
+
+def test_instructions_without_memory_op_differences_say_only_the_counts() -> None:
+    (f,) = both_orders(rule_sass_instructions, instr("a", 400, IADD3=50), instr("b", 200, IADD3=10))
+    assert f.explanation == "SASS has 400 instructions in `a` and 200 in `b` (2.00×)."
+    assert [(e.variant, e.stage, e.line, e.text) for e in f.evidence] == [
+        ("a", "sass", None, "400 instructions"),
+        ("b", "sass", None, "200 instructions"),
+    ]
+    # no first lines recorded: the counts are still compared and named, without lines
+    a = make_facts("a", counts={"sass": {"instructions": 400, "LDS.U16": 4}})
+    b = make_facts("b", counts={"sass": {"instructions": 200}})
+    (g,) = both_orders(rule_sass_instructions, a, b)
+    assert g.explanation.endswith("Memory/matrix ops that differ: `LDS.U16` 4 vs 0.") and len(g.evidence) == 2
+
+
+@pytest.mark.parametrize("op", ["LDS.U16", "STS.128", "LDSM.16.M88.4", "HGMMA.64x64x16.F32", "UTMALDG.2D", "LDG.E"])
+def test_instructions_name_each_kind_of_memory_or_matrix_op(op: str) -> None:
+    a = instr("a", 400, **{op.replace(".", "_"): 3})
+    (f,) = both_orders(rule_sass_instructions, a, instr("b", 200))
+    assert f"`{op}` 3 vs 0" in f.explanation
+    assert f.evidence[2].variant == "a" and f.evidence[2].text.endswith(f"(3× {op})")
+
+
+def test_instructions_compare_a_missing_op_as_zero() -> None:
+    # an op counted 0 on one side and absent on the other does not differ; counted 1 vs absent does
+    a = instr("a", 400, LDS_U16=0, STS_128=1)
+    b = instr("b", 200)
+    (f,) = both_orders(rule_sass_instructions, a, b)
+    assert f.explanation.endswith("Memory/matrix ops that differ: `STS.128` 1 vs 0.")
+    # the line of an op counted 0 is not quoted
+    assert [e.text.split("(")[-1] for e in f.evidence[2:]] == ["1× STS.128)"]
+    (r,) = both_orders(rule_sass_instructions, b, a)
+    assert r.explanation.endswith("Memory/matrix ops that differ: `STS.128` 0 vs 1.")
