@@ -429,7 +429,10 @@ def _decode_rows(x: Any, a_lines: list[str], b_lines: list[str]) -> list[DiffLin
 
 
 def _decode_stage(x: Any, bundle_text: str) -> NormalizedStage:
-    from irdiff.normalize.model import NormalizedStage, Region
+    """A stage, every field checked here; its per-line symbols and symbol spans are built when first read
+    (:class:`~irdiff.normalize.model.LazyPerLine`: only a renderer of renamed symbols or a new alignment reads them,
+    and building ~10 000 tuples of tuples is most of a stage's decoding)."""
+    from irdiff.normalize.model import LazyPerLine, NormalizedStage, Region
 
     _need(type(x) is dict and set(x) == set(_LAYOUT["NormalizedStage"]), "stage fields")
     lines = _str_list(x["lines"], "lines")
@@ -449,16 +452,18 @@ def _decode_stage(x: Any, bundle_text: str) -> NormalizedStage:
     _need(set(map(type, flat)) <= {int} and (not flat or min(flat) >= 0), "symbol spans")
     _need({len(s) % 2 for s in spans} <= {0} and all(map(operator.le, map(max, filter(None, spans)),
                                                          map(len, compress(lines, spans)))), "symbol spans")  # fmt: skip
-    sym_spans = [tuple(zip(s[::2], s[1::2], strict=True)) for s in spans]
+    sym_spans: LazyPerLine[tuple[tuple[int, int], ...]] = LazyPerLine(
+        len(spans), lambda: [tuple(zip(s[::2], s[1::2], strict=True)) for s in spans]
+    )
     regions = []
     _need(type(x["regions"]) is list, "regions")
     for r in x["regions"]:
         _need(type(r) is list and len(r) == 6, "region")
         _need(type(r[2]) is str and type(r[3]) is str and type(r[4]) is bool and type(r[5]) is bool, "region")
         regions.append(Region(_int(r[0], "region"), _int(r[1], "region"), r[2], r[3], r[4], r[5]))
+    syms: LazyPerLine[tuple[str, ...]] = LazyPerLine(len(symbols), lambda: list(map(tuple, symbols)))
     return NormalizedStage(stage=x["stage"], lines=lines, shapes=shapes, raw_line=raw_line, columns=columns, raw=raw,
-                           symbols=list(map(tuple, symbols)), regions=regions, fallback=x["fallback"],
-                           symbol_spans=sym_spans)  # fmt: skip
+                           symbols=syms, regions=regions, fallback=x["fallback"], symbol_spans=sym_spans)  # fmt: skip
 
 
 def _decode_diff(x: Any, texts: dict[str, tuple[str, str]]) -> StageDiff:
