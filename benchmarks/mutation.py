@@ -125,6 +125,8 @@ SELECTIONS: dict[str, list[str]] = {
     # estimates) with --only; apply_roots, register_story, _add_trace and _pass_finding are exercised only by whole
     # diagnoses (tests/test_root*.py, about a minute per mutant on this machine)
     "irdiff/diagnose/roots.py": ["tests/test_roots_units.py"],
+    "irdiff/diagnose/rules/pipelining.py": ["tests/test_rule_pipelining.py"],
+    "irdiff/diagnose/rules/precision.py": ["tests/test_rule_precision.py"],
 }
 
 

@@ -291,7 +291,9 @@ def rule_buffers(ctx: Context) -> list[Finding]:
         return ", ".join(f"{b.depth}×{'x'.join(map(str, b.tile))}x{b.elem} ({_kb(b.bytes)})" for b in rings)
 
     ev = [_ev(v, b.ref) for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb)) for b in f.buffers[:4]]
-    fewer = ctx.a if sum(d for d, _ in ra) < sum(d for d, _ in rb) else ctx.b
+    # the side with fewer ring slots in all; equal totals (rings reshaped, not shrunk) predict neither side
+    sa, sb = sum(d for d, _ in ra), sum(d for d, _ in rb)
+    fewer = ctx.a if sa < sb else ctx.b if sa > sb else None
     staged = {v: _staged_loads(ctx.facts(v)) for v in (ctx.a, ctx.b)}
     expl = (
         f"Shared-memory rings for pipelined loads: {desc(ctx.fa)} in `{ctx.a}`; {desc(ctx.fb)} in `{ctx.b}`. "
@@ -383,6 +385,8 @@ def rule_wgmma_wait(ctx: Context) -> list[Finding]:
     ma, mb = min((v for v, _ in wa), default=99), min((v for v, _ in wb), default=99)
     if min(ma, mb) != 0:
         return []  # neither variant waits for its wgmma in every iteration
+    if ma == mb:
+        return []  # both wait for their wgmma in every iteration (e.g. one more dot): neither keeps one in flight
     serial = ctx.a if ma < mb else ctx.b
     other = ctx.b if serial == ctx.a else ctx.a
     ws, wo = (wa, wb) if serial == ctx.a else (wb, wa)
@@ -402,7 +406,8 @@ def rule_wgmma_wait(ctx: Context) -> list[Finding]:
         expl += (
             " Triton's wgmma pipelining (`dotCanBeProperlyAsync` in `WGMMAPipeline.cpp`) leaves a wgmma in flight "
             "only when each shared-memory operand is multi-buffered (a slot of a pipelined ring) or defined outside "
-            f"the loop; in `{serial}` {_names(stems) or 'an operand'} {'are' if many else 'is'} loaded synchronously "
+            f"the loop; in `{serial}` {_names(stems) or ('operands' if many else 'an operand')} "
+            f"{'are' if many else 'is'} loaded synchronously "
             f"and copied into {'single buffers' if many else 'a single buffer'} (`ttg.local_alloc`) that the next "
             f"iteration overwrites, so the wgmma reading {'them' if many else 'it'} must finish first."
         )

@@ -244,12 +244,15 @@ def rule_fp64(ctx: Context) -> list[Finding]:
         else "an fp64 value (a tensor or a constant) promotes the arithmetic it meets to fp64"
     )
     sass_txt = ", ".join(f"{n} `{k}`" for k, n in sass.items() if n)
-    # Scalar-only fp64 (an fp64 argument meeting other scalars once per program, no tensor of f64 and no fp64 math in
-    # SASS beyond conversions) costs a handful of instructions, not throughput: say so rather than rank it major.
-    scalar_only = m.f64_tensor == 0 and not any(sass[k] for k in ("DFMA", "DMUL", "DADD"))
+    # Scalar-only fp64 (an fp64 argument meeting other scalars, no tensor of f64 in TTIR) costs a handful of
+    # instructions per program, not throughput: say so rather than rank it major. Its SASS fp64 math (a `g * g + 0.5`
+    # on the scalar is one DFMA) works on one value per thread, never per element.
+    scalar_only = m.f64_tensor == 0
+    math = sum(sass[k] for k in ("DFMA", "DMUL", "DADD"))
     cost = (
-        "Only scalars are fp64 here (no TTIR tensor has an `f64` element type and SASS has no `DFMA`/`DMUL`/`DADD`): "
-        "a few instructions per program, the per-element arithmetic stays fp32, so the cost is negligible. "
+        "Only scalars are fp64 here (no TTIR tensor has an `f64` element type"
+        + (f"; the {math} SASS fp64 instruction{'s' if math > 1 else ''} work on scalars" if math else "")
+        + "): a few instructions per program, the per-element arithmetic stays fp32, so the cost is negligible. "
         if scalar_only
         else "fp64 throughput is a small fraction of fp32 on most GPUs "
         "(1/64 on consumer parts; 1/2 on A100/H100) and every fp64 value takes two registers. "
@@ -273,9 +276,9 @@ def rule_fp64(ctx: Context) -> list[Finding]:
             ev,
             stage="ttir",
             predicts=more,
-            # Scalar-only fp64 is bounded by its own instructions (the f64 PTX ops and SASS conversions): it cannot be
-            # the cause of an instruction-count change many times larger (see irdiff.diagnose._link).
-            instructions=_c(f, "ptx", "f64 ops") + sass["F2F.F64"] if scalar_only else None,
+            # Scalar-only fp64 is bounded by its own instructions (the f64 PTX ops, SASS conversions and scalar fp64
+            # math): it cannot be the cause of an instruction-count change many times larger (irdiff.diagnose._link).
+            instructions=_c(f, "ptx", "f64 ops") + sass["F2F.F64"] + math if scalar_only else None,
         )
     ]
 
@@ -340,8 +343,10 @@ def _count_pair(ctx: Context, stage: str, keys: tuple[str, ...]) -> dict[str, tu
     reads=("counts", "first_lines"),
 )
 def rule_division(ctx: Context) -> list[Finding]:
-    """``precision.division``: fp32 division lowers to ``div.full.f32`` (``/``: approximate, 2 ulp) in one variant
-    and ``div.rn.f32`` (``tl.div_rn``: IEEE round-to-nearest, a longer sequence) in the other."""
+    """``precision.division``: the PTX division instructions differ: fp32 ``/`` lowers to ``div.full.f32``
+    (approximate, 2 ulp), ``tl.div_rn`` to ``div.rn.f32`` (IEEE round-to-nearest, a longer sequence), an fp64 ``/`` to
+    ``div.rn.f64``. The title says fp32 or fp64 division from the keys that differ; the side with more IEEE-rounded
+    divisions is predicted slower."""
     keys = tuple(
         sorted(
             {
@@ -361,24 +366,33 @@ def rule_division(ctx: Context) -> list[Finding]:
             r = f.first_lines.get("ptx", {}).get(k)
             if r:
                 ev.append(_ev(v, r, f"{r.text}   ({_c(f, 'ptx', k)}× {k})"))
-    rn_a, rn_b = _c(ctx.fa, "ptx", "div.rn.f32"), _c(ctx.fb, "ptx", "div.rn.f32")
+    # IEEE-rounded division (`div.rn.f32` from `tl.div_rn`, `div.rn.f64` from fp64 `/`) is the slower side
+    rn_a = sum(_c(ctx.fa, "ptx", k) for k in ("div.rn.f32", "div.rn.f64"))
+    rn_b = sum(_c(ctx.fb, "ptx", k) for k in ("div.rn.f32", "div.rn.f64"))
     slow = ctx.a if rn_a > rn_b else ctx.b if rn_b > rn_a else None
     present = {k for k, (x, y) in diff.items() if x or y}
+    widths = {k.rsplit(".", 1)[1] for k in diff}
+    what = "fp32 division" if widths == {"f32"} else "fp64 division" if widths == {"f64"} else "Division"
     expl = (
-        "fp32 division: "
+        f"{what}: "
         + "; ".join(f"`{k}` {x} in `{ctx.a}` vs {y} in `{ctx.b}`" for k, (x, y) in diff.items())
         + ". "
         + math_modes_words(ctx.a, ctx.b, {k: x for k, (x, _) in diff.items()}, {k: y for k, (_, y) in diff.items()})
     )
     if any(k.startswith("div.full.") for k in present):
         expl += " Triton lowers `/` on fp32 to `div.full.f32` (approximate, within 2 ulp, a few instructions)."
-    if any(k.startswith("div.rn.") for k in present):
-        expl += " `div.rn` (from `tl.div_rn`) is IEEE-rounded: ptxas emits a longer sequence with a slow path."
+    if "div.rn.f32" in present:
+        expl += " `div.rn.f32` (from `tl.div_rn`) is IEEE-rounded: ptxas emits a longer sequence with a slow path."
+    if "div.rn.f64" in present:
+        expl += (
+            " `div.rn.f64` is an fp64 `/` (an operand promoted to fp64): IEEE-rounded, and ptxas expands it into an "
+            "fp64 (`DFMA`) sequence at the fp64 rate."
+        )
     return [
         Finding(
             "precision.division",
             "minor",
-            "fp32 division: " + ", ".join(f"`{k}` {x} vs {y}" for k, (x, y) in diff.items()),
+            f"{what}: " + ", ".join(f"`{k}` {x} vs {y}" for k, (x, y) in diff.items()),
             expl,
             ev,
             stage="ptx",
