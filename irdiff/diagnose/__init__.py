@@ -418,7 +418,11 @@ def _result_finding(bundle: Bundle, a: str, b: str) -> Finding | None:
         if msg
         else "Fix the result first."
     )
-    ev = [Evidence(str(f.get("variant")), "time", None, str(f.get("message", "")).splitlines()[0]) for f in bad[:6]]
+    # a runner finding may carry no message (a crash before it wrote one): its kind is the evidence then
+    ev = [
+        Evidence(str(f.get("variant")), "time", None, (str(f.get("message") or "").splitlines() or [str(f["kind"])])[0])
+        for f in bad[:6]
+    ]
     return Finding(
         id="time.wrong-result", severity="critical", title=title, explanation=explanation, evidence=ev, stage="time"
     )
