@@ -23,8 +23,29 @@ from irdiff.diagnose.rules.parameters import rule_config_changed, rule_param_add
 from irdiff.diagnose.texts import stage_text
 
 SUITE = str(Path(__file__).parent / "suites" / "param_roles.py")
-VARIANTS = ["fixed", "odd", "even", "wide", "bounded", "odd_bounded", "scaled", "odd_scaled", "shifted", "narrow"]
+VARIANTS = [
+    "fixed",
+    "odd",
+    "even",
+    "wide",
+    "bounded",
+    "odd_bounded",
+    "scaled",
+    "odd_scaled",
+    "shifted",
+    "narrow",
+    "warps8",
+    "capped",
+]
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
+WHY = (
+    " These values are not part of the kernel's signature: they are chosen per compile (a `tl.constexpr` argument, "
+    "an autotuner's pick among its configs — TorchInductor benchmarks several `XBLOCK`/`R0_BLOCK` choices per kernel "
+    "and keeps the fastest on this run —, or the launch options). Tile sizes decide the layouts (elements per "
+    "thread), the loop trip counts, the scratch for reductions and layout conversions, and so the instruction mix "
+    "and resources; differences below that no signature finding explains follow from the configuration alone. "
+    "Compare kernels with the same configuration to see what the code change itself does."
+)
 BLIND = "without `tt.divisibility` tells it nothing"
 FOLDED = "In `{other}` the addresses have no such parameter: that quantity is a compile-time constant folded"
 
@@ -212,9 +233,9 @@ def test_configuration_changed(bundle: Bundle, swap: bool) -> None:
     assert f.title == (
         f"Configuration differs: `BLOCK`, `num_warps` and `num_stages` ({ba}→{bb}, {wa}→{wb}, {sa}→{sb})"
     )
-    assert f.explanation.startswith(
+    assert f.explanation == (
         f"The two kernels were compiled with different configurations: `BLOCK` = {ba} in `{a}` vs {bb} in `{b}`; "
-        f"`num_warps` = {wa} in `{a}` vs {wb} in `{b}`; `num_stages` = {sa} in `{a}` vs {sb} in `{b}`. "
+        f"`num_warps` = {wa} in `{a}` vs {wb} in `{b}`; `num_stages` = {sa} in `{a}` vs {sb} in `{b}`.{WHY}"
     )
     assert [(e.variant, e.stage, e.line, e.text) for e in f.evidence] == [
         (a, "spec", None, f"BLOCK = {ba}"),
@@ -224,6 +245,28 @@ def test_configuration_changed(bundle: Bundle, swap: bool) -> None:
         (a, "options", None, f"num_stages = {sa}"),
         (b, "options", None, f"num_stages = {sb}"),
     ]
+
+
+@BOTH
+def test_launch_option_alone_is_a_configuration_change(bundle: Bundle, swap: bool) -> None:
+    """``warps8`` differs from ``fixed`` only in ``num_warps``: a configuration change of one launch option. A
+    ``maxnreg`` set on one side only (``capped``) is no configuration value here: ``options.changed`` reports it as
+    "unset (no cap)" vs the cap."""
+    a, b = ("warps8", "fixed") if swap else ("fixed", "warps8")
+    (f,) = rule_config_changed(context(bundle, a, b))
+    wa, wb = ("8", "4") if swap else ("4", "8")
+    assert f.title == f"Configuration differs: `num_warps` ({wa}→{wb})"
+    assert f.explanation == (
+        f"The two kernels were compiled with different configurations: `num_warps` = {wa} in `{a}` vs {wb} in `{b}`.{WHY}"
+    )
+    assert [(e.variant, e.stage, e.text) for e in f.evidence] == [
+        (a, "options", f"num_warps = {wa}"),
+        (b, "options", f"num_warps = {wb}"),
+    ]
+    a, b = ("capped", "fixed") if swap else ("fixed", "capped")
+    ctx = context(bundle, a, b)
+    assert ctx.fa.options.get("maxnreg") != ctx.fb.options.get("maxnreg")
+    assert rule_config_changed(ctx) == [] and rule_param_added(ctx) == []
 
 
 def test_same_parameters_and_configuration_give_nothing(bundle: Bundle) -> None:

@@ -715,8 +715,6 @@ class _Cmp:
             if not self.fa.file and not self.fb.file:
                 for k in range(max(x.last - x.line, y.last - y.line) + 1):
                     self.line_pairs.setdefault(min(x.line + k, x.last), min(y.line + k, y.last))
-            if x.loop_depth() != y.loop_depth() and x.erased == y.erased and x.header == "":
-                pass  # reported as a move above (or a loop header change below)
             if x.exact == y.exact:
                 continue
             if self.same(x.node, y.node):
@@ -724,8 +722,12 @@ class _Cmp:
                 continue
             n0 = len(self.out)
             self.expr(x.node, y.node)
-            sw = self.swapped(x.node, y.node) if len(self.out) == n0 else None
-            if sw is not None:  # two names trade places (``rows * W + cols`` → ``cols * W + rows``)
+            # two names trade places (``rows * W + cols`` → ``cols * W + rows``): locals leave no change behind
+            # (their pairs are renames), two module-level names (``ROWS``/``COLS`` constants) leave two changed names
+            names_only = all(c.old.isidentifier() and c.new.isidentifier() for c in self.out[n0:])
+            sw = self.swapped(x.node, y.node) if names_only else None
+            if sw is not None:
+                del self.out[n0:]
                 self.add(
                     "args-reordered",
                     f"`{sw[0]}` and `{sw[1]}` swapped: `{_src(x.node)}` in `{{A}}` vs `{_src(y.node)}` in `{{B}}`",

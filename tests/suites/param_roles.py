@@ -13,6 +13,7 @@ its role: the rules must read the role from the TTIR.
 - ``odd_scaled``: ``odd`` with ``alpha`` as well.
 - ``shifted``: ``fixed`` whose row start is a runtime ``i32`` ``base`` added to the address (an offset, 1000).
 - ``narrow``: ``fixed`` with ``BLOCK`` = 512, ``num_warps`` = 8 and ``num_stages`` = 2 (the same kernel, another configuration).
+- ``warps8``: ``fixed`` with ``num_warps`` = 8 only; ``capped``: ``fixed`` with ``maxnreg`` = 128 (unset in the others).
 """
 
 from __future__ import annotations
@@ -118,6 +119,8 @@ suite = Suite(
         "odd_scaled": Variant(copy_ld_scaled, args=_args_ld(1000, alpha=0.5)),
         "shifted": Variant(copy_shifted, args=_args(base=1000)),
         "narrow": Variant(copy_fixed, constexprs={"BLOCK": 512}, options={"num_warps": 8, "num_stages": 2}),
+        "warps8": Variant(copy_fixed, options={"num_warps": 8}),
+        "capped": Variant(copy_fixed, options={"maxnreg": 128}),
     },
     args=_args(),
     shape={"C": 1000},

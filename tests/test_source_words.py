@@ -1,0 +1,678 @@
+"""What the source diff (``irdiff.diagnose.source``) *says*, in both orders of the variants: the wording of wrapped
+calls (functions and methods), which called functions count as ``@triton.jit`` helpers, operand swaps under renames,
+module paths vs methods, and the lines a change reaches (:meth:`SourceDiff.affected`) in either variant. Pure text:
+no compile."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from irdiff.bundle import VariantResult
+from irdiff.diagnose.source import SourceChange, SourceDiff, diff_sources
+
+HEAD = "import triton\nimport triton.language as tl\n\n\n"  # kernel sources start on line 5
+BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
+
+
+def variant(tmp: Path, name: str, body: str, kernel: str = "k") -> VariantResult:
+    d = tmp / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "kernel.py").write_text(HEAD + textwrap.dedent(body))
+    return VariantResult(name=name, kernel=kernel, stages={"python": "kernel.py"}, directory=str(d))
+
+
+def diff(tmp: Path, named: dict[str, str], swap: bool) -> tuple[SourceDiff, str, str]:
+    """The diff of the two named sources, the first inspected unless ``swap``; with the names in that order."""
+    (na, sa), (nb, sb) = named.items()
+    if swap:
+        (na, sa), (nb, sb) = (nb, sb), (na, sa)
+    return diff_sources(variant(tmp, na, sa), variant(tmp, nb, sb)), na, nb
+
+
+def said(sd: SourceDiff, a: str, b: str) -> list[str]:
+    return [c.words(a, b) for c in sd.changes]
+
+
+ROW = """
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = {offs}
+    v = {load}
+    tl.store(y_ptr + offs, v, mask=offs < n)
+"""
+PLAIN = {"offs": "pid * BLOCK + tl.arange(0, BLOCK)", "load": "tl.load(x_ptr + offs, mask=offs < n)"}
+
+
+@BOTH
+def test_function_wrappers_are_worded_the_same_in_both_orders(tmp_path: Path, swap: bool) -> None:
+    """Hints wrapped around the offsets: each wrapping call is one change, worded as what the hinted variant does
+    (with the call's other arguments), whichever variant is inspected; the kind says the direction."""
+    hinted = dict(PLAIN, offs="tl.max_contiguous(tl.multiple_of(pid * BLOCK + tl.arange(0, BLOCK), BLOCK), BLOCK)")
+    sd, a, b = diff(tmp_path, {"plain": ROW.format(**PLAIN), "hinted": ROW.format(**hinted)}, swap)
+    assert said(sd, a, b) == [
+        "`hinted` wraps `pid * BLOCK + tl.arange(0, BLOCK)` in `tl.max_contiguous` (with BLOCK), `plain` does not",
+        "`hinted` wraps `pid * BLOCK + tl.arange(0, BLOCK)` in `tl.multiple_of` (with BLOCK), `plain` does not",
+    ]
+    kind = "call-removed" if a == "hinted" else "call-added"
+    assert [(c.kind, c.name, c.line_a, c.line_b) for c in sd.changes] == [
+        (kind, "tl.max_contiguous", 9, 9),
+        (kind, "tl.multiple_of", 9, 9),
+    ]
+
+
+@BOTH
+def test_wrapper_arguments_and_keywords_are_listed(tmp_path: Path, swap: bool) -> None:
+    """``tl.clamp(v, lo, hi, propagate_nan=…)`` lists every argument after the wrapped one; ``tl.abs(v)`` has none
+    (no parenthesis)."""
+    clamped = dict(
+        PLAIN, load="tl.clamp(tl.load(x_ptr + offs, mask=offs < n), -1.0, 1.0, propagate_nan=tl.PropagateNan.ALL)"
+    )
+    sd, a, b = diff(tmp_path, {"plain": ROW.format(**PLAIN), "clamped": ROW.format(**clamped)}, swap)
+    assert said(sd, a, b) == [
+        "`clamped` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.clamp` (with -1.0, 1.0, "
+        "propagate_nan=tl.PropagateNan.ALL), `plain` does not"
+    ]
+    absolute = dict(PLAIN, load="tl.abs(tl.load(x_ptr + offs, mask=offs < n))")
+    sd, a, b = diff(tmp_path / "abs", {"plain": ROW.format(**PLAIN), "absolute": ROW.format(**absolute)}, swap)
+    assert said(sd, a, b) == ["`absolute` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `plain` does not"]
+
+
+@BOTH
+def test_method_wrapper_is_worded_as_applied(tmp_path: Path, swap: bool) -> None:
+    """``tl.program_id(0).to(tl.int64, bitcast=False)``: a method applied to the expression, with its arguments."""
+    src = ROW.replace("pid = tl.program_id(0)", "pid = {pid}")
+    plain = src.format(pid="tl.program_id(0)", **PLAIN)
+    wide = src.format(pid="tl.program_id(0).to(tl.int64, bitcast=False)", **PLAIN)
+    sd, a, b = diff(tmp_path, {"plain": plain, "wide": wide}, swap)
+    assert said(sd, a, b) == ["`wide` applies `.to(tl.int64, bitcast=False)` to `tl.program_id(0)`, `plain` does not"]
+    (c,) = sd.changes
+    assert c.kind == ("call-removed" if a == "wide" else "call-added") and c.line_a == c.line_b == 8
+    assert c.name == "tl.program_id(0).to"
+
+
+HELPERS = """
+{imports}
+
+def host_scale(v):
+    return v * {host}
+
+
+{deco}
+def scale(v):
+    return v * {factor}
+
+
+@triton.jit
+def k(x_ptr, n):
+    offs = tl.arange(0, 16)
+    tl.store(x_ptr + offs, scale(host_scale(tl.load(x_ptr + offs))))
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "deco"),
+    [("", "@triton.jit(noinline=True)"), ("from triton import jit", "@jit"), ("", "@triton.jit")],
+    ids=["jit-call", "bare-jit", "triton.jit"],
+)
+def test_called_jit_functions_are_compared_plain_python_is_not(tmp_path: Path, imports: str, deco: str) -> None:
+    """A helper decorated ``@triton.jit(...)``, ``@jit`` or ``@triton.jit`` is compared with the kernel; a plain
+    Python function it also calls is not a device function (not compared, whatever changes in it)."""
+    a = HELPERS.format(imports=imports, deco=deco, host="2.0", factor="2.0")
+    b = HELPERS.format(imports=imports, deco=deco, host="3.0", factor="4.0")
+    for x, y in ((a, b), (b, a)):
+        sd = diff_sources(variant(tmp_path, "A", x), variant(tmp_path, "B", y))
+        assert sd.functions == [("k", "k"), ("scale", "scale")]
+        (c,) = sd.changes
+        assert (c.kind, c.function, c.old, c.new) == (
+            ("constant-changed", "scale", "2.0", "4.0") if x is a else ("constant-changed", "scale", "4.0", "2.0")
+        )
+
+
+def test_source_change_to_json_round_trips(tmp_path: Path) -> None:
+    sd, _, _ = diff(
+        tmp_path,
+        {"plain": ROW.format(**PLAIN), "plus": ROW.format(**PLAIN).replace("pid * BLOCK", "pid + BLOCK")},
+        False,
+    )
+    (c,) = sd.changes
+    data = c.to_json()
+    assert data["kind"] == "op-changed" and data["line_a"] == 9 and data["old"] == "*" and data["new"] == "+"
+    assert SourceChange(**data) == c
+
+
+GATHER = """
+@triton.jit
+def k({src}, out, W, B: tl.constexpr):
+    {i} = tl.arange(0, B)[:, None]
+    {j} = tl.arange(0, B)[None, :]
+    v = tl.load({src} + {addr})
+    tl.store(out + {i} * W + {j}, v)
+"""
+
+
+@BOTH
+def test_swap_under_renamed_locals(tmp_path: Path, swap: bool) -> None:
+    """``i * W + j`` in one variant is ``c * W + r`` in the other, where ``i``/``j`` are called ``r``/``c`` (and
+    ``src`` is ``inp``): the two indices trade places (a transposed load), named in the inspected variant's terms;
+    the renames are not semantic."""
+    old = GATHER.format(src="src", i="i", j="j", addr="i * W + j")
+    new = GATHER.format(src="inp", i="r", j="c", addr="c * W + r")
+    sd, a, b = diff(tmp_path, {"old": old, "new": new}, swap)
+    (c,) = sd.semantic
+    assert c.kind == "args-reordered" and c.line_a == c.line_b == 10
+    assert c.name == ("i ↔ j" if a == "old" else "c ↔ r")
+    renames = {(x.old, x.new) for x in sd.changes if x.kind == "renamed"}
+    pairs = {("src", "inp"), ("i", "r"), ("j", "c")}
+    assert renames == (pairs if a == "old" else {(y, x) for x, y in pairs})
+
+
+GLOBAL_STRIDES = """
+ROWS = 64
+COLS = 1
+
+
+@triton.jit
+def k(src, out, B: tl.constexpr):
+    i = tl.arange(0, B)[:, None]
+    j = tl.arange(0, B)[None, :]
+    v = tl.load(src + {addr})
+    tl.store(out + i * B + j, v)
+"""
+
+
+@BOTH
+def test_swapped_module_constants(tmp_path: Path, swap: bool) -> None:
+    """Two module-level strides trade places (not locals, so no renaming applies): named in sorted order."""
+    sd, a, b = diff(
+        tmp_path,
+        {
+            "rows": GLOBAL_STRIDES.format(addr="i * ROWS + j * COLS"),
+            "cols": GLOBAL_STRIDES.format(addr="i * COLS + j * ROWS"),
+        },
+        swap,
+    )
+    (c,) = sd.changes
+    assert (c.kind, c.name) == ("args-reordered", "COLS ↔ ROWS")
+    assert c.words(a, b).startswith("`COLS` and `ROWS` swapped: `v = tl.load(src + ")
+
+
+@BOTH
+def test_module_path_vs_method_of_a_value(tmp_path: Path, swap: bool) -> None:
+    """``tl.extra.cuda.libdevice.exp`` vs ``tl.math.exp`` is another function (named whole); ``x.to(…)`` vs
+    ``y.to(…)`` is the same method on another value: the statement differs, no call changed."""
+    body = """
+    @triton.jit
+    def k(x_ptr, y_ptr, o_ptr):
+        offs = tl.arange(0, 16)
+        x = tl.load(x_ptr + offs)
+        y = tl.load(y_ptr + offs)
+        tl.store(o_ptr + offs, {fn}({val}.to(tl.float32)))
+    """
+    sd, a, b = diff(
+        tmp_path,
+        {
+            "libdevice": body.format(fn="tl.extra.cuda.libdevice.exp", val="x"),
+            "math": body.format(fn="tl.math.exp", val="x"),
+        },
+        swap,
+    )
+    (c,) = sd.changes
+    names = {"libdevice": "tl.extra.cuda.libdevice.exp", "math": "tl.math.exp"}
+    assert (c.kind, c.old, c.new) == ("call-changed", names[a], names[b])
+    sd, a, b = diff(
+        tmp_path / "m", {"x": body.format(fn="tl.exp", val="x"), "y": body.format(fn="tl.exp", val="y")}, swap
+    )
+    assert [x.kind for x in sd.changes] == ["statement"] and sd.changes[0].line_a == 11
+
+
+LOOP = """
+@triton.jit
+def k(x_ptr, y_ptr, R):
+    offs = tl.arange(0, 16)
+    w = tl.zeros((16,), tl.float32)
+    v = tl.zeros((16,), tl.float32)
+    for r in range(0, R):
+        tl.store(y_ptr + r * 16 + offs, w)
+        w = v * 2.0
+        v = tl.load(
+            x_ptr + r * 16 + offs,
+        ){extra}
+    tl.store(y_ptr + offs, tl.zeros((16,), tl.float32))
+"""
+
+
+def test_affected_follows_loop_carried_values_in_either_variant(tmp_path: Path) -> None:
+    """``v`` (loaded on lines 14-16 in ``a``) feeds ``w`` (line 13), which the store on line 12 reads in the next
+    iteration (a second pass over the loop body); the statements after the loop do not use them. ``b`` has one
+    more statement before the loop, so its lines are one further down."""
+    a = LOOP.format(extra="")
+    b = a.replace("    offs = tl.arange(0, 16)\n", "    offs = tl.arange(0, 16)\n    n = R * 16\n", 1)
+    sd = diff_sources(variant(tmp_path, "a", a), variant(tmp_path, "b", b))
+    assert sd.affected("a", {14}) == {12, 13, 14, 15, 16}
+    assert sd.affected("b", {15}) == {13, 14, 15, 16, 17}
+    assert sd.affected("b", {9}) == {9}  # `n` is never read
+    assert sd.affected("a", {13}) == {12, 13}  # `w` reaches only the store
+    # an update in place (line 17) reaches what reads the value, not the statements between
+    c = LOOP.format(extra="\n        v += 1.0")
+    sd = diff_sources(variant(tmp_path, "c", c), variant(tmp_path, "d", c))
+    assert sd.affected("a", {17}) == {12, 13, 17}
+    # a value read only by the statement that updates it reaches nothing else
+    d = LOOP.replace("    tl.store(y_ptr + offs, tl.zeros((16,), tl.float32))\n", "    count = 0\n    count += 1\n")
+    sd = diff_sources(variant(tmp_path, "e", d.format(extra="")), variant(tmp_path, "f", d.format(extra="")))
+    assert sd.affected("a", {18}) == {18}
+
+
+# -- every kind of change, worded per variant, in both orders ------------------------------------------------------
+# Each expected row is (kind, line_a, line_b, name, old, new, words(inspected, baseline)); the second list is the same
+# pair with the variants swapped. Checked by reading: each sentence names the right variant, the right direction and
+# the right line of each variant's kernel.py.
+SIG_A = """
+@triton.jit
+def k(x_ptr, y_ptr, n, eps=1e-5, BLOCK: tl.constexpr = 128):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) + eps, mask=offs < n)
+"""
+SIG_B = """
+@triton.heuristics({"BLOCK": lambda args: 256})
+@triton.jit(do_not_specialize=["n"])
+def k(x_ptr, ks0, y_ptr, n: tl.int64, eps=1e-6, BLOCK: tl.constexpr = 128):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) + eps, mask=offs < n)
+"""
+
+EXPR = """
+ROWS = 64
+COLS = 1
+
+
+@triton.jit
+def k(x_ptr, y_ptr, n, eps, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = {cmp}
+    v = tl.load(x_ptr + offs * {stride}, mask=m, other={other}, eviction_policy={ev})
+    w = {arith}
+    z = {unary}
+    q = (v > 0) {boolop} (w > 0)
+    tl.store(y_ptr + offs, tl.clamp(w.to({dt}), -1.0, 1.0, propagate_nan=tl.PropagateNan.{nan}) + z, mask=m)
+"""
+EA = dict(
+    cmp="offs < n",
+    stride="ROWS",
+    other="0.0",
+    ev='"evict_first"',
+    arith="v * 2 + eps",
+    unary="-v",
+    boolop="&",
+    dt="tl.float16",
+    nan="ALL",
+)
+EB = dict(
+    cmp="offs <= n",
+    stride="COLS",
+    other="eps",
+    ev='"evict_last"',
+    arith="v * 2 - eps",
+    unary="~v",
+    boolop="|",
+    dt="tl.bfloat16",
+    nan="NONE",
+)
+C = dict(EA, arith="v * 2", other="0", unary="tl.exp(v)")
+D = dict(EA, arith="v * 2 + 1.0", other="0.0", unary="tl.exp2(v)")
+E = dict(EA, arith="v / eps", unary="tl.sum(v, 0)")
+F = dict(EA, arith="tl.div_rn(v, eps)", unary="tl.sum(v, 0, keep_dims=True)")
+G = dict(EA, arith="v * eps", unary="tl.maximum(v, w)")
+H = dict(EA, arith="w + n", unary="tl.maximum(v)")
+BODY_A = """
+@triton.jit
+def k(x_ptr, y_ptr, R, n):
+    \"\"\"Row sums.\"\"\"
+    offs = tl.arange(0, 16)
+    scale = tl.load(x_ptr)
+    acc = tl.zeros((16,), tl.float32)
+    for r in range(0, R):
+        a = tl.load(x_ptr + r * 16 + offs)
+        b = tl.load(y_ptr + r * 16 + offs)
+        acc += a * b
+    i = 0
+    while i < n:
+        i += 1
+    if n > 4:
+        acc = acc * scale
+    tl.store(y_ptr + offs, acc)
+"""
+BODY_B = """
+@triton.jit
+def k(x_ptr, y_ptr, R, n):
+    \"\"\"Row sums, scaled.\"\"\"
+    acc = tl.zeros((16,), tl.float32)
+    offs = tl.arange(0, 16)
+    for r in range(1, R):
+        b = tl.load(y_ptr + r * 16 + offs)
+        a = tl.load(x_ptr + r * 16 + offs)
+        scale = tl.load(x_ptr)
+        acc += a * b
+    i = 0
+    while i <= n:
+        i += 1
+    if n > 8:
+        acc = acc * scale
+    tl.debug_barrier()
+    tl.store(y_ptr + offs, acc)
+"""
+
+BODY_B2 = BODY_B.replace(
+    "        b = tl.load(y_ptr + r * 16 + offs)\n        a = tl.load(x_ptr + r * 16 + offs)\n",
+    "        a = tl.load(x_ptr + r * 16 + offs)\n        b = tl.load(y_ptr + r * 16 + offs)\n",
+)
+PARAMS = [("x_ptr", "x_ptr"), (None, "ks0"), ("y_ptr", "y_ptr"), ("n", "n"), ("eps", "eps"), ("BLOCK", "BLOCK")]
+CASES = {
+    "signature": (SIG_A, SIG_B, PARAMS),
+    "decorator_keyword": (
+        SIG_A.replace("@triton.jit", '@triton.jit(do_not_specialize=["eps"])'),
+        SIG_A.replace("@triton.jit", '@triton.jit(do_not_specialize=["n"])'),
+        None,
+    ),
+    "expressions": (EXPR.format(**EA), EXPR.format(**EB), None),
+    "operands": (EXPR.format(**C), EXPR.format(**D), None),
+    "calls": (EXPR.format(**E), EXPR.format(**F), None),
+    "arguments": (EXPR.format(**G), EXPR.format(**H), None),
+    "statements": (BODY_A, BODY_B2, None),
+}
+EXPECTED = {
+    "signature": (
+        [
+            ("statement", None, 8, "ks0", "", "ks0", "parameter `ks0` only in `new`"),
+            ("annotation", 7, 8, "n", "", "tl.int64", "`n` is annotated `(nothing)` in `old` and `tl.int64` in `new`"),
+            ("annotation", 7, 8, "eps", "1e-05", "1e-06", "default of `eps`: `1e-05` in `old`, `1e-06` in `new`"),
+            (
+                "annotation",
+                6,
+                7,
+                "triton.jit",
+                "triton.jit",
+                "triton.jit(do_not_specialize=['n'])",
+                "decorator `@triton.jit` differs",
+            ),
+            (
+                "annotation",
+                7,
+                6,
+                "triton.heuristics",
+                "",
+                "triton.heuristics({'BLOCK': lambda args: 256})",
+                "decorator `@triton.heuristics` only in `new`",
+            ),
+        ],
+        [
+            ("statement", 8, None, "ks0", "ks0", "", "parameter `ks0` only in `new`"),
+            ("annotation", 8, 7, "n", "tl.int64", "", "`n` is annotated `tl.int64` in `new` and `(nothing)` in `old`"),
+            ("annotation", 8, 7, "eps", "1e-06", "1e-05", "default of `eps`: `1e-06` in `new`, `1e-05` in `old`"),
+            (
+                "annotation",
+                6,
+                7,
+                "triton.heuristics",
+                "triton.heuristics({'BLOCK': lambda args: 256})",
+                "",
+                "decorator `@triton.heuristics` only in `new`",
+            ),
+            (
+                "annotation",
+                7,
+                6,
+                "triton.jit",
+                "triton.jit(do_not_specialize=['n'])",
+                "triton.jit",
+                "decorator `@triton.jit` differs",
+            ),
+        ],
+    ),
+    "decorator_keyword": (
+        [
+            (
+                "kwarg-changed",
+                6,
+                6,
+                "do_not_specialize",
+                "['eps']",
+                "['n']",
+                "`triton.jit` keyword `do_not_specialize=['eps']` in `old`, `do_not_specialize=['n']` in `new`",
+            ),
+        ],
+        [
+            (
+                "kwarg-changed",
+                6,
+                6,
+                "do_not_specialize",
+                "['n']",
+                "['eps']",
+                "`triton.jit` keyword `do_not_specialize=['n']` in `new`, `do_not_specialize=['eps']` in `old`",
+            ),
+        ],
+    ),
+    "expressions": (
+        [
+            ("op-changed", 13, 13, "< → <=", "<", "<=", "comparison `<` in `old` vs `<=` in `new` (`offs <= n`)"),
+            ("call-changed", 14, 14, "COLS", "ROWS", "COLS", "`ROWS` in `old` vs `COLS` in `new`"),
+            ("statement", 14, 14, "", "", "", "`0.0` in `old` vs `eps` in `new`"),
+            (
+                "kwarg-changed",
+                14,
+                14,
+                "eviction_policy",
+                "'evict_first'",
+                "'evict_last'",
+                "`tl.load` keyword `eviction_policy='evict_first'` in `old`, `eviction_policy='evict_last'` in `new`",
+            ),
+            ("op-changed", 15, 15, "+ → -", "+", "-", "operator `+` in `old` vs `-` in `new` (`v * 2 - eps`)"),
+            ("op-changed", 16, 16, "- → ~", "-", "~", "operator `-` in `old` vs `~` in `new` (`~v`)"),
+            ("op-changed", 17, 17, "& → |", "&", "|", "operator `&` in `old` vs `|` in `new` (`(v > 0) | (w > 0)`)"),
+            (
+                "dtype-changed",
+                18,
+                18,
+                "tl.bfloat16",
+                "tl.float16",
+                "tl.bfloat16",
+                "dtype `tl.float16` in `old` vs `tl.bfloat16` in `new`",
+            ),
+            (
+                "kwarg-changed",
+                18,
+                18,
+                "propagate_nan",
+                "tl.PropagateNan.ALL",
+                "tl.PropagateNan.NONE",
+                "`tl.clamp` keyword `propagate_nan=tl.PropagateNan.ALL` in `old`, `propagate_nan=tl.PropagateNan.NONE` in `new`",
+            ),
+        ],
+        [
+            ("op-changed", 13, 13, "<= → <", "<=", "<", "comparison `<=` in `new` vs `<` in `old` (`offs < n`)"),
+            ("call-changed", 14, 14, "ROWS", "COLS", "ROWS", "`COLS` in `new` vs `ROWS` in `old`"),
+            ("statement", 14, 14, "", "", "", "`eps` in `new` vs `0.0` in `old`"),
+            (
+                "kwarg-changed",
+                14,
+                14,
+                "eviction_policy",
+                "'evict_last'",
+                "'evict_first'",
+                "`tl.load` keyword `eviction_policy='evict_last'` in `new`, `eviction_policy='evict_first'` in `old`",
+            ),
+            ("op-changed", 15, 15, "- → +", "-", "+", "operator `-` in `new` vs `+` in `old` (`v * 2 + eps`)"),
+            ("op-changed", 16, 16, "~ → -", "~", "-", "operator `~` in `new` vs `-` in `old` (`-v`)"),
+            ("op-changed", 17, 17, "| → &", "|", "&", "operator `|` in `new` vs `&` in `old` (`(v > 0) & (w > 0)`)"),
+            (
+                "dtype-changed",
+                18,
+                18,
+                "tl.float16",
+                "tl.bfloat16",
+                "tl.float16",
+                "dtype `tl.bfloat16` in `new` vs `tl.float16` in `old`",
+            ),
+            (
+                "kwarg-changed",
+                18,
+                18,
+                "propagate_nan",
+                "tl.PropagateNan.NONE",
+                "tl.PropagateNan.ALL",
+                "`tl.clamp` keyword `propagate_nan=tl.PropagateNan.NONE` in `new`, `propagate_nan=tl.PropagateNan.ALL` in `old`",
+            ),
+        ],
+    ),
+    "operands": (
+        [
+            (
+                "kwarg-changed",
+                14,
+                14,
+                "other",
+                "0",
+                "0.0",
+                "`tl.load` keyword `other=0` in `old`, `other=0.0` in `new`",
+            ),
+            ("statement", 15, 15, "", "", "", "`v * 2` in `old` is `v * 2 + 1.0` in `new`"),
+            ("call-changed", 16, 16, "tl.exp2", "tl.exp", "tl.exp2", "`tl.exp` in `old` vs `tl.exp2` in `new`"),
+        ],
+        [
+            (
+                "kwarg-changed",
+                14,
+                14,
+                "other",
+                "0.0",
+                "0",
+                "`tl.load` keyword `other=0.0` in `new`, `other=0` in `old`",
+            ),
+            ("statement", 15, 15, "", "", "", "`v * 2 + 1.0` in `new` is `v * 2` in `old`"),
+            ("call-changed", 16, 16, "tl.exp", "tl.exp2", "tl.exp", "`tl.exp2` in `new` vs `tl.exp` in `old`"),
+        ],
+    ),
+    "calls": (
+        [
+            (
+                "op-changed",
+                15,
+                15,
+                "/ → tl.div_rn",
+                "/",
+                "tl.div_rn",
+                "`v / eps` in `old` is `tl.div_rn(v, eps)` in `new`",
+            ),
+            (
+                "kwarg-changed",
+                16,
+                16,
+                "keep_dims",
+                "",
+                "True",
+                "`tl.sum` has `keep_dims=True` in `new`, no `keep_dims` in `old` (the default)",
+            ),
+        ],
+        [
+            (
+                "op-changed",
+                15,
+                15,
+                "tl.div_rn → /",
+                "tl.div_rn",
+                "/",
+                "`tl.div_rn(v, eps)` in `new` is `v / eps` in `old`",
+            ),
+            (
+                "kwarg-changed",
+                16,
+                16,
+                "keep_dims",
+                "True",
+                "",
+                "`tl.sum` has `keep_dims=True` in `new`, no `keep_dims` in `old` (the default)",
+            ),
+        ],
+    ),
+    "arguments": (
+        [
+            ("statement", 15, 15, "", "", "", "`v * eps` in `old` is `w + n` in `new`"),
+            ("statement", 16, 16, "tl.maximum", "w", "", "argument `w` of `tl.maximum` only in `old`"),
+        ],
+        [
+            ("statement", 15, 15, "", "", "", "`w + n` in `new` is `v * eps` in `old`"),
+            ("statement", 16, 16, "tl.maximum", "", "w", "argument `w` of `tl.maximum` only in `old`"),
+        ],
+    ),
+    "statements": (
+        [
+            (
+                "moved",
+                10,
+                14,
+                "scale = tl.load(x_ptr)",
+                "loop depth 0",
+                "loop depth 1",
+                "`scale = tl.load(x_ptr)` is at loop depth 0 in `old` (line 10) and 1 in `new` (line 14): moved into the loop",
+            ),
+            (
+                "moved",
+                11,
+                9,
+                "acc = tl.zeros((16,), tl.float32)",
+                "loop depth 0",
+                "loop depth 0",
+                "`acc = tl.zeros((16,), tl.float32)` is at loop depth 0 in `old` (line 11) and 0 in `new` (line 9): moved to another place",
+            ),
+            ("constant-changed", 12, 11, "1", "0", "1", "constant `0` in `old` vs `1` in `new`"),
+            ("op-changed", 17, 17, "< → <=", "<", "<=", "comparison `<` in `old` vs `<=` in `new` (`i <= n`)"),
+            ("constant-changed", 19, 19, "8", "4", "8", "constant `4` in `old` vs `8` in `new`"),
+            ("statement", None, 21, "", "", "", "statement `tl.debug_barrier()` only in `new`"),
+        ],
+        [
+            (
+                "moved",
+                10,
+                9,
+                "offs = tl.arange(0, 16)",
+                "loop depth 0",
+                "loop depth 0",
+                "`offs = tl.arange(0, 16)` is at loop depth 0 in `new` (line 10) and 0 in `old` (line 9): moved to another place",
+            ),
+            (
+                "moved",
+                14,
+                10,
+                "scale = tl.load(x_ptr)",
+                "loop depth 1",
+                "loop depth 0",
+                "`scale = tl.load(x_ptr)` is at loop depth 1 in `new` (line 14) and 0 in `old` (line 10): moved out of the loop",
+            ),
+            ("constant-changed", 11, 12, "0", "1", "0", "constant `1` in `new` vs `0` in `old`"),
+            ("op-changed", 17, 17, "<= → <", "<=", "<", "comparison `<=` in `new` vs `<` in `old` (`i < n`)"),
+            ("constant-changed", 19, 19, "4", "8", "4", "constant `8` in `new` vs `4` in `old`"),
+            ("statement", 21, None, "", "", "", "statement `tl.debug_barrier()` only in `new`"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@BOTH
+def test_each_kind_is_worded_for_the_right_variant(tmp_path: Path, case: str, swap: bool) -> None:
+    """``old`` and ``new`` differ in the signature (a parameter inserted, paired by role; an annotation; a default;
+    decorators), in expressions (comparison, operators, a module constant, a keyword, a dtype), in operands and
+    calls, and in statements (moved into a loop, reordered, added, loop bounds and tests): every change with its
+    lines in both variants and its words, in both orders."""
+    a, b, params = CASES[case]
+    na, nb = ("new", "old") if swap else ("old", "new")
+    if swap:
+        a, b = b, a
+        params = [(y, x) for x, y in params] if params else None
+    sd = diff_sources(variant(tmp_path, na, a), variant(tmp_path, nb, b), params)
+    got = [(c.kind, c.line_a, c.line_b, c.name, c.old, c.new, c.words(na, nb)) for c in sd.semantic]
+    assert got == EXPECTED[case][swap]
