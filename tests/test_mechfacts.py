@@ -416,3 +416,80 @@ def test_mma_instructions() -> None:
 
 def test_warp_specialization_absent(mech80: Bundle, loop100: Bundle) -> None:
     assert not facts(mech80, "kloop4").warp_specialized and not facts(loop100, "dot3").warp_specialized
+
+
+# ------------------------------------------------------------------------------------------------ helpers, real IR text
+
+# Module headers and op lines copied from the compiles above (Triton 3.9.0: tf32 on sm80, atomic on sm90, dot3 on
+# sm100), trimmed to the layouts they define.
+HEADER = """\
+#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#mma1 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#linear = #ttg.linear<{register = [[0, 1], [0, 2]], lane = [[1, 0], [2, 0]], warp = [[16, 0], [32, 0]], block = []}>
+#shared = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#loc = loc("/work/wt/mut4/tests/suites/diag_mech.py":37:1)
+#smem = #ttg.shared_memory
+#tmem = #ttng.tensor_memory_encoding<blockM = 64, blockN = 64, colStride = 1>
+"""
+WGMMA = (
+    "%part = ttng.warp_group_dot %a_19, %b_24, %cst_2 {inputPrecision = 0 : i32} : !ttg.memdesc<64x64xf16, #shared, "
+    "#smem> * !ttg.memdesc<64x64xf16, #shared, #smem> -> tensor<64x64xf32, #mma> loc(#loc20)"
+)
+
+
+def test_layout_aliases_and_kinds() -> None:
+    from irdiff.diagnose.mechfacts import _aliases, _layout_kind
+
+    al = _aliases(HEADER)
+    assert al == {
+        "#blocked": "blocked",
+        "#mma": "mma_v2",
+        "#mma1": "wgmma",
+        "#linear": "linear",
+        "#shared": "swizzled_shared",
+        "#tmem": "tmem",
+    }  # ``#smem = #ttg.shared_memory`` has no ``<...>``; ``#loc`` is no layout
+    assert _aliases(HEADER.replace("versionMajor = 2", "versionMajor = 5"))["#mma"] == "tcgen05"
+    assert _aliases(HEADER.replace("versionMajor = 2", "versionMajor = 4"))["#mma"] == "mma"
+    # encodings printed inline (a slice of an aliased parent always is; the others when not aliased)
+    assert _layout_kind("#ttg.slice<{dim = 1, parent = #blocked}>", al) == "slice"
+    assert _layout_kind(" #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 1}>", al) == "dot_op"
+    assert _layout_kind("#ttg.linear<{register = [[0, 1]], lane = [], warp = [], block = []}>", al) == "linear"
+    assert _layout_kind("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8]}>", al) == "blocked"
+    assert [_layout_kind(x, al) for x in ("#mma", "#mma1", "#linear", "#tmem", "#blocked")] == [
+        "mma_v2",
+        "wgmma",
+        "linear",
+        "tmem",
+        "blocked",
+    ]
+    assert _layout_kind("#shared1", al) == "shared1" and _layout_kind("", al) == ""  # unknown alias: its name
+
+
+def test_type_signature_helpers() -> None:
+    from irdiff.diagnose.mechfacts import _shape_elem, _stem, _types
+
+    types = _types(WGMMA)
+    assert types == [
+        "!ttg.memdesc<64x64xf16, #shared, #smem>",
+        "!ttg.memdesc<64x64xf16, #shared, #smem>",
+        "tensor<64x64xf32, #mma>",
+    ]
+    assert _shape_elem(types[0]) == ([64, 64], "f16", "#shared, #smem")
+    assert _shape_elem(types[2]) == ([64, 64], "f32", "#mma")
+    assert _shape_elem("tensor<f32>") == ([], "f32", "") and _shape_elem("i32") == ([], "", "")
+    nested = "%6 = ttg.convert_layout %x : tensor<64xi32, #ttg.slice<{dim = 1, parent = #blocked}>> -> tensor<64x1xi32>"
+    assert _types(nested) == ["tensor<64xi32, #ttg.slice<{dim = 1, parent = #blocked}>>", "tensor<64x1xi32>"]
+    assert _types("tt.return") == [] and _types("%x = arith.addi %a, %b : i32") == []
+    assert [_stem(s) for s in ("%acc_28", "%part", "%a_ptrs#1", "%12", "%arg3", "%cst_2", "%c0_i32", "%true", "%")] == [
+        "acc",
+        "part",
+        "a_ptrs",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+    ]
