@@ -343,6 +343,20 @@ def test_divisibility_reasons_grouped_per_kind() -> None:
             "`do_not_specialize_on_alignment` (the cost is one extra compile per alignment class); pass a multiple of "
             "16 for `v` (e.g. pad the size); or state the alignment"
         )
+        # one hint per kind: the first offset parameter, the first mask bound
+        assert (
+            "with `tl.multiple_of(row * a1, 16)` on the computed offset / `offs < tl.multiple_of(tl.full(" in f.remedy
+        )
+        assert "row * a2" not in f.remedy
+
+
+def test_divisibility_lost_by_annotations_only_offers_the_hint_alone() -> None:
+    lost = make_facts("l", args=[make_arg("n", "i64", annotation="tl.int64")])
+    kept = make_facts("k", args=[make_arg("n", "i64", divisibility=16)])
+    (f,) = rule_divisibility(make_context(lost, kept))
+    assert f.remedy is not None and f.remedy.startswith(
+        "state the alignment in the kernel, when every caller guarantees it, with `tl.multiple_of(row * n, 16)`"
+    )
 
 
 def test_divisibility_needs_a_runtime_value_that_had_it_elsewhere() -> None:
@@ -422,6 +436,10 @@ def test_type_changed_pointer_element_type_is_minor_and_lists_at_most_two() -> N
     assert (f.severity, f.predicts) == ("minor", None)
     assert f.title == "`x` is *fp16 in `h`, *fp32 in `s`; `y` is *fp16 in `h`, *fp32 in `s` (and 1 more)"
     assert "64-bit" not in f.explanation
+    assert f.explanation == (
+        "`x` is `*fp16` in `h` and `*fp32` in `s` (); `y` is `*fp16` in `h` and `*fp32` in `s` (); `z` is `*fp16` in "
+        "`h` and `*fp32` in `s` ()."
+    )
     assert len(f.evidence) == 6
 
 
@@ -439,11 +457,31 @@ def test_constexpr_changed_names_the_tile_size(pair, order: str) -> None:  # typ
         f"Compile-time constants differ: `BR` = {x} in `{ctx.a}` vs {y} in `{ctx.b}`. Each value is a separate "
         "compilation; code that depends on it (loop bounds, tile shapes, pipelining depth) is specialized for it."
     )
-    assert [(e.variant, e.text) for e in f.evidence] == [
-        (ctx.a, f"BR: constexpr = {x}"),
-        (ctx.b, f"BR: constexpr = {y}"),
+    assert f.stage == "spec"
+    assert [(e.variant, e.stage, e.text) for e in f.evidence] == [
+        (ctx.a, "spec", f"BR: constexpr = {x}"),
+        (ctx.b, "spec", f"BR: constexpr = {y}"),
     ]
     assert rule_constexpr_changed(pair("mixed", "plain")) == []  # a constant 1 vs a runtime value: no constexpr
+
+
+def test_constexpr_changed_under_another_name() -> None:
+    """``S`` in ``a`` is ``STAGES`` in ``b`` (paired by role): quoted under ``a``'s name, and what it feeds is read
+    from ``a``'s source under that name; a context without source texts says nothing about what it feeds."""
+    src = "def k(S: tl.constexpr):\n    for i in tl.range(0, 8, num_stages=S, flatten=S, loop_unroll_factor=S):\n"
+    a = make_facts("a", args=[make_arg("S", "constexpr", constexpr="2")], peer_names={"STAGES": "S"})
+    b = make_facts("b", args=[make_arg("STAGES", "constexpr", constexpr="4")], peer_names={"S": "STAGES"})
+    ctx = Context("a", "b", a, b, {}, {"a": src, "b": src.replace("S", "STAGES")})
+    (f,) = rule_constexpr_changed(ctx)
+    assert f.title == "Constexpr `S` differs: `S` = 2 in `a` vs 4 in `b`" and f.severity == "major"
+    assert f.explanation.startswith("Compile-time constants differ: `S` = 2 in `a` vs 4 in `b`. Each value")
+    assert f.explanation.endswith(" `S` feeds `tl.range(..., num_stages=...)`, which sets the loop's `tt.num_stages` "
+                                  "attribute: how many iterations ahead the software pipeliner may prefetch.")  # fmt: skip
+    for key in ("num_stages", "flatten", "loop_unroll_factor"):
+        only = Context("a", "b", a, b, {}, {"a": f"tl.range(0, 8, {key}=S)\n", "b": ""})
+        assert rule_constexpr_changed(only)[0].severity == "major", key
+    (bare,) = rule_constexpr_changed(Context("a", "b", a, b))
+    assert bare.severity == "minor" and "feeds" not in bare.explanation
 
 
 _LOOP = """
