@@ -188,41 +188,61 @@ def test_arch_from_target_or_metadata() -> None:
     assert arch_of("", {}) == 0 and arch_of("nonsense", {"arch": "nonsense"}) == 0
 
 
-LOG = """\
-[tritongpu-coalesce]: Considering op: %16 = tt.load %14, %15, %cst_0 : tensor<256x!tt.ptr<f16>, #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+LONG = "%x_tile_loaded_with_a_long_python_name_from_the_kernel_source_of_a_user_0123456789"
+LOG = f"""\
+[tritongpu-coalesce]: axis info of pointer: contiguity = [8], divisibility = [8], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: Considering op: %16 = tt.load %14, %15, %cst_0 : tensor<256x!tt.ptr<f16>, #ttg.blocked<{{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}}>>
 [tritongpu-coalesce]: axis info of pointer: contiguity = [256], divisibility = [16], constancy = [1], constant_value = <none>
 [tritongpu-coalesce]: order=[0]
 [tritongpu-coalesce]: shapePerCTA=[256]
 [tritongpu-coalesce]: perThread for op: 8
 [tritongpu-coalesce]: perThread: 2
 [some-other-pass]: perThread: 64
-[tritongpu-coalesce]: Considering op: %15 = ttg.async_copy_global_to_local %10, %12 mask %14 other %cst {contiguity = 2 : i32} : tensor<256x!tt.ptr<f16>, #blocked>
+[tritongpu-coalesce]: Considering op: %15 = ttg.async_copy_global_to_local %10, %12 mask %14 other %cst {{contiguity = 2 : i32}} : tensor<256x!tt.ptr<f16>, #blocked>
 [tritongpu-coalesce]: axis info of pointer: contiguity = [256], divisibility = [16], constancy = [1], constant_value = <none>
 [tritongpu-coalesce]: perThread: 2
-[tritongpu-coalesce]: Considering op: tt.store %8, %9 : tensor<64x64x!tt.ptr<bf16>, #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>>
+[tritongpu-coalesce]: Considering op: %20 = tt.atomic_rmw fadd, acq_rel, gpu, %18, %19 : (tensor<256x!tt.ptr<f32>, #blocked>, tensor<256xf32, #blocked>) -> tensor<256xf32, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [256], divisibility = [16], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: perThread: 4
+[tritongpu-coalesce]: Considering op: tt.store %8, %9 : tensor<64x64x!tt.ptr<bf16>, #ttg.blocked<{{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}}>>
 [tritongpu-coalesce]: axis info of pointer: contiguity = [1, 4], divisibility = [2, 4], constancy = [1, 1], constant_value = <none>
 [tritongpu-coalesce]: order=[1, 0]
 [tritongpu-coalesce]: perThread: 8
 [tritongpu-coalesce]: Considering op: %3 = tt.load %2 : tensor<128x!tt.ptr<f32>, #blocked>
 [tritongpu-coalesce]: order=[0]
-[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst : tensor<256x!tt.ptr<f16>, #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> has width 32
-[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst : tensor<256x!tt.ptr<f16>, #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> considered for pipelining with distance 0
-[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst {loop.cluster = 2 : i32, loop.stage = 0 : i32} : tensor<256x!tt.ptr<f16>, #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> has width 32
+[tritongpu-coalesce]: Considering op: {LONG} = tt.load %14 : tensor<256x!tt.ptr<f16>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [4], divisibility = [4], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: perThread: 8
+[triton-loop-pipeline]: Load ops in the loop: 3
+[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst : tensor<256x!tt.ptr<f16>, #ttg.blocked<{{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}}>> has width 32
+[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst : tensor<256x!tt.ptr<f16>, #ttg.blocked<{{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}}>> considered for pipelining with distance 0
+[triton-loop-pipeline]: Load %16 = tt.load %14, %15, %cst {{loop.cluster = 2 : i32, loop.stage = 0 : i32}} : tensor<256x!tt.ptr<f16>, #ttg.blocked<{{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}}>> has width 32
 [triton-loop-pipeline]: Load %7 = tt.load %6 : tensor<64x!tt.ptr<i8>, #blocked> has width 8
 [triton-loop-pipeline]: Load %7 = tt.load %6 : tensor<64x!tt.ptr<i8>, #blocked> is too small for pipelining
+[triton-loop-pipeline]: Load %9 = tt.load %g_ptr : !tt.ptr<f32> has width 32
+[triton-loop-pipeline]: Load %30 = tt.load %29 : tensor<256x!tt.ptr<f16>, #blocked> considered for pipelining with distance 1
 [triton-loop-pipeline]: Pipelining loop with num_stages = 3
 """
+LINES = LOG.splitlines()
 
 
 def test_coalesce_log_blocks() -> None:
     from irdiff.diagnose.facts import _coalesce_accesses, coalesce_facts
 
     blocks = _coalesce_accesses(LOG)
-    # the async copy is not a tt.load/tt.store of the coalescing pass's own; the other pass's line is not read
-    assert [(b["kind"], b["ref"].line) for b in blocks] == [("load", 1), ("store", 11), ("load", 15)]
-    load, store, bare = blocks
+    # a block cut off at the top (axis info before any op), the async copy and the atomic (not a tt.load/tt.store of
+    # the pass's own) and the other pass's line are not read; an op whose result name pushes `tt.load` past the
+    # first 80 characters is
+    assert [(b["kind"], b["ref"]) for b in blocks] == [
+        ("load", Ref("llvm_debug", 2, LINES[1])),
+        ("store", Ref("llvm_debug", 15, LINES[14])),
+        ("load", Ref("llvm_debug", 19, LINES[18])),
+        ("load", Ref("llvm_debug", 21, LINES[20])),
+    ]
+    load, store, bare, long = blocks
     assert (load["contiguity"], load["divisibility"], load["order"], load["per_thread"]) == ([256], [16], [0], 2)
-    assert load["axis_ref"] == Ref("llvm_debug", 2, LOG.splitlines()[1]) and load["per_thread_ref"].line == 6
+    assert load["axis_ref"] == Ref("llvm_debug", 3, LINES[2])
+    assert load["per_thread_ref"] == Ref("llvm_debug", 7, LINES[6])
     assert (store["contiguity"], store["divisibility"], store["order"], store["per_thread"]) == (
         [1, 4],
         [2, 4],
@@ -230,17 +250,19 @@ def test_coalesce_log_blocks() -> None:
         8,
     )
     assert "contiguity" not in bare and "per_thread" not in bare
-    names = {("load", (256,), "f16"): [("x", "x_ptrs")], ("store", (64, 64), "bf16"): [("", "out_ptrs")]}
+    assert (long["contiguity"], long["per_thread"], long["op"].split(" = ")[0]) == ([4], 8, LONG)
+    names = {("load", (256,), "f16"): [("x", "x_ptrs"), ("t", "t_ptrs")], ("store", (64, 64), "bf16"): [("", "out")]}
     acc = coalesce_facts(LOG, names)
-    # the block without axis info is left out; widths: min(perThread, contiguity, alignment) x element bits
-    assert [(a.kind, a.shape, a.elem, a.elem_bits, a.name, a.pointer) for a in acc] == [
-        ("load", [256], "f16", 16, "x", "x_ptrs"),
-        ("store", [64, 64], "bf16", 16, "", "out_ptrs"),
+    # the block without axis info is left out; widths: min(perThread, contiguity, alignment) x element bits;
+    # two loads of the same shape and type take the names in order
+    assert [(a.kind, a.shape, a.elem, a.elem_bits, a.name, a.pointer, a.vector_bits) for a in acc] == [
+        ("load", [256], "f16", 16, "x", "x_ptrs", 32),  # 2 per thread (contiguity 256, 16-byte alignment allow 8)
+        ("store", [64, 64], "bf16", 16, "", "out", 32),  # fastest dim 1: contiguity 4, 4-byte alignment = 2 bf16
+        ("load", [256], "f16", 16, "t", "t_ptrs", 32),  # 8 per thread, but 4-byte alignment: 2 x 16 bits
     ]
-    assert acc[0].vector_bits == 32  # 2 per thread x 16 bits (contiguity 256, 16-byte alignment allow 8)
-    assert acc[1].vector_bits == 32  # fastest dim 1: contiguity 4, alignment 4 B = 2 bf16 -> 2 x 16
     assert acc[0].label == "`x` load 256xf16" and acc[1].label == "store 64x64xbf16"
-    assert (acc[0].ref.line, acc[0].axis_ref.line, acc[0].per_thread_ref.line) == (1, 2, 6)
+    assert (acc[0].ref.line, acc[0].axis_ref.line, acc[0].per_thread_ref.line) == (2, 3, 7)
+    assert coalesce_facts(LOG, {})[2].name == ""
 
 
 def test_pipeliner_log_decisions() -> None:
@@ -248,16 +270,22 @@ def test_pipeliner_log_decisions() -> None:
 
     loads = _pipeliner_loads(LOG)
     assert [(d["width"], d["pipelined"], d["reason"], [r.line for r in d["refs"]]) for d in loads] == [
-        (32, True, "considered for pipelining with distance 0", [17, 18, 19]),
-        (8, False, "is too small for pipelining", [20, 21]),
+        (32, True, "considered for pipelining with distance 0", [25, 26, 27]),
+        (8, False, "is too small for pipelining", [28, 29]),
+        (32, None, "", [30]),  # a width and no decision
+        (None, True, "considered for pipelining with distance 1", [31]),  # a decision and no width
     ]
-    names = {("load", (256,), "f16"): [("x", "x_ptrs")]}
+    assert loads[0]["refs"][0] == Ref("llvm_debug", 25, LINES[24])
+    names = {("load", (256,), "f16"): [("x", "x_ptrs"), ("t", "t_ptrs")]}
     got = pipeliner_facts(LOG, names)
-    assert [(p.shape, p.elem, p.width_bits, p.pipelined, p.name) for p in got] == [
-        ([256], "f16", 32, True, "x"),
-        ([64], "i8", 8, False, ""),
+    assert [(p.shape, p.elem, p.width_bits, p.pipelined, p.reason, p.name) for p in got] == [
+        ([256], "f16", 32, True, "considered for pipelining with distance 0", "x"),
+        ([64], "i8", 8, False, "is too small for pipelining", ""),
+        ([], "", 32, False, "", ""),  # a scalar load: no tensor shape
+        ([256], "f16", None, True, "considered for pipelining with distance 1", "t"),
     ]
     assert got[1].label == "load 64xi8" and got[0].label == "`x` load 256xf16"
+    assert [r.line for r in got[0].refs] == [25, 26, 27]
 
 
 TTIR_FUNC = (
