@@ -129,6 +129,7 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/diagnose/rules/precision.py": ["tests/test_rule_precision.py"],
     # test_diagnose_units.py: the chain machinery without a compile; the two others run diagnose() on compiled
     # matmuls (seconds per mutant on 2 cores). test_seed_001_persistent expects 3.9's registers (fails under 3.6).
+    "irdiff/diagnose/texts.py": ["tests/test_texts.py"],
     "irdiff/diagnose/__init__.py": [
         "tests/test_diagnose_units.py",
         "tests/test_diagnose.py",
