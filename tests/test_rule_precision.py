@@ -593,3 +593,29 @@ def test_identical_facts_find_nothing(pair) -> None:  # type: ignore[no-untyped-
         c = pair(group, a, b)
         for rule in ALL:
             assert rule(Context(a, a, c.fa, c.fa)) == [], rule.__name__
+
+
+def test_upcast_of_a_later_dot_and_several_conversions(pair) -> None:  # type: ignore[no-untyped-def]
+    """Two dots, the first alike on both sides and the second upcast in one: the second is reported. Operands
+    converted from two types (mixed fp8 formats) are all listed."""
+    c = pair("mech", "e5_dot", "f16_dot")
+    (up,), (plain,) = mech(c.fa).dots, mech(c.fb).dots
+    mixed = dataclasses.replace(up, upcast=["f8E5M2 → f16", "f8E4M3FN → f16"])
+    x = dataclasses.replace(c.fa, mech=MechFacts(dots=[plain, mixed]))
+    y = dataclasses.replace(c.fb, mech=MechFacts(dots=[plain, plain]))
+    for ctx in (Context("x", "y", x, y), Context("y", "x", y, x)):
+        (f,) = rule_dot_upcast(ctx)
+        assert f.predicts == "x"
+        assert f.title.endswith("before the MMA (f8E5M2 → f16, f8E4M3FN → f16)")
+        assert "are converted (f8E5M2 → f16, f8E4M3FN → f16) right before the MMA" in f.explanation
+
+
+def test_counts_without_a_ptx_stage(pair) -> None:  # type: ignore[no-untyped-def]
+    """A side whose bundle has no PTX counts (a stage not captured) counts as zero divisions and math instructions."""
+    c = pair("mech", "div_full", "div_rn")
+    bare = dataclasses.replace(c.fb, name="bare", counts={})
+    (f,) = rule_division(Context("div_full", "bare", c.fa, bare))
+    assert f.title == "fp32 division: `div.full.f32` 8 vs 0"
+    lib = pair("libexp", "libdevice", "fast")
+    (m,) = rule_math(Context("bare", "fast", bare, lib.fb))
+    assert m.title == "Math instructions differ: `ex2.approx.f32` 0 vs 8"
