@@ -482,7 +482,8 @@ def test_type_signature_helpers() -> None:
     nested = "%6 = ttg.convert_layout %x : tensor<64xi32, #ttg.slice<{dim = 1, parent = #blocked}>> -> tensor<64x1xi32>"
     assert _types(nested) == ["tensor<64xi32, #ttg.slice<{dim = 1, parent = #blocked}>>", "tensor<64x1xi32>"]
     assert _types("tt.return") == [] and _types("%x = arith.addi %a, %b : i32") == []
-    assert [_stem(s) for s in ("%acc_28", "%part", "%a_ptrs#1", "%12", "%arg3", "%cst_2", "%c0_i32", "%true", "%")] == [
+    names = ("%acc_28", "%part", "%a_ptrs#1", "%12", "%arg3", "%cst_2", "%c0_i32", "%true", "%", "%b", "%X_ptr_3")
+    assert [_stem(s) for s in names] == [
         "acc",
         "part",
         "a_ptrs",
@@ -492,4 +493,6 @@ def test_type_signature_helpers() -> None:
         "",
         "",
         "",
+        "b",
+        "X_ptr",
     ]
