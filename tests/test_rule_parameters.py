@@ -36,6 +36,8 @@ VARIANTS = [
     "narrow",
     "warps8",
     "capped",
+    "scaled_int",
+    "square",
 ]
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
 WHY = (
@@ -177,8 +179,9 @@ def test_stride_and_mask_bound_together(bundle: Bundle, swap: bool) -> None:
 def test_scalar_used_only_in_arithmetic_is_blamed_for_nothing(bundle: Bundle, swap: bool) -> None:
     """``alpha`` only scales the loaded values: alone it gives no finding; beside a new stride it is listed as such
     and not counted in the title."""
-    a, b = ("scaled", "fixed") if swap else ("fixed", "scaled")
-    assert rule_param_added(context(bundle, a, b)) == []
+    for other in ("scaled", "scaled_int"):  # an fp32 and an i32 scalar
+        a, b = (other, "fixed") if swap else ("fixed", other)
+        assert rule_param_added(context(bundle, a, b)) == []
     f, _, _ = added(bundle, "fixed", "odd_scaled", swap)
     assert f.title == "`ld` is new in `odd_scaled`: the row stride of `src`, a runtime i32 (no divisibility)"
     assert f.explanation.startswith("`odd_scaled` takes 2 parameters that `fixed` does not have;")
@@ -279,3 +282,65 @@ def test_same_parameters_and_configuration_give_nothing(bundle: Bundle) -> None:
     ctx = context(bundle, "fixed", "narrow")
     ctx.pairing = None
     assert rule_config_changed(ctx) == []
+
+
+@BOTH
+def test_stride_that_also_bounds_the_mask_is_named_once(bundle: Bundle, swap: bool) -> None:
+    """``square``'s ``ld`` is the row stride and the column bound: named among the strides, not again among the
+    masks."""
+    f, _, _ = added(bundle, "fixed", "square", swap)
+    assert f.title.startswith("`ld` is new in `square`: the row stride of `src`")
+    assert f"A runtime `ld` {BLIND}" in f.explanation and "bounds the masks" not in f.explanation
+
+
+PAIRED = (
+    "the parameters are paired by role (pointer or scalar, element type, the loads, stores, masks and index "
+    "expressions each one feeds), not by name or position."
+)
+CONSTANT = (
+    "In `fixed` the addresses have no such parameter: that quantity is a compile-time constant folded into the code, "
+    "whose divisibility AxisInfo knows."
+)
+NARROW = (
+    "without `tt.divisibility` tells it nothing: offsets computed with it can only be assumed one element aligned, "
+    "which caps the vector width of every load and store addressed with it."
+)
+
+
+@BOTH
+def test_full_explanations(bundle: Bundle, swap: bool) -> None:
+    """The whole explanation of three pairs, sentence by sentence (the pointers keep their names in ``bounded``;
+    ``src``/``dst`` are paired by role elsewhere)."""
+    f, a, b = added(bundle, "fixed", "even", swap)
+    pointers = (
+        "Paired by role, not by name: `x_ptr` of `fixed` is `src` of `even` (a pointer to fp32 loaded from, at an "
+        "address that depends on the program id); `y_ptr` of `fixed` is `dst` of `even` (a pointer to fp32 stored "
+        "to, at an address that depends on the program id)."
+        if a == "fixed"
+        else "Paired by role, not by name: `src` of `even` is `x_ptr` of `fixed` (a pointer to fp32 loaded from, at "
+        "an address that depends on the program id); `dst` of `even` is `y_ptr` of `fixed` (a pointer to fp32 "
+        "stored to, at an address that depends on the program id)."
+    )
+    assert f.explanation == (
+        f"`even` takes 1 parameter that `fixed` does not have; {PAIRED} `ld`: the row stride of `src`, a runtime "
+        f"i32 divisible by 16. {CONSTANT} `ld` is specialized divisible by 16 (`tt.divisibility`): offsets computed "
+        f"with it keep that alignment, so the vector width need not drop. {pointers}"
+    )
+    f, a, b = added(bundle, "fixed", "bounded", swap)
+    assert f.explanation == (
+        f"`bounded` takes 1 parameter that `fixed` does not have; {PAIRED} `nr`: a bound in load/store masks, a "
+        "runtime i32 (no divisibility). `nr` bounds the masks: without a known divisibility the lowering cannot "
+        "prove that several consecutive mask bits are equal, so masked accesses stay narrow."
+    )
+    f, a, b = added(bundle, "fixed", "wide", swap)
+    assert f.explanation.startswith(
+        f"`wide` takes 1 parameter that `fixed` does not have; {PAIRED} `ld`: the row stride of `src`, a runtime "
+        f"i64 divisible by 16. {CONSTANT} `ld` is specialized divisible by 16 (`tt.divisibility`): offsets computed "
+        "with it keep that alignment, so the vector width need not drop. As an `i64` it also makes every index "
+        "computed from it 64-bit (two instructions per op). Paired by role, not by name: "
+    )
+    f, a, b = added(bundle, "fixed", "odd_scaled", swap)
+    assert (
+        f"{CONSTANT} A runtime `ld` {NARROW} Also only in `odd_scaled`: `alpha`, a runtime fp32 used only in "
+        "arithmetic (no address depends on it). Paired by role"
+    ) in f.explanation

@@ -13,6 +13,8 @@ its role: the rules must read the role from the TTIR.
 - ``odd_scaled``: ``odd`` with ``alpha`` as well.
 - ``shifted``: ``fixed`` whose row start is a runtime ``i32`` ``base`` added to the address (an offset, 1000).
 - ``narrow``: ``fixed`` with ``BLOCK`` = 512, ``num_warps`` = 8 and ``num_stages`` = 2 (the same kernel, another configuration).
+- ``scaled_int``: ``scaled`` with ``alpha`` an integer (3: a runtime ``i32`` used only in arithmetic).
+- ``square``: square rows: one runtime ``ld`` (1000) is both the row stride and the column bound.
 - ``warps8``: ``fixed`` with ``num_warps`` = 8 only; ``capped``: ``fixed`` with ``maxnreg`` = 128 (unset in the others).
 """
 
@@ -81,6 +83,14 @@ def copy_ld_scaled(src, dst, n_cols, ld, alpha, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def copy_square(src, dst, ld, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < ld
+    tl.store(dst + row * 1000 + cols, tl.load(src + row * ld + cols, mask=m), mask=m)
+
+
+@triton.jit
 def copy_shifted(x_ptr, y_ptr, n_cols, base, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
@@ -120,6 +130,11 @@ suite = Suite(
         "shifted": Variant(copy_shifted, args=_args(base=1000)),
         "narrow": Variant(copy_fixed, constexprs={"BLOCK": 512}, options={"num_warps": 8, "num_stages": 2}),
         "warps8": Variant(copy_fixed, options={"num_warps": 8}),
+        "scaled_int": Variant(copy_scaled, args=_args(alpha=3)),
+        "square": Variant(
+            copy_square,
+            args=lambda s: {**_tensors("src", "dst"), "ld": 1000},
+        ),
         "capped": Variant(copy_fixed, options={"maxnreg": 128}),
     },
     args=_args(),
