@@ -338,3 +338,29 @@ def test_layouts_declared_at_the_top_of_ttgir() -> None:
     ]
     assert mma[0]["ref"] == {"stage": "ttgir", "line": 4, "text": lines[3]}
     assert ttgir_layout_facts("#blocked = #ttg.blocked<{}>\n")[0][0]["order"] == []
+
+
+LOG2 = """\
+[tritongpu-coalesce]: Considering op: %5 = tt.load %4 : tensor<1024x!tt.ptr<f16>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [1024], divisibility = [64], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: order=[0]
+[tritongpu-coalesce]: perThread: 16
+[tritongpu-coalesce]: Considering op: %7 = tt.load %6 : tensor<32x64x!tt.ptr<f32>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [1, 64]
+[tritongpu-coalesce]: perThread: 8
+[tritongpu-coalesce]: Considering op: %9 = tt.load %8 : tensor<32x64x!tt.ptr<f32>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [32], divisibility = [16, 8], constancy = [1, 1], constant_value = <none>
+[tritongpu-coalesce]: perThread: 8
+"""
+
+
+def test_vector_width_caps_and_defaults() -> None:
+    from irdiff.diagnose.facts import coalesce_facts
+
+    wide, nodiv, short = coalesce_facts(LOG2, {})
+    # 16 contiguous, 64-byte aligned f16 per thread would be 256 bits: one instruction moves at most 128
+    assert (wide.per_thread, wide.vector_bits, wide.order) == (16, 128, [0])
+    # no order line: the last dimension is the fastest; no divisibility: the element's own alignment (4 B = 1 f32)
+    assert (nodiv.order, nodiv.divisibility, nodiv.contiguity, nodiv.vector_bits) == ([], [], [1, 64], 32)
+    # contiguity known for fewer dimensions than the shape: the fastest one counts as 1 contiguous element
+    assert (short.contiguity, short.divisibility, short.vector_bits) == ([32], [16, 8], 32)

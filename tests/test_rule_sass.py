@@ -245,3 +245,15 @@ def test_instructions_compare_a_missing_op_as_zero() -> None:
     assert [e.text.split("(")[-1] for e in f.evidence[2:]] == ["1× STS.128)"]
     (r,) = both_orders(rule_sass_instructions, b, a)
     assert r.explanation.endswith("Memory/matrix ops that differ: `STS.128` 0 vs 1.")
+
+
+def test_slow_path_names_every_operation_the_caller_has_more_of_even_one() -> None:
+    more = {"div.rn.f32": 4, "sqrt.rn.f32": 2}
+    less = {"div.rn.f32": 1, "sqrt.rn.f32": 1}
+    (f,) = both_orders(rule_sass_calls, calls("x", 2, more), calls("y", 1, less))
+    assert f.explanation == (
+        "SASS subroutine calls (`CALL` to code that returns with `RET`): 2 in `x` vs 1 in `y`. `x` has more "
+        "IEEE-rounded operations in PTX (`div.rn.f32` +3, `sqrt.rn.f32` +1): ptxas inlines their fast path and calls "
+        "a subroutine for the slow path (subnormal or very large operands), so each adds a `CALL` and a branch but "
+        "the subroutine runs only for those operands."
+    )
