@@ -295,6 +295,14 @@ def test_same_source(tiles: Bundle, w90: VariantResult, tmp_path: Path) -> None:
     assert "tl.store(" in lines[last - 1]
     outside = copy(off, "outside", lambda t: t + "\n# an edit after the kernel\n")
     assert same_source(on, outside)
+
+    def around(t: str) -> str:  # the lines right before and right after the kernel's own lines
+        ls = t.splitlines()
+        ls[first - 2] += "# just before the kernel"
+        ls[last] += "# just after the kernel"
+        return "\n".join(ls) + "\n"
+
+    assert same_source(on, copy(off, "around", around))
     inside = copy(off, "inside", lambda t: t.replace("acc += tl.dot(a, b)", "acc = tl.dot(a, b, acc)"))
     assert not same_source(on, inside)
     last_line = copy(off, "last", lambda t: t.replace("acc.to(tl.float16))", "acc.to(tl.bfloat16))"))
