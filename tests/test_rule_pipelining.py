@@ -861,3 +861,47 @@ def test_trace_walks_every_operand_to_its_iter_args() -> None:
     assert _trace_loop_carried(two, [32]) == []
     flat = "\n".join(ln for ln in two.splitlines() if "scf.for" not in ln)
     assert _trace_loop_carried(flat, [64]) == []
+
+
+def test_loop_carried_then_another_lost_load(real) -> None:  # type: ignore[no-untyped-def]
+    """After the loop-carried ``b``, a second load lost in the same variant is still explained; the lowering of ``b``
+    is found by kind, shape and element among other loads listed before it."""
+    from irdiff.diagnose.facts import Ref
+
+    fp, text = real["persistent_90"]
+    ft = real["tiled_90"][0]
+    (b,) = [p for p in fp.pipeline if not p.pipelined]
+    z = dataclasses.replace(b, shape=[32, 32], name="z", width_bits=None, reason="is not pipelined here")
+    zp = dataclasses.replace(z, pipelined=True, reason="considered for pipelining with distance 0")
+    low = next(x for x in fp.lowered if x.kind == "load" and x.shape == b.shape)
+    other = dataclasses.replace(low, shape=[128, 64], ptx_bits=32, ptx_ref=Ref("ptx", 1, "ld.global.b32 %r1, [%rd1];"))
+    x = dataclasses.replace(fp, pipeline=[*fp.pipeline, z], lowered=[other, *fp.lowered])
+    y = dataclasses.replace(ft, pipeline=[*ft.pipeline, zp])
+    for c in (Context("p", "t", x, y, {"p": text}, {}), Context("t", "p", y, x, {"p": text}, {})):
+        (f,) = rule_pipelined(c)
+        assert f.title.startswith("`b` load 64x256xf16, `z` load 32x32xf16 not pipelined in `p`")
+        assert f.explanation.count('`z` load 32x32xf16: "is not pipelined here"') == 1
+        ptx = [e for e in f.evidence if e.stage == "ptx"]
+        assert len(ptx) == 1 and ptx[0].line == low.ptx_ref.line  # type: ignore[union-attr]
+
+
+def test_wgmma_three_staged_operands(real) -> None:  # type: ignore[no-untyped-def]
+    """Three operands staged through single buffers: two of their buffers are quoted."""
+    d1, d3 = real["dot1_90"][0], real["dot3_90"][0]
+    load_a = next(r for r in d1.sync_loads_loop if r.text.startswith("%a_"))
+    buf_a = next(b for b in d1.buffers if b.ref.text.startswith("%a_"))
+
+    def as_c(text: str) -> str:
+        return text.replace("%a_", "%w_")
+
+    x = dataclasses.replace(
+        d1,
+        sync_loads_loop=[*d1.sync_loads_loop, dataclasses.replace(load_a, text=as_c(load_a.text))],
+        buffers=[
+            *d1.buffers,
+            dataclasses.replace(buf_a, ref=dataclasses.replace(buf_a.ref, text=as_c(buf_a.ref.text))),
+        ],
+    )
+    (f,) = rule_wgmma_wait(Context("x", "dot3_90", x, d3))
+    assert "`a`, `b` and `w` are loaded synchronously" in f.explanation
+    assert [e.variant for e in f.evidence].count("x") == 3  # one wait, two of the three buffers
