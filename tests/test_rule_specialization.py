@@ -208,6 +208,20 @@ def test_constant_one_lost_under_another_name(pair) -> None:  # type: ignore[no-
         assert [t.split(":")[0] for t in texts(f, "mixed", "spec")] == ["incx", "incw"]
 
 
+def test_constant_one_lost_without_source_texts() -> None:
+    """A context of facts only (no TTGIR, no Python: ``Context``'s defaults) still gives the finding, citing no
+    source line and no unit stride."""
+    lost = make_facts(
+        "d", args=[make_arg("k", "i32", do_not_specialize=True), make_arg("j", "i32", index=1, annotation="int")]
+    )
+    kept = make_facts(
+        "c", args=[make_arg("k", "constexpr", constexpr="1"), make_arg("j", "constexpr", index=1, constexpr="1")]
+    )
+    (f,) = rule_constexpr_one(Context("d", "c", lost, kept))
+    assert f.severity == "major" and f.title.startswith("`k` and `j` lose the constant-1 specialization in `d`")
+    assert not [e for e in f.evidence if e.stage == "python"]
+
+
 def test_constant_one_lost_on_both_sides_is_one_finding() -> None:
     """Finding ids are unique in a diagnosis: when each variant lost a different constant, the first-named variant's
     loss is the finding."""
@@ -426,6 +440,13 @@ def test_type_changed_predicts_the_i64_variant(pair, order: str) -> None:  # typ
     assert texts(f, "plain", "ttir") == ["%R: i32 {tt.divisibility = 16 : i32}"]
     assert texts(f, "wide", "spec")[0].startswith("R: i64 div16 — annotated `tl.int64`")
     assert rule_type_changed(pair("mixed", "plain")) == []  # i32 vs the constant 1 is no type change
+
+
+def test_type_changed_two_parameters_listed_without_more() -> None:
+    a = make_facts("a", args=[make_arg("x", "i64"), make_arg("y", "i64", index=1)])
+    b = make_facts("b", args=[make_arg("x", "i32"), make_arg("y", "i32", index=1)])
+    (f,) = rule_type_changed(make_context(a, b))
+    assert f.title == "`x` is i64 in `a`, i32 in `b`; `y` is i64 in `a`, i32 in `b`"
 
 
 def test_type_changed_pointer_element_type_is_minor_and_lists_at_most_two() -> None:
