@@ -364,3 +364,59 @@ def test_vector_width_caps_and_defaults() -> None:
     assert (nodiv.order, nodiv.divisibility, nodiv.contiguity, nodiv.vector_bits) == ([], [], [1, 64], 32)
     # contiguity known for fewer dimensions than the shape: the fastest one counts as 1 contiguous element
     assert (short.contiguity, short.divisibility, short.vector_bits) == ([32], [16, 8], 32)
+
+
+def test_location_chains_through_every_kind_and_the_depth_limit() -> None:
+    from irdiff.diagnose.facts import _ptr_tensor, _resolve_pos
+
+    table = {
+        "#loc3": '"/k.py":33:16',
+        "#loc20": '"acc"(#loc41)',  # a name hint around an alias
+        "#loc41": "#loc3",
+        "#loc42": "callsite(#loc20 at #loc3)",  # the callee is a name hint around an alias
+        "#loc43": "fused[#loc41, #loc3]",
+        "#loc44": '"x"(#loc99)',  # names a location that is not in the table
+    }
+    assert _resolve_pos("#loc20", table) == ("/k.py", 33, 16)
+    assert _resolve_pos("#loc42", table) == ("/k.py", 33, 16)
+    assert _resolve_pos("#loc43", table) == ("/k.py", 33, 16)
+    assert _resolve_pos("#loc44", table) is None and _resolve_pos("callsite(#loc99 at #loc3)", table) is None
+    assert _resolve_pos("fused[#loc99]", table) is None
+
+    def chain(n: int) -> dict[str, str]:  # #loc100 -> #loc101 -> ... -> #loc(100+n) = a file position
+        out = {f"#loc{100 + i}": f"#loc{101 + i}" for i in range(n)}
+        out[f"#loc{100 + n}"] = '"/k.py":1:2'
+        return out
+
+    # 40 steps of aliases are followed (the 40th lands on the position), then the walk stops
+    assert _resolve_pos("#loc100", chain(39)) == ("/k.py", 1, 2) and _resolve_pos("#loc100", chain(40)) is None
+    named = {f"#loc{100 + i}": f'"n{i}"(#loc{101 + i})' for i in range(39)} | {"#loc139": '"/k.py":1:2'}
+    assert _resolve_pos("#loc100", named) == ("/k.py", 1, 2)
+    cycles = {"#loc50": '"a"(#loc51)', "#loc51": '"b"(#loc50)', "#loc52": "callsite(#loc53 at #loc3)"}
+    cycles |= {"#loc53": "callsite(#loc52 at #loc3)", "#loc54": "fused[#loc55]", "#loc55": "fused[#loc54]"}
+    assert [_resolve_pos(x, cycles) for x in ("#loc50", "#loc52", "#loc54")] == [None] * 3  # cycles end
+    # a tensor descriptor's block (TMA) and a pointer tensor
+    desc = "%a = tt.descriptor_load %d[%c0_i32, %k] : !tt.tensordesc<64x32xf16> -> tensor<64x32xf16>"
+    assert _ptr_tensor(desc) == ([64, 32], "f16")
+    assert _ptr_tensor("tt.store %p, %v : tensor<8x16x!tt.ptr<bf16>, #blocked>") == ([8, 16], "bf16")
+    assert _ptr_tensor("%g = tt.load %g_ptr : !tt.ptr<f32>") is None
+
+
+def test_sass_call_targets_at_the_edges() -> None:
+    from irdiff.diagnose.facts import sass_calls
+
+    def listing(*ops: str) -> str:
+        return "Function:k\n" + "".join(f"--:-:-:-:1\t{o};\n" for o in ops)
+
+    # CALL to offset 0: the code from the first instruction reaches EXIT first: a branch, although a RET exists
+    subs, branches = sass_calls(listing("NOP", "EXIT", "CALL.REL.NOINC 0x0", "RET.REL.NODEC R6 0x0"))
+    assert (subs, [r.line for r in branches]) == ([], [4])
+    # a target one past the last instruction cannot be followed: a subroutine call because the function has a RET
+    subs, branches = sass_calls(listing("CALL.REL.NOINC 0x30", "RET.REL.NODEC R6 0x0", "EXIT"))
+    assert ([r.line for r in subs], branches) == ([2], [])
+    # a target followed by neither RET nor EXIT: not a subroutine
+    subs, branches = sass_calls(listing("CALL.REL.NOINC 0x10", "NOP"))
+    assert (subs, [r.line for r in branches]) == ([], [2])
+    # no offset: decided by the whole function (a RET somewhere), not by the code after instruction 1
+    subs, branches = sass_calls(listing("CALL.ABS.NOINC `(__internal_0)", "EXIT", "RET.ABS R20"))
+    assert ([r.line for r in subs], branches) == ([2], [])
