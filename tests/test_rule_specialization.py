@@ -364,6 +364,25 @@ def test_divisibility_reasons_grouped_per_kind() -> None:
         assert "row * a2" not in f.remedy
 
 
+def test_divisibility_of_two_mask_bounds() -> None:
+    """Two parameters used only in bound checks (roles from the IR) share one plural sentence; the remedy hints at
+    the first bound only."""
+    lost = make_facts(
+        "l", args=[make_arg("r", "i32", reason="value 999"), make_arg("c", "i32", index=1, reason="value 1001")],
+        arg_roles={"r": ["mask"], "c": ["mask"]},
+    )  # fmt: skip
+    kept = make_facts("k", args=[make_arg("r", "i32", divisibility=16), make_arg("c", "i32", index=1, divisibility=16)])
+    (f,) = rule_divisibility(make_context(kept, lost))
+    assert f.explanation.endswith(
+        "`r` and `c` are only used in masks (bound checks such as `offs < r`): without a known divisibility AxisInfo "
+        "cannot prove that the mask is the same for several consecutive elements, and the load/store lowering never "
+        "vectorizes wider than that. "
+    )
+    assert "Offsets built from" not in f.explanation
+    assert f.remedy is not None and f.remedy.startswith("pass a multiple of 16 for `r` and `c` (e.g. pad the size); or")
+    assert f.remedy.count("tl.full(offs.shape") == 1
+
+
 def test_divisibility_lost_by_annotations_only_offers_the_hint_alone() -> None:
     lost = make_facts("l", args=[make_arg("n", "i64", annotation="tl.int64")])
     kept = make_facts("k", args=[make_arg("n", "i64", divisibility=16)])

@@ -186,7 +186,7 @@ def rule_divisibility(ctx: Context) -> list[Finding]:
         if mask_only:
             one = len(mask_only) == 1
             expl += (
-                f"{_names(mask_only)} {'is' if one else 'are'} only used in mask{'s' if one else ''} "
+                f"{_names(mask_only)} {'is' if one else 'are'} only used in masks "
                 f"(bound checks such as `offs < {mask_only[0]}`): without a known divisibility AxisInfo cannot prove "
                 "that the mask is the same for several consecutive elements, and the load/store lowering never "
                 "vectorizes wider than that. "
