@@ -16,7 +16,7 @@ import pytest
 
 from irdiff.bundle import Bundle, VariantResult
 from irdiff.diagnose.model import Finding
-from irdiff.diagnose.passes import pass_names
+from irdiff.diagnose.passes import PassDivergence, pass_names
 from irdiff.diagnose.settings import (
     KNOWN_KNOBS,
     SettingChange,
@@ -142,7 +142,7 @@ def test_env_knob_finding_names_the_pass_that_picks_the_mma(tiles: Bundle, swap:
     for v, _, text in ev[2:]:
         assert text.startswith("after TritonGPUAccelerateMatmul: #mma_")
         assert ("versionMajor = 3" if v == "on_sm90" else "versionMajor = 2") in text
-    assert "Passes run on one side only" not in f.explanation
+    assert "Passes run on one side only" not in f.explanation and f.explanation.endswith("`.")
 
 
 def test_env_finding_without_a_known_knob_or_snapshots(tiles: Bundle) -> None:
@@ -172,8 +172,9 @@ def test_target_finding_with_snapshots_that_differ_only_in_the_target(
     assert (f.id, f.severity) == ("settings.target-changed", "major")
     assert f.title == f"Target differs: {a} in `{a}` vs {b} in `{b}`"
     assert f.explanation.startswith(f"`{a}` is compiled for {a} and `{b}` for {b}.")
-    assert "differ only in module attributes that record the setting (from `ConvertTritonToTritonGPU` on)" in (
-        f.explanation
+    assert (
+        "differ only in module attributes that record the setting (from `ConvertTritonToTritonGPU` on): no MLIR pass"
+        in (f.explanation)
     )
     assert "The first pass whose output differs" not in f.explanation
     pa, pb = va.settings["ptxas"], vb.settings["ptxas"]
@@ -303,6 +304,8 @@ def test_same_source(tiles: Bundle, w90: VariantResult, tmp_path: Path) -> None:
         return "\n".join(ls) + "\n"
 
     assert same_source(on, copy(off, "around", around))
+    signature = copy(off, "signature", lambda t: t.replace("stride_cb, BLOCK", "stride_c, BLOCK"))
+    assert not same_source(on, signature)  # the def line is the kernel's own
     inside = copy(off, "inside", lambda t: t.replace("acc += tl.dot(a, b)", "acc = tl.dot(a, b, acc)"))
     assert not same_source(on, inside)
     last_line = copy(off, "last", lambda t: t.replace("acc.to(tl.float16))", "acc.to(tl.bfloat16))"))
@@ -314,3 +317,24 @@ def test_same_source(tiles: Bundle, w90: VariantResult, tmp_path: Path) -> None:
     )
     empty = copy(off, "empty", lambda t: "")
     assert not same_source(empty, dataclasses.replace(empty))
+
+
+def test_pass_sentences_of_each_divergence_kind() -> None:
+    """What the finding says for each outcome of :func:`irdiff.diagnose.passes.first_diverging_pass` (built from
+    the AccelerateMatmul hunk of DISABLE_MMA_V3 on sm90): a code pass after a records-only one is named, the first
+    removed line quoted (else the first added one, else none), at most six one-side passes listed."""
+    from irdiff.diagnose.settings import _pass_sentence
+
+    v3 = "#mma_v3 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0}>"
+    v2 = "#mma_v2 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0}>"
+    hunk = ["@@ -1,3 +1,3 @@", " #blocked = #ttg.blocked<{}>", f"-{v3}", f"+{v2}"]
+    both = PassDivergence("ConvertTritonToTritonGPU", 15, 15, True, "TritonGPUAccelerateMatmul", hunk)
+    assert _pass_sentence(both) == f" The first pass whose output differs is `TritonGPUAccelerateMatmul`: `{v3}`."
+    code = PassDivergence("TritonGPUAccelerateMatmul", 20, 20, False, "TritonGPUAccelerateMatmul", hunk[:2] + hunk[3:])
+    assert _pass_sentence(code) == f" The first pass whose output differs is `TritonGPUAccelerateMatmul`: `{v2}`."
+    bare = PassDivergence("TritonGPUAccelerateMatmul", 20, 20, False, "TritonGPUAccelerateMatmul", hunk[:2])
+    assert _pass_sentence(bare) == " The first pass whose output differs is `TritonGPUAccelerateMatmul`."
+    many = PassDivergence("P", 1, 1, False, "P", hunk, only_a=[f"A{i}" for i in range(5)], only_b=["B0", "B1", "A0"])
+    assert _pass_sentence(many).endswith(" Passes run on one side only: A0, A1, A2, A3, A4, B0.")
+    assert _pass_sentence(None) == " Run with `--passes` to name the first compiler pass whose output differs."
+    assert _pass_sentence(PassDivergence("")).startswith(" The per-pass snapshots agree pass by pass")

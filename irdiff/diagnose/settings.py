@@ -102,7 +102,8 @@ def _pass_sentence(d: PassDivergence | None) -> str:
             "on): no MLIR pass changes the code differently, the difference arises after the MLIR passes." + extra
         )
     line = _changed_line(d.hunk, "-") or _changed_line(d.hunk, "+")
-    return f" The first pass whose output differs is `{d.code_pass or d.pass_name}`: `{line}`." + extra
+    quoted = f": `{line}`." if line else "."
+    return f" The first pass whose output differs is `{d.code_pass or d.pass_name}`" + quoted + extra
 
 
 def settings_findings(a: str, b: str, va: VariantResult, vb: VariantResult) -> list[Finding]:
