@@ -158,7 +158,7 @@ def _dialect(mod: Any, stage: str, text: str, raw_lines: list[str], kernel_name:
 
 # Both texts of a pair at least this long (characters): the second may be normalized in a forked process while
 # this one normalizes the first (:func:`normalize_pair`). A 4 MB stage takes about a second per side; forking and
-# sending the result back, a tenth of that.
+# sending the result back add about a quarter of that in CPU time.
 PARALLEL_CHARS = 4_000_000
 
 
@@ -181,9 +181,10 @@ def normalize_pair(
     normalizes ``a`` (:mod:`irdiff.normalize.parallel`: the child dies with this process and is stopped on an
     interruption); its lines, shapes, raw line numbers, columns and regions come back through a pipe, and its
     per-line symbols and spans are computed here only if read (the aligner of a huge function does not read them).
-    The wall time of a 10 MB pair drops by about the smaller side's normalization; the CPU time rises by the fork
-    and the transfer (~0.3 s), and the two processes hold more memory at once than one (about +40-60 MB:
-    ``benchmarks/bench_align_large.py``). Raw texts, plain-text stages, no ``os.fork``, other threads running: ``b``
+    On an idle machine the wall time should drop by up to one side's normalization (not measured yet: the
+    development machine was never idle); the CPU time rises by the fork, its copy-on-write faults and the transfer
+    (+1.4-1.8 CPU s on the 10 MB PTX pair, +25 %), and both processes at once hold 70-100 MB more than one
+    (``benchmarks/bench_align_large.py --normalize fork``), which is why a busy machine does not fork. Raw texts, plain-text stages, no ``os.fork``, other threads running: ``b``
     is normalized here after ``a``, as when the child fails.
 
     :raises: what :func:`normalize` raises (nothing for any text).
