@@ -251,6 +251,29 @@ def test_every_setting_at_once(w90: VariantResult) -> None:
     assert all(f.explanation.endswith("whose output differs.") for f in fs)
     assert "ptxas" not in fs[0].explanation.split("architecture, so")[1]  # the same ptxas: nothing to add
     assert "TRITON_F32_DEFAULT=ieee in `x` vs TRITON_F32_DEFAULT unset in `y`" in fs[2].title
+    assert [f.stage for f in fs] == ["settings"] * 3 and [f.severity for f in fs] == ["major"] * 3
+    again = "Run with `--passes` to name the first compiler pass whose output differs."
+    target = (
+        "`x` is compiled for sm100 and `y` for sm90. The NVIDIA backend chooses passes, layouts and instructions by "
+        "compute capability (e.g. `mma.sync` on sm8x, `wgmma` and TMA on sm90, `tcgen05` on sm100; "
+        "`backends/nvidia/compiler.py`), and ptxas schedules and allocates registers per architecture, so every later "
+        "difference starts here. "
+    )
+    assert fs[0].explanation == target + again
+    release = (
+        f"`x` is compiled by Triton {OLD_TRITON} and `y` by Triton {base.settings['triton']}. Between releases the "
+        "JIT's specialization rules, the pass pipeline and the bundled ptxas change; with the same kernel source, the "
+        "release is the root of the differences below. "
+    )
+    assert fs[1].explanation == release + again
+    # another ptxas too: said once, in the release finding (the target finding adds nothing about it)
+    fp = settings_findings("x", "y", _edit(other, ptxas=OLD_PTXAS), base)
+    assert fp[0].explanation == target + again
+    assert fp[1].explanation == (
+        release.rstrip()
+        + f" ptxas differs too ({OLD_PTXAS} vs {base.settings['ptxas']}): SASS and registers can change with the "
+        "same PTX. " + again
+    )
 
 
 # ------------------------------------------------------------------------------------------------ linking
