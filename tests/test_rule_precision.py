@@ -466,6 +466,7 @@ def test_fp64_division_is_not_called_fp32(pair) -> None:  # type: ignore[no-unty
         assert f.predicts == "hdiv64"
         assert f.title == f"Division: `div.full.f32` {n[a][0]} vs {n[b][0]}, `div.rn.f64` {n[a][1]} vs {n[b][1]}"
         assert "tl.div_rn" not in f.explanation and "fp32 division" not in f.explanation
+        assert f.explanation.startswith(f"Division: `div.full.f32` {n[a][0]} in `{a}` vs {n[b][0]} in `{b}`; ")
         assert f.explanation.endswith(
             " `div.rn.f64` is an fp64 `/` (an operand promoted to fp64): IEEE-rounded, and ptxas expands it into an "
             "fp64 (`DFMA`) sequence at the fp64 rate."
@@ -619,3 +620,21 @@ def test_counts_without_a_ptx_stage(pair) -> None:  # type: ignore[no-untyped-de
     lib = pair("libexp", "libdevice", "fast")
     (m,) = rule_math(Context("bare", "fast", bare, lib.fb))
     assert m.title == "Math instructions differ: `ex2.approx.f32` 0 vs 8"
+
+
+def test_mode_words_for_each_rounding_and_labels_without_a_shape() -> None:
+    """Each rounding modifier on both sides, one side with ``.ftz``: the same rounding, the flush named; two modes
+    alike on both sides are both listed. A dot whose shape is unknown is labelled ``?``."""
+    from irdiff.diagnose.rules.precision import _dot_label
+
+    for m in ("approx", "full", "rn", "rz", "rm", "rp"):
+        text = math_modes_words("p", "q", {f"op.{m}.f32": 1}, {f"op.{m}.ftz.f32": 1})
+        assert f"Both use the same rounding (`.{m}`); the difference is `.ftz`: `q` flushes" in text, m
+    both_modes = math_modes_words("p", "q", {"a.rn.f32": 1, "b.rz.f32": 1}, {"a.rn.ftz.f32": 1, "b.rz.f32": 2})
+    assert "Both use the same rounding (`.rn`, `.rz`)" in both_modes
+    from irdiff.diagnose.facts import Ref
+    from irdiff.diagnose.mechfacts import DotFact
+
+    r = Ref("ttir", 1, "%0 = tt.dot %a, %b, %c")
+    d = DotFact("", "ieee", "f32", "f32", "f32", [], 2, None, "fma", [], 4, [], [], True, r, None, None)
+    assert _dot_label(d) == "dot ? (f32 × f32)"
