@@ -13,6 +13,7 @@ used only in scalar arithmetic; ``sqrt_rn`` / ``sqrt_fast``; ``hdiv64`` / ``hdiv
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -354,23 +355,28 @@ def test_fp64_argument_promotes_tensor_math_both_orders(pair) -> None:  # type: 
 
 def test_fp64_scalar_only_is_minor_and_bounded(pair) -> None:  # type: ignore[no-untyped-def]
     """My kernel: ``g: tl.float64`` only in ``g * g + 0.5``, cast to fp32 before the row. No TTIR tensor is f64, so
-    the finding is minor and bounded by its own instructions, although SASS has one scalar ``DFMA`` (the rule once
+    the finding is minor and bounded by its own instructions, even when SASS computes the scalar with ``DFMA`` (the rule once
     ranked this major, as if the row were computed in fp64)."""
     g = pair("own", "gain64", "gain32").fa
     m = mech(g)
     assert (m.f64_tensor, m.f64_args) == (0, ["g"]) and m.f64_ttir > 0
-    ptx, dfma, f2f = g.counts["ptx"]["f64 ops"], g.counts["sass"]["DFMA"], g.counts["sass"]["F2F.F64"]
-    assert dfma >= 1
+    sass = g.counts.get("sass", {})
+    ptx, f2f = g.counts["ptx"]["f64 ops"], sass.get("F2F.F64", 0)
+    math = sum(sass.get(k, 0) for k in ("DFMA", "DMUL", "DADD"))  # ptxas's choice (one DFMA with Triton 3.9.0's)
     for a, b in (("gain64", "gain32"), ("gain32", "gain64")):
         (f,) = rule_fp64(pair("own", a, b))
-        assert (f.severity, f.predicts, f.instructions) == ("minor", "gain64", ptx + f2f + dfma)
-        assert f"Only scalars are fp64 here (no TTIR tensor has an `f64` element type; the {dfma} SASS fp64 " in (
-            f.explanation
+        assert (f.severity, f.predicts, f.instructions) == ("minor", "gain64", ptx + f2f + math)
+        scalars = "Only scalars are fp64 here (no TTIR tensor has an `f64` element type"
+        if math:
+            scalars += f"; the {math} SASS fp64 instruction{'s' if math > 1 else ''} work on scalars"
+        assert (
+            scalars + "): a few instructions per program, the per-element arithmetic stays fp32, so the cost is "
+            in (f.explanation)
         )
         assert "per-element arithmetic stays fp32, so the cost is negligible." in f.explanation
         assert "fp64 throughput" not in f.explanation
         assert "the fp64 argument `g` promotes the arithmetic it meets" in f.explanation
-        assert f.evidence[0].text.startswith("%s_5 = arith.mulf %g, %g : f64")
+        assert re.match(r"%s(_\d+)? = arith\.mulf %g, %g : f64", f.evidence[0].text), f.evidence[0].text
         assert ("gain32", "spec") in ev(f)
 
 
