@@ -187,6 +187,8 @@ def _pyproject(module: str, tests: list[str]) -> str:
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
         "pytest_add_cli_args_test_selection": tests,
         "use_git_change_detection": False,
+        # Recorded GPU results read by tests (tests/test_verdicts_agree.py reads benchmarks/results/*/records.json).
+        "also_copy": ["benchmarks/results"],
     }
     lines = ["", "[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in conf.items()]
     return text + "\n".join(lines) + "\n"
@@ -226,6 +228,9 @@ def run(
         if (workdir / name).exists():
             shutil.rmtree(workdir / name)
         shutil.copytree(ROOT / name, workdir / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+    if (workdir / "benchmarks" / "results").exists():
+        shutil.rmtree(workdir / "benchmarks" / "results")
+    shutil.copytree(ROOT / "benchmarks" / "results", workdir / "benchmarks" / "results")
     _undecorate(workdir / module)
     (workdir / "pyproject.toml").write_text(_pyproject(module, tests))
     env = dict(os.environ)
