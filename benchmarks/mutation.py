@@ -54,7 +54,7 @@ SELECTIONS: dict[str, list[str]] = {
         "-k",
         "not moved_kernel_with_renamed_local",
     ],
-    "irdiff/normalize/__init__.py": _NORMALIZE,
+    "irdiff/normalize/__init__.py": [*_NORMALIZE, "tests/test_normalize_parallel.py"],
     "irdiff/normalize/builder.py": ["tests/test_normalize_builder.py", "tests/test_normalize_ptx.py"],
     "irdiff/normalize/text.py": [
         "tests/test_normalize_text.py",
