@@ -369,6 +369,16 @@ BODY_B2 = BODY_B.replace(
     "        b = tl.load(y_ptr + r * 16 + offs)\n        a = tl.load(x_ptr + r * 16 + offs)\n",
     "        a = tl.load(x_ptr + r * 16 + offs)\n        b = tl.load(y_ptr + r * 16 + offs)\n",
 )
+REORDERED = """
+@triton.jit
+def k(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    c = tl.dot({ab}, out_dtype=tl.float32)
+    c = tl.clamp(c * {two}, -1.0, 1.0, tl.PropagateNan.{nan})
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], c)
+"""
 PARAMS = [("x_ptr", "x_ptr"), (None, "ks0"), ("y_ptr", "y_ptr"), ("n", "n"), ("eps", "eps"), ("BLOCK", "BLOCK")]
 CASES = {
     "signature": (SIG_A, SIG_B, PARAMS),
@@ -382,8 +392,57 @@ CASES = {
     "calls": (EXPR.format(**E), EXPR.format(**F), None),
     "arguments": (EXPR.format(**G), EXPR.format(**H), None),
     "statements": (BODY_A, BODY_B2, None),
+    "reordered": (
+        REORDERED.format(ab="a, b", two="2", nan="ALL"),
+        REORDERED.format(ab="b, a", two="2.0", nan="NONE"),
+        None,
+    ),
 }
 EXPECTED = {
+    "reordered": (
+        [
+            (
+                "args-reordered",
+                11,
+                11,
+                "tl.dot",
+                "a, b",
+                "b, a",
+                "arguments of `tl.dot` reordered: `a, b` in `old`, `b, a` in `new`",
+            ),
+            ("constant-changed", 12, 12, "2.0", "2", "2.0", "constant `2` in `old` vs `2.0` in `new`"),
+            (
+                "call-changed",
+                12,
+                12,
+                "tl.PropagateNan.NONE",
+                "tl.PropagateNan.ALL",
+                "tl.PropagateNan.NONE",
+                "name `tl.PropagateNan.ALL` in `old` vs `tl.PropagateNan.NONE` in `new`",
+            ),
+        ],
+        [
+            (
+                "args-reordered",
+                11,
+                11,
+                "tl.dot",
+                "b, a",
+                "a, b",
+                "arguments of `tl.dot` reordered: `b, a` in `new`, `a, b` in `old`",
+            ),
+            ("constant-changed", 12, 12, "2", "2.0", "2", "constant `2.0` in `new` vs `2` in `old`"),
+            (
+                "call-changed",
+                12,
+                12,
+                "tl.PropagateNan.ALL",
+                "tl.PropagateNan.NONE",
+                "tl.PropagateNan.ALL",
+                "name `tl.PropagateNan.NONE` in `new` vs `tl.PropagateNan.ALL` in `old`",
+            ),
+        ],
+    ),
     "signature": (
         [
             ("statement", None, 8, "ks0", "", "ks0", "parameter `ks0` only in `new`"),
