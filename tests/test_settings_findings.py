@@ -361,3 +361,20 @@ def test_pass_sentences_of_each_divergence_kind() -> None:
     assert _pass_sentence(many).endswith(" Passes run on one side only: A0, A1, A2, A3, A4, B0.")
     assert _pass_sentence(None) == " Run with `--passes` to name the first compiler pass whose output differs."
     assert _pass_sentence(PassDivergence("")).startswith(" The per-pass snapshots agree pass by pass")
+
+
+def test_env_finding_with_two_known_knobs(tiles: Bundle) -> None:
+    on = dataclasses.replace(tiles.variants["on_sm90"], passes=[])
+    a = _edit(on, env={"DISABLE_LLVM_OPT": "1", "DISABLE_PTXAS_OPT": "1"})
+    (f,) = settings_findings("a", "b", a, on)
+    desc = (
+        "DISABLE_LLVM_OPT=1 in `a` vs DISABLE_LLVM_OPT unset in `b`; "
+        "DISABLE_PTXAS_OPT=1 in `a` vs DISABLE_PTXAS_OPT unset in `b`"
+    )
+    assert f.title == f"Compile environment differs: {desc}"
+    assert f.explanation == (
+        f"The compile environment differs: {desc}. Each variant's variables are set only in its own compile process, "
+        f"so nothing else about the two sides differs. `DISABLE_LLVM_OPT` {KNOWN_KNOBS['DISABLE_LLVM_OPT']}; "
+        f"`DISABLE_PTXAS_OPT` {KNOWN_KNOBS['DISABLE_PTXAS_OPT']}. Run with `--passes` to name the first compiler pass "
+        "whose output differs."
+    )
