@@ -182,7 +182,9 @@ def test_target_finding_with_snapshots_that_differ_only_in_the_target(
     assert (assembler in f.explanation) == (pa != pb)  # 3.9: ptxas vs ptxas-blackwell; 3.6: one ptxas
     # another assembler recorded for one side (whatever the release): said in the target finding
     (g,) = settings_findings(a, b, _edit(va, ptxas=OLD_PTXAS), vb)
-    assert f"assembled by different ptxas builds too ({OLD_PTXAS} vs {pb}; Triton picks ptxas" in g.explanation
+    assert f"assembled by different ptxas builds too ({OLD_PTXAS} vs {pb}; Triton picks ptxas by architecture)." in (
+        g.explanation
+    )
     assert g.explanation.index("every later difference starts here") < g.explanation.index(OLD_PTXAS)
     assert g.explanation.index(OLD_PTXAS) < g.explanation.index("The per-pass snapshots")
     only = f.explanation.split("Passes run on one side only: ")[1]
