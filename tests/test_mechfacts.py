@@ -496,3 +496,35 @@ def test_type_signature_helpers() -> None:
         "b",
         "X_ptr",
     ]
+
+
+def test_operands_and_source_positions() -> None:
+    """Operands of real op lines (results, the op name, attribute dicts and the type signature left out) and the
+    kernel position of an op through Triton's ``#loc`` aliases (name hints, call sites, fused locations)."""
+    from irdiff.diagnose.mechfacts import _Line, _operands, _pos
+
+    def line(text: str, op: str, results: list[str]) -> _Line:
+        return _Line(1, text, text, op, results, None, False)
+
+    conv = "%6 = ttg.convert_layout %acc_28 : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked1>"
+    assert _operands(line(conv, "ttg.convert_layout", ["%6"])) == ["%acc_28"]
+    loop = "%acc_37:6 = scf.for %acc_39 = %c0_i32 to %K step %c32_i32 iter_args(%arg5 = %cst) -> (tensor<64xf32>)"
+    assert _operands(line(loop, "scf.for", ["%acc_37"])) == ["%acc_39", "%c0_i32", "%K", "%c32_i32", "%arg5", "%cst"]
+    store = "tt.store %1, %2, %x_4 cacheModifier = cs : tensor<1024x!tt.ptr<f32>>"
+    assert _operands(line(store, "tt.store", [])) == ["%1", "%2", "%x_4"]
+    wait = "%acc_62 = ttg.async_wait %acc_49, %acc_50 {num = 0 : i32}"
+    assert _operands(line(wait, "ttg.async_wait", ["%acc_62"])) == ["%acc_49", "%acc_50"]
+    table = {
+        "#loc": '"/k/diag_mech.py":37:1',
+        "#loc2": '"/k/diag_mech.py":41:23',
+        "#loc13": '"acc"(#loc2)',
+        "#loc20": "callsite(#loc13 at #loc)",
+        "#loc21": "fused[#loc20, #loc]",
+        "#loc22": "#loc21",
+    }
+    assert _pos(conv + " loc(#loc13)", table) == (41, 23)
+    assert _pos(conv + " loc(#loc22)", table) == (41, 23)  # alias → fused → callsite → name → file:line:col
+    assert _pos(conv + " loc(#loc)", table) == (37, 1)
+    assert _pos(conv, table) is None and _pos(conv + " loc(#loc99)", table) is None
+    assert _pos(conv + " loc(#loc30)", {"#loc30": "unknown(#loc)"}) is None
+    assert _pos(conv + " loc(#loc1)", {"#loc1": "#loc1"}) is None  # a cycle ends after the step bound
