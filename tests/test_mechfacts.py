@@ -528,3 +528,37 @@ def test_operands_and_source_positions() -> None:
     assert _pos(conv, table) is None and _pos(conv + " loc(#loc99)", table) is None
     assert _pos(conv + " loc(#loc30)", {"#loc30": "unknown(#loc)"}) is None
     assert _pos(conv + " loc(#loc1)", {"#loc1": "#loc1"}) is None  # a cycle ends after the step bound
+
+
+def test_shared_memory_instructions_per_source_position() -> None:
+    """PTX shared-memory traffic per ``.loc`` position, as ptxas input spells it: vector widths and element bits in
+    bytes, ``stmatrix``/``ldmatrix`` (4 bytes per 8x8 matrix a thread holds, ``.x4``/``.x2``), CTA barriers in both
+    spellings, and neither a warp barrier nor a global load."""
+    from irdiff.diagnose.mechfacts import _ptx_shared_at
+
+    ptx = "\n".join(
+        [
+            ".visible .entry k(",
+            ")",
+            "{",
+            "\tst.shared.b32 \t[%r1], %r2;",  # before any .loc: no source position, not counted
+            "\t.loc\t1 44 23",
+            "\tst.shared.v2.b32 \t[%r5], {%r1, %r2};",
+            "\tbar.sync \t0;",
+            "\tld.shared.v4.b32 \t{%r6, %r7, %r8, %r9}, [%r10];",
+            "\tstmatrix.sync.aligned.m8n8.x4.shared.b16 \t[%r11], {%r12, %r13, %r14, %r15};",
+            "\tldmatrix.sync.aligned.m8n8.x2.shared.b16 \t{%r1, %r2}, [%r5];",
+            "\tbarrier.cta.sync.aligned \t0;",
+            "\t.loc\t1 45 7",
+            "\tst.shared.u8 \t[%r5], %rs1;",
+            "\tld.global.b32 \t%r1, [%rd1];",
+            "\tbar.warp.sync \t-1;",
+            "}",
+        ]
+    )
+    got = _ptx_shared_at(ptx)
+    assert got == {
+        (44, 23): [("st", 8), ("bar", 0), ("ld", 16), ("st", 16), ("ld", 8), ("bar", 0)],
+        (45, 7): [("st", 1)],
+    }
+    assert all(type(n) is int for seq in got.values() for _, n in seq)  # whole bytes, never 8.0
