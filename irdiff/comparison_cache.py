@@ -37,6 +37,7 @@ none), or it is a miss. The directory is kept under :data:`OUTPUT_MAX_BYTES`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import operator
@@ -117,6 +118,7 @@ _SOURCES: str | None = None
 _OUTPUT_SOURCES: str | None = None
 
 
+@functools.lru_cache(maxsize=1)  # walked once per process: sources_digest and output_sources_digest both read it
 def _package_files() -> tuple[str, list[str], list[str]]:
     """The package's root directory and its files (relative paths, sorted): those :func:`sources_digest` covers,
     and the others (:data:`_NOT_SOURCES`: renderers, command line)."""
