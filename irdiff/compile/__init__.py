@@ -214,7 +214,7 @@ def _suite_file(ref: str) -> Path | None:
 # The irdiff modules a compiled variant's contents depend on: the compile package and what its worker imports
 # (``tests/test_reliability.py`` checks that the worker imports nothing else of irdiff). Renderers, normalizers and
 # diagnostics run on the stored stages afresh, so editing them must not invalidate every compiled variant.
-COMPILE_SOURCES = ("compile", "__init__.py", "bundle.py", "stages.py", "suite.py", "target.py")
+COMPILE_SOURCES = ("compile", "__init__.py", "bundle.py", "interrupt.py", "stages.py", "suite.py", "target.py")
 
 
 def compile_sources_digest() -> str:

@@ -36,6 +36,7 @@ from irdiff import stages
 from irdiff.bundle import LOG_FILES, STAGE_FILES, Resources, VariantResult
 from irdiff.compile import compat
 from irdiff.compile.specialize import build_specialization
+from irdiff.interrupt import die_with_parent
 from irdiff.suite import DTYPES, Scalar, Suite, SuiteError, Tensor, did_you_mean, load_suite, resolve_values
 from irdiff.target import parse_target as _parse_target
 
@@ -279,22 +280,6 @@ def check_launch(suite: Suite, variant: str, kernel: Any, values: dict[str, Any]
                 f"{where}: {p.name!r} is a tl.constexpr but {origin(p.name)} gives it a {type(v).__name__}"
                 f" ({given}); a constexpr takes a Python value (int, float, bool, str)"
             )
-
-
-def die_with_parent() -> None:
-    """Make this worker die when the irdiff process that started it dies, even by ``kill -9`` (Linux
-    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``); exit at once if it is already gone (``IRDIFF_PARENT_PID``)."""
-    import ctypes
-    import signal
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):  # not Linux: the parent kills its workers' process groups on exit
-        pass
-    parent = os.environ.get("IRDIFF_PARENT_PID")
-    if parent and parent.isdigit() and os.getppid() != int(parent):
-        os._exit(1)
 
 
 @contextlib.contextmanager
@@ -851,7 +836,9 @@ def _jsonable(v: Any) -> Any:
 
 
 def main(argv: list[str]) -> int:
-    die_with_parent()
+    # Die with the irdiff process that started this worker, even by ``kill -9``; exit at once if it is already gone.
+    parent = os.environ.get("IRDIFF_PARENT_PID")
+    die_with_parent(int(parent) if parent and parent.isdigit() else None)
     req = json.loads(Path(argv[0]).read_text())
     out = Path(req["out"])
     try:
