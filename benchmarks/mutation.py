@@ -43,6 +43,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "mutation"
 # Fast test selections per core module (pytest arguments). Tests that need a compiled bundle get it from the shared
 # compile cache; hypothesis tests keep their own max_examples.
 _NORMALIZE = ["tests/test_normalize.py", "tests/test_normalize_patterns.py"]
+_MECHANISMS = ["tests/test_mechanisms.py", "tests/test_rules.py", "tests/test_root_kinds.py"]
 SELECTIONS: dict[str, list[str]] = {
     "irdiff/textsafe.py": ["tests/test_textsafe.py", "tests/test_reliability.py::test_clean_leaves_no_control"],
     "irdiff/run/stats.py": ["tests/test_stats.py"],
@@ -130,6 +131,21 @@ SELECTIONS: dict[str, list[str]] = {
     # test_diagnose_units.py: the chain machinery without a compile; the two others run diagnose() on compiled
     # matmuls (seconds per mutant on 2 cores). test_seed_001_persistent expects 3.9's registers (fails under 3.6).
     "irdiff/diagnose/texts.py": ["tests/test_texts.py"],
+    # The mechanism rules have no unit-test file of their own: they are exercised by whole diagnoses of compiled
+    # variant pairs (tests/test_mechanisms.py in both orders, tests/test_rules.py, tests/test_root_kinds.py).
+    **{
+        f"irdiff/diagnose/rules/{m}.py": [*_MECHANISMS]
+        for m in ("hints", "atomics", "loops", "coalescing", "lowering", "mma_lowering")
+    },
+    "irdiff/diagnose/rules/common.py": [
+        "tests/test_rule_units.py",
+        "tests/test_rule_parameters.py",
+        "tests/test_rule_pipelining.py",
+        "tests/test_rule_precision.py",
+        "tests/test_rule_specialization.py",
+        *_MECHANISMS,
+    ],
+    "irdiff/diagnose/rules/registry.py": ["tests/test_rule_units.py", *_MECHANISMS],
     "irdiff/diagnose/__init__.py": [
         "tests/test_diagnose_units.py",
         "tests/test_diagnose.py",
