@@ -122,10 +122,10 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/diagnose/mechfacts.py": ["tests/test_mechfacts.py"],
     "irdiff/diagnose/settings.py": ["tests/test_settings_findings.py"],
     "irdiff/diagnose/rules/specialization.py": ["tests/test_rule_specialization.py", "tests/test_rule_units.py"],
-    # roots.py: the helpers (mechanisms, stage-0 words, settings/source/attribute roots, claims, ordering, register
-    # estimates) with --only; apply_roots, register_story, _add_trace and _pass_finding are exercised only by whole
-    # diagnoses (tests/test_root*.py, about a minute per mutant on this machine)
-    "irdiff/diagnose/roots.py": ["tests/test_roots_units.py"],
+    # roots.py: tests/test_roots_units.py calls the helpers (mechanisms, stage-0 words, settings/source/attribute
+    # roots, claims, ordering, register estimates); tests/test_roots_apply.py calls apply_roots, _add_trace,
+    # register_story and _pass_finding on the rules' findings of small compiled pairs (captured once per pair)
+    "irdiff/diagnose/roots.py": ["tests/test_roots_units.py", "tests/test_roots_apply.py"],
     "irdiff/diagnose/rules/pipelining.py": ["tests/test_rule_pipelining.py"],
     "irdiff/diagnose/rules/precision.py": ["tests/test_rule_precision.py"],
     # test_diagnose_units.py: the chain machinery without a compile; the two others run diagnose() on compiled

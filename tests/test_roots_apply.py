@@ -1,0 +1,447 @@
+"""The root engine's linking pass (``apply_roots``), its trace writer (``_add_trace``), the register story
+(``register_story``) and the first-diverging-pass root (``_pass_finding``), called directly on the findings the rules
+really produce for small compiled pairs, in both orders of the variants.
+
+The rules' findings are captured once per pair at the point where :func:`irdiff.diagnose.diagnose` hands them to
+``apply_roots`` (the real rules on the real facts; ``apply_roots`` itself is not run by the capture) and each test
+gets a deep copy, so what is asserted here is what the engine makes of them: which finding becomes the root, which
+finding is linked to which, the titles naming the edit at its lines, the trace naming the instructions of each
+variant, the register evidence with the numbers the kernels force (tile ÷ threads, one 64-bit address per vector).
+
+Kernels: ``tests/suites/root_cases.py`` (``streaming``: ``evict_first`` on one load; ``division``: ``/`` vs
+``tl.div_rn``; ``splitk``: ``sem="relaxed"``; ``hinted``: ``tl.multiple_of``/``tl.max_contiguous``; ``warps``:
+``num_warps`` 8 vs 4 with ``--passes``), ``tests/suites/kinds/kinds.py::redaxis`` (``axis=0`` vs ``axis=1``),
+``tests/suites/annot_scalars.py`` (``n: tl.int64``) and ``tests/suites/diag_loop.py`` (a dot loop at 4 and 8 warps).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from irdiff.bundle import Bundle, VariantResult
+from irdiff.diagnose import diagnose
+from irdiff.diagnose import roots as R
+from irdiff.diagnose.model import Finding
+from irdiff.diagnose.source import SourceDiff
+
+SUITES = Path(__file__).parent / "suites"
+CASES = str(SUITES / "root_cases.py")
+_CAPTURED: dict[tuple[Any, ...], tuple[list[Finding], SourceDiff]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo() -> Iterator[None]:
+    """``roots._instructions`` is memoized: a memo filled by another test must not answer for this one."""
+    R._instructions.cache_clear()
+    yield
+
+
+def rule_findings(b: Bundle, a: str, o: str) -> tuple[list[Finding], SourceDiff]:
+    """The rules' findings (linked through ``CAUSES`` and the settings) and the source diff that ``diagnose`` hands
+    ``apply_roots`` for ``a`` against ``o``; a fresh deep copy on every call (``apply_roots`` edits findings)."""
+    key = (b.directory, a, o)
+    if key not in _CAPTURED:
+        seen: list[tuple[list[Finding], SourceDiff]] = []
+
+        def record(findings: list[Finding], *args: Any, sd: SourceDiff | None = None) -> tuple[list[Finding], list]:
+            assert sd is not None
+            seen.append((copy.deepcopy(findings), sd))
+            return findings, []
+
+        with mock.patch.object(R, "apply_roots", record):
+            diagnose(b, a, o)
+        (_CAPTURED[key],) = seen
+    fs, sd = _CAPTURED[key]
+    return copy.deepcopy(fs), sd
+
+
+def run_roots(b: Bundle, a: str, o: str) -> tuple[dict[str, Finding], list[str], list[str]]:
+    """``apply_roots`` on the rules' findings of ``a`` against ``o``: findings by id, their order, the unexplained."""
+    fs, sd = rule_findings(b, a, o)
+    out, unexplained = R.apply_roots(fs, a, o, b.variants[a], b.variants[o], sd=sd)
+    return {f.id: f for f in out}, [f.id for f in out], unexplained
+
+
+def line_of(v: VariantResult, needle: str) -> int:
+    """1-based line of the first source line containing ``needle`` inside the variant's kernel function."""
+    first, last = v.metadata["kernel_lines"]
+    lines = v.text("python").splitlines()
+    return next(i for i in range(first, last + 1) if needle in lines[i - 1])
+
+
+def python_ev(f: Finding, variant: str) -> list[tuple[int | None, str]]:
+    return [(e.line, e.text) for e in f.evidence if e.stage == "python" and e.variant == variant]
+
+
+def _pair(order: tuple[str, str], b: Bundle) -> tuple[str, str, VariantResult, VariantResult]:
+    a, o = order
+    return a, o, b.variants[a], b.variants[o]
+
+
+# ------------------------------------------------------------------------------------------------ claims
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_cache_hint_rule_claims_the_keyword_and_roots_the_chain(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``eviction_policy="evict_first"`` on one load: the cache-hint rule's evidence sits on that line, so it claims
+    the keyword change (no ``source.*`` root); the TTIR attribute change on the same op is its restatement (caused by
+    it, no more severe); the SASS count has no line evidence and links to the single root."""
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    by, ids, unexplained = run_roots(b, a, o)
+    assert ids == ["hint.cache", "ttir.attr-changed", "sass.instructions"] and unexplained == []
+    le, lk = line_of(b.variants["evict"], 'eviction_policy="evict_first"'), line_of(b.variants["keep"], "y = tl.load")
+    lines = {"evict": le, "keep": lk}
+    rule = by["hint.cache"]
+    assert rule.causes == [] and rule.severity == "info"
+    # the claimed change at its lines, each variant's line once (the rule's title already names the keyword)
+    assert rule.title.endswith(f"(line {lines[a]} of `{a}`, line {lines[o]} of `{o}`)")
+    assert rule.title.count(f"line {lines[a]} of `{a}`") == 1
+    for v in (a, o):
+        assert [ln for ln, _ in python_ev(rule, v)] == [lines[v]]
+    attr = by["ttir.attr-changed"]
+    assert attr.causes == ["hint.cache"] and attr.severity == "info"  # capped to its cause's severity
+    assert attr.title.startswith(f"TTIR `tt.load` from line {lines[a]} of `{a}` (line {lines[o]} of `{o}`)")
+    # the policy on the side that sets it (Triton 3.9 spells the attribute `eviction_policy`, 3.6 `evictionPolicy`)
+    if a == "evict":
+        assert attr.title.endswith("eviction policy `evict_first`) in `evict`, nothing in `keep`")
+    else:
+        assert "attributes: nothing in `keep`, `" in attr.title and attr.title.endswith("`evict_first`) in `evict`")
+    # its trace: the op at its lines in each variant, the whole-kernel PTX/SASS (one root), the hint in words
+    assert " Downstream: TTIR at these lines: " in attr.explanation
+    assert "PTX (whole kernel): " in attr.explanation and "SASS (whole kernel): " in attr.explanation
+    assert "Cache hints: `evict` sets `evict_first`" in attr.explanation
+    assert "`createpolicy` builds the L2 cache-policy operand" in attr.explanation
+    # the whole-kernel evidence: the PTX/SASS instruction most often only in a variant, cited where it is
+    ptx_ev = [e for e in attr.evidence if e.stage == "ptx"]
+    assert ptx_ev and all(e.line and e.text.endswith(f"only in `{e.variant}`)") for e in ptx_ev)
+    assert "evict" in {e.variant for e in ptx_ev}
+    assert by["sass.instructions"].causes == ["hint.cache"]
+    assert not any(i.startswith("source.") for i in ids)
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_division_rule_title_is_prefixed_with_the_edit(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    by, ids, unexplained = run_roots(b, a, o)
+    assert ids[0] == "precision.division" and unexplained == [] and "source.op-changed" not in ids
+    lines = {"approx": line_of(b.variants["approx"], "x / y"), "ieee": line_of(b.variants["ieee"], "tl.div_rn")}
+    edit = {"approx": "`x / y`", "ieee": "`tl.div_rn(x, y)`"}
+    f = by["precision.division"]
+    assert f.title.startswith(
+        f"{edit[a]} in `{a}` is {edit[o]} in `{o}` (line {lines[a]} of `{a}`, line {lines[o]} of `{o}`): fp32 division"
+    )
+    for v in (a, o):
+        ((ln, text),) = python_ev(f, v)
+        assert ln == lines[v] and text.startswith("source change: ") and edit[a] in text
+    assert all(by[i].causes == ["precision.division"] for i in ids[1:])
+
+
+@pytest.mark.parametrize("order", [("relaxed", "ordered"), ("ordered", "relaxed")])
+def test_atomic_rule_claims_sem_and_the_attribute_change_follows(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::splitk", ["relaxed", "ordered"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    by, ids, unexplained = run_roots(b, a, o)
+    assert ids == ["atomic.ordering", "ttir.attr-changed"] and unexplained == []
+    lines = {
+        "relaxed": line_of(b.variants["relaxed"], 'sem="relaxed"'),
+        "ordered": line_of(b.variants["ordered"], "atomic_add"),
+    }
+    rule, attr = by["atomic.ordering"], by["ttir.attr-changed"]
+    assert rule.title.endswith(f"(line {lines[a]} of `{a}`, line {lines[o]} of `{o}`)")
+    assert attr.causes == ["atomic.ordering"]
+    # the attribute change is traced to the IR, so it weighs (minor → major), and no more than its cause
+    assert attr.severity == rule.severity == "major"
+    assert attr.title.startswith(f"TTIR `tt.atomic_rmw` from line {lines[a]} of `{a}`")
+    assert "The atomic's memory ordering differs" in attr.explanation
+    assert "Fences and barriers only in `ordered`: " in attr.explanation
+
+
+@pytest.mark.parametrize("order", [("wide", "plain"), ("plain", "wide")])
+def test_annotation_is_claimed_by_the_stage_0_finding_of_its_parameter(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(str(SUITES / "annot_scalars.py"), ["wide", "plain"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    by, ids, unexplained = run_roots(b, a, o)
+    assert ids == ["spec.type-changed", "ttir.i64-index-math"] and unexplained == []
+    spec = by["spec.type-changed"]
+    assert spec.causes == [] and by["ttir.i64-index-math"].causes == ["spec.type-changed"]
+    # the annotation's line in both variants, once each, as the claimed change
+    lw = line_of(b.variants["wide"], "n: tl.int64")
+    ev = {v: python_ev(spec, v) for v in (a, o)}
+    assert [ln for ln, _ in ev["wide"]] == [lw] and len(ev["plain"]) == 1
+    assert all(t.startswith("source change: `n` is annotated") for x in ev.values() for _, t in x)
+
+
+# ------------------------------------------------------------------------------------------------ source roots
+
+
+@pytest.mark.parametrize("order", [("cols", "rows"), ("rows", "cols")])
+def test_unclaimed_keyword_is_the_single_root_with_its_trace(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``axis=0`` vs ``axis=1``: only counts differ (they never claim), so the change is a ``source.kwarg-changed``
+    root; the counts without a cause link to it; its trace names both variants' instructions."""
+    b = compile_suite(str(SUITES / "kinds" / "kinds.py") + "::redaxis", ["cols", "rows"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    by, ids, unexplained = run_roots(b, a, o)
+    assert ids[0] == "source.kwarg-changed" and unexplained == []
+    root = by["source.kwarg-changed"]
+    assert root.severity == "major"  # minor, and the whole kernel differs
+    assert by["ptx.memory-ops"].causes == ["source.kwarg-changed"]
+    assert by["resources.shared"].causes == ["source.kwarg-changed"]
+    assert by["sass.instructions"].causes == ["ptx.memory-ops"]
+    x = root.explanation
+    assert " Downstream: TTGIR at these lines: " in x
+    assert "PTX (whole kernel): " in x and f"only in `{a}`, " in x and x.count(f"only in `{o}`") >= 1
+    assert "The reduction runs along another axis of the same tile" in x
+    assert "No other finding follows from it" not in x and R.UNEXPLAINED_NOTE not in x
+    # the shuffles are in `rows` (axis=1: along the lanes of a warp)
+    ptx = x.split("PTX (whole kernel): ")[1].split("SASS (whole kernel)")[0]
+    rows_part = ptx.split("only in `rows`")[0] if a == "rows" else ptx.split("only in `cols`, ")[1]
+    assert "shfl.sync.bfly" in rows_part
+    cites = {(e.variant, e.stage) for e in root.evidence if e.stage in ("ptx", "sass")}
+    assert cites == {(a, "ptx"), (o, "ptx"), (a, "sass"), (o, "sass")}
+
+
+def test_source_root_without_followers_is_information(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """The same keyword change with no rule finding at all: the root explains nothing and says so."""
+    b = compile_suite(str(SUITES / "kinds" / "kinds.py") + "::redaxis", ["cols", "rows"], "sm80")
+    _, sd = rule_findings(b, "cols", "rows")
+    out, unexplained = R.apply_roots([], "cols", "rows", b.variants["cols"], b.variants["rows"], sd=sd)
+    (root,) = out
+    assert root.id == "source.kwarg-changed" and root.severity == "info" and unexplained == []
+    assert root.explanation.endswith(" No other finding follows from it.")
+
+
+@pytest.mark.parametrize("order", [("bare", "hint"), ("hint", "bare")])
+def test_hint_attributes_follow_the_hint_rule_and_take_their_effects_first(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
+    """``tl.multiple_of``/``tl.max_contiguous``: the AxisInfo hint rule claims both hint calls (its evidence is on the
+    hinted value's line); the ``tt.divisibility``/``tt.contiguity`` attributes are caused by it; a finding whose
+    evidence uses the hinted value links to the attribute change before any other root."""
+    b = compile_suite(CASES + "::hinted", ["bare", "hint"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    by, ids, unexplained = run_roots(b, a, o)
+    assert ids[:2] == ["hint.axis-info", "ttir.attr-changed"] and unexplained == []
+    assert not any(i.startswith("source.") for i in ids)
+    rule, attr = by["hint.axis-info"], by["ttir.attr-changed"]
+    lines = {"bare": line_of(b.variants["bare"], "offs_m = "), "hint": line_of(b.variants["hint"], "offs_m = ")}
+    assert rule.causes == [] and rule.title.endswith(f"(line {lines[a]} of `{a}`, line {lines[o]} of `{o}`)")
+    assert attr.causes == ["hint.axis-info"] and attr.title.startswith(f"TTIR `arith.remsi` from line {lines[a]} of")
+    assert "`tl.multiple_of` attaches `tt.divisibility`" in attr.explanation
+    assert by["pipeline.wait-depth"].causes == ["ttir.attr-changed"]
+    # both claimed hint calls are named once each as source changes, at the hinted line of each variant
+    for v in (a, o):
+        ev = python_ev(rule, v)
+        assert {ln for ln, _ in ev} == {lines[v]}
+
+
+# ------------------------------------------------------------------------------------------------ first diverging pass
+
+
+@pytest.mark.parametrize("order", [("w8", "w4"), ("w4", "w8")])
+def test_first_diverging_pass_is_linked_to_the_option_root(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``num_warps`` 8 vs 4, TTIR equal: the first pass whose output differs is ``ConvertTritonToTritonGPU`` (it
+    assigns ``warpsPerCTA``); its hunk's removed lines cite the inspected variant, the added lines the other."""
+    b = compile_suite(CASES + "::warps", ["w8", "w4"], "sm90", passes=True)
+    a, o, va, vb = _pair(order, b)
+    by, ids, unexplained = run_roots(b, a, o)
+    assert ids[:3] == ["config.changed", "options.changed", "pass.first-diverging"] and unexplained == []
+    p = by["pass.first-diverging"]
+    assert (p.severity, p.stage, p.causes) == ("info", "ttgir", ["config.changed"])
+    assert p.title == "First diverging pass: `ConvertTritonToTritonGPU`"
+    assert p.explanation == (
+        "The per-pass snapshots are equal up to `ConvertTritonToTritonGPU`, whose output differs first. Its output "
+        "hunk is in the evidence."
+    )
+    warps = {"w8": 8, "w4": 4}
+    minus = [e for e in p.evidence if e.text.startswith("-")]
+    plus = [e for e in p.evidence if e.text.startswith("+")]
+    assert 0 < len(minus) <= 7 and 0 < len(plus) <= 7 and len(minus) + len(plus) == len(p.evidence)
+    assert {e.variant for e in minus} == {a} and {e.variant for e in plus} == {o}
+    assert all(e.stage == "passes" and e.line is None for e in p.evidence)
+    assert any(f'"ttg.num-warps" = {warps[a]}' in e.text for e in minus)
+    assert any(f'"ttg.num-warps" = {warps[o]}' in e.text for e in plus)
+    cfg = by["config.changed"]
+    assert cfg.title.endswith("; first diverging pass: `ConvertTritonToTritonGPU`")
+    assert "first diverging pass" not in by["options.changed"].title  # caused by config: not the parent
+    # a parent that names the pass already is not named twice; without a parent the pass root stands alone
+    again = R._pass_finding(a, o, va, vb, [cfg])
+    assert again is not None and again.causes == ["config.changed"] and cfg.title.count("first diverging pass") == 1
+    alone = R._pass_finding(a, o, va, vb, [Finding("options.changed", "major", "t", "", [], causes=["x"])])
+    assert alone is not None and alone.causes == []
+    # no per-pass snapshots: no pass root
+    s = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    assert R._pass_finding("evict", "keep", s.variants["evict"], s.variants["keep"], []) is None
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_target_change_gets_a_settings_root_and_the_passes_only_one_target_runs(compile_suite, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """The same kernel for sm80 and sm90: no source change, the engine adds ``settings.changed`` (the rules' own
+    settings findings left out) and links the first diverging pass to it; the TMA lowering pass runs on sm90 only."""
+    from irdiff.pipeline import load_pair
+
+    b80 = compile_suite(CASES + "::warps", ["w4"], "sm80", passes=True)
+    b90 = compile_suite(CASES + "::warps", ["w4"], "sm90", passes=True)
+    bundle, x80, x90 = load_pair(Path(b80.directory) / "w4", Path(b90.directory) / "w4")
+    a, o = (x90, x80) if swap else (x80, x90)
+    va, vb = bundle.variants[a], bundle.variants[o]
+    out, unexplained = R.apply_roots([], a, o, va, vb, sd=SourceDiff())
+    assert [f.id for f in out] == ["settings.changed", "pass.first-diverging"] and unexplained == []
+    s, p = out
+    tgt = {x80: "sm80", x90: "sm90"}
+    assert s.title.startswith(f"Settings differ: target {tgt[a]} in `{a}` vs {tgt[o]} in `{o}`")
+    assert s.title.endswith("; first diverging pass: `ConvertTritonToTritonGPU`")
+    assert s.severity == "major" and p.causes == ["settings.changed"]
+    # the settings root's trace: whole-kernel SASS of each side (the only root), cited at its lines
+    assert " Downstream: " in s.explanation and "SASS (whole kernel): " in s.explanation
+    assert {e.variant for e in s.evidence if e.stage == "sass"} == {a, o}
+    only = p.explanation.split(" Passes only ")[1]
+    in_a, in_o = only.split(f"; only `{o}`: ")
+    assert in_a.startswith(f"`{a}` runs: ")
+    tma = "`TritonNvidiaGPUTMALoweringPass`"
+    assert (tma in in_o and tma not in in_a) if tgt[o] == "sm90" else (tma in in_a and tma not in in_o)
+
+
+# ------------------------------------------------------------------------------------------------ registers
+
+
+@pytest.mark.parametrize("order", [("dot3", "dot3w8"), ("dot3w8", "dot3")])
+def test_register_story_of_a_dot_loop_at_4_and_8_warps(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A 64×64 fp32 accumulator over 128 threads is 32 values per thread, over 256 threads 16: the 4-warp kernel needs
+    more registers, and the evidence names the accumulator, the addresses (twice the vectors per thread) and the
+    pipelined copies; the causes are the option root, the memory ops and the MMA layout, most direct first."""
+    b = compile_suite(str(SUITES / "diag_loop.py"), ["dot3", "dot3w8"], "sm86")
+    a, o, va, vb = _pair(order, b)
+    assert b.variants["dot3"].resources.registers > b.variants["dot3w8"].resources.registers  # type: ignore[operator]
+    by, ids, unexplained = run_roots(b, a, o)
+    reg = by["resources.registers"]
+    assert reg.causes == ["options.changed", "ptx.memory-ops", "layout.mma"]
+    acc = {"dot3": 32, "dot3w8": 16}
+    addr = {v: R._address_regs(b.variants[v]) for v in acc}
+    cp = {v: R._count(b.variants[v], "ptx", "cp.async") for v in acc}
+    assert addr["dot3"] == 2 * addr["dot3w8"] and cp["dot3"] > cp["dot3w8"]
+    assert (
+        f" Evidence for the difference: the dot accumulator holds {acc[a]} fp32 values per thread in `{a}` and "
+        f"{acc[o]} in `{o}` (tile ÷ threads); global loads/stores need {addr[a]} address registers per thread in "
+        f"`{a}` and {addr[o]} in `{o}` (one 64-bit pointer per vector: elements per thread from the blocked layout ÷ "
+        f"vector width × 2); {cp[a]} vs {cp[o]} `cp.async` in PTX: more loads in flight keep their addresses live; "
+        "another MMA layout changes the fragment sizes per thread." in reg.explanation
+    )
+    assert "Occupancy does not change" not in reg.explanation  # it does: resources.occupancy is a finding
+    assert reg.severity == "info"  # as the rule left it
+
+
+def _regs(b: Bundle, a: str, o: str, *others: Finding, severity: str = "minor") -> Finding:
+    f = Finding("resources.registers", severity, "Registers", "R.", [], causes=["stale"], stage="resources")  # type: ignore[arg-type]
+    R.register_story(f, a, o, b.variants[a], b.variants[o], [f, *others])
+    return f
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_register_story_without_evidence_says_not_explained(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``/`` vs ``tl.div_rn``: no dot, the same loads and stores, no async copies: nothing the story looks at differs,
+    so it says so and keeps no cause; occupancy is not a finding, so the difference costs nothing (info)."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o = order
+    ra, rb = b.variants[a].resources.registers, b.variants[o].resources.registers
+    assert ra and rb and ra != rb and max(ra, rb) < 255
+    f = _regs(b, a, o)
+    assert f.causes == [] and f.severity == "info"
+    assert f.explanation == (
+        "R. Not explained: the accumulator and fragment sizes per thread, the lowering (FMA/MMA), the index width, "
+        "vector width and pipeline depth are the same in both variants. Occupancy does not change (same CTAs per "
+        "SM): the extra registers cost nothing at this launch."
+    )
+    # with spills the kernel is at the cap: the severity stays
+    capped = _regs(b, a, o, Finding("resources.spills", "major", "", "", []))
+    assert capped.severity == "minor" and capped.explanation.endswith(
+        "Occupancy does not change (same CTAs per SM), but the kernel is at the 255-register cap, where ptxas trades "
+        "registers for spills."
+    )
+    # occupancy changes: nothing said about it; an info finding stays info
+    occ = _regs(b, a, o, Finding("resources.occupancy", "major", "", "", []), severity="major")
+    assert occ.severity == "major" and "Occupancy" not in occ.explanation
+    # equal registers: nothing to attribute
+    s = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    same = _regs(s, "evict", "keep")
+    assert (same.explanation, same.causes, same.severity) == ("R.", ["stale"], "minor")
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_register_story_mechanism_findings_fit_only_the_direction(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``ieee`` has more registers (the IEEE division's longer sequence): a mechanism finding that predicts ``ieee``
+    slower (or nothing) explains it, one that predicts ``approx`` cannot; at most three causes, the most direct
+    first, none that an already kept cause descends from."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o = order
+    va, vb = b.variants[a], b.variants[o]
+    more = a if va.resources.registers > vb.resources.registers else o  # type: ignore[operator]
+    less = o if more == a else a
+    assert more == "ieee"
+    delta = abs(va.resources.registers - vb.resources.registers)  # type: ignore[operator]
+
+    def fnd(
+        fid: str, predicts: str | None = None, instructions: int | None = None, causes: list[str] | None = None
+    ) -> Finding:
+        return Finding(fid, "minor", fid, "", [], causes=causes or [], predicts=predicts, instructions=instructions)
+
+    f = _regs(b, a, o, fnd("mma.lowering", more), fnd("precision.dot-input", less), fnd("precision.dot-accumulate"))
+    assert f.causes == ["mma.lowering", "precision.dot-accumulate"]
+    assert (
+        " Evidence for the difference: the dot's lowering differs: on FMA each thread keeps the operand slices of all "
+        "its outputs; the dot's accumulation differs: partial sums promoted into a second accumulator." in f.explanation
+    )
+    # fp64: a pair of registers per value, so a few fp64 instructions bound the difference
+    few = _regs(b, a, o, fnd("precision.fp64", more, instructions=1))
+    assert delta > 2 and few.causes == [] and "Not explained" in few.explanation
+    many = _regs(b, a, o, fnd("precision.fp64", None, instructions=delta))
+    assert many.causes == ["precision.fp64"] and "fp64 values take two 32-bit registers each" in many.explanation
+    # index width, loops, MMA layout; a cause the kept one descends from is dropped; three at most
+    g = _regs(
+        b, a, o,
+        fnd("ttir.i64-index-math", less), fnd("loop.flattened", more, causes=["loop.nest"]), fnd("loop.nest"),
+        fnd("layout.mma", less),
+    )  # fmt: skip
+    assert g.causes == ["loop.flattened", "layout.mma"]
+    assert "64-bit index math" not in g.explanation and "another loop nest changes" in g.explanation
+    h = _regs(
+        b, a, o,
+        fnd("mma.lowering"), fnd("precision.dot-input"), fnd("ttir.i64-index-math", more), fnd("loop.nest", more),
+    )  # fmt: skip
+    assert h.causes == ["mma.lowering", "precision.dot-input", "ttir.i64-index-math"]
+    assert "64-bit index math takes two registers per index" in h.explanation
+
+
+@pytest.mark.parametrize("order", [("w8", "w4"), ("w4", "w8")])
+def test_register_story_of_a_row_kernel_at_8_and_4_warps(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """No dot: the 2048-wide row over 128 threads holds twice the elements per thread as over 256, so the 4-warp
+    kernel needs twice the address registers; the unvectorized accesses the memory-op count names are where they
+    live, and ``num_warps`` differs, so the option root fits too."""
+    b = compile_suite(CASES + "::warps", ["w8", "w4"], "sm90", passes=True)
+    a, o, va, vb = _pair(order, b)
+    assert vb.resources.registers != va.resources.registers
+    addr = {v: R._address_regs(b.variants[v]) for v in ("w8", "w4")}
+    assert addr["w4"] == 2 * addr["w8"] > 0
+    opts = Finding("options.changed", "major", "", "", [], causes=["config.changed"])
+    cfg = Finding("config.changed", "major", "", "", [])
+    mem = Finding("ptx.memory-ops", "minor", "", "", [], causes=["options.changed"])
+    f = _regs(b, a, o, mem, opts, cfg)
+    regs = {v: b.variants[v].resources.registers or 0 for v in ("w8", "w4")}
+    assert regs["w4"] > regs["w8"] > 0  # twice the elements per thread
+    assert f.causes == ["ptx.memory-ops"]  # options.changed fits too, but the memory-op count descends from it
+    assert (
+        f" Evidence for the difference: global loads/stores need {addr[a]} address registers per thread in `{a}` and "
+        f"{addr[o]} in `{o}` (one 64-bit pointer per vector: elements per thread from the blocked layout ÷ vector "
+        "width × 2)." in f.explanation
+    )
+    # the memory-op count predicting the other variant slower does not fit; the option root does then
+    mem.predicts = "w8"
+    g = _regs(b, a, o, mem, opts, cfg)
+    assert g.causes == ["options.changed"]
