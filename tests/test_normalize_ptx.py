@@ -8,7 +8,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from irdiff.normalize import Region, normalize
+from irdiff.normalize import NormalizedStage, Region, normalize
+from irdiff.normalize.builder import Sym
 
 DATA = Path(__file__).parent / "data" / "normalize"
 SMALL = (DATA / "helper_and_kernel.ptx").read_text()
@@ -194,3 +195,116 @@ def test_fast_path_equals_the_general_normalizer_on_the_data() -> None:
 
     text = '.entry k()\n{\n\t.pragma "%r1";\n}\n'  # a string on a kept line: the general normalizer's job
     assert normalize_ptx_fast("ptx", text, text.splitlines(), "k") is None
+
+
+# The head of a module whose kernel calls tl.device_print, as LLVM's NVPTX back end prints it (Triton 3.6, sm_86):
+# vprintf's prototype (a ``.func`` header without a body) and the format string, a global whose initializer holds
+# braces at depth 0, before the kernel.
+PRINTF_HEAD = """\
+.version 8.8
+.target sm_86
+.address_size 64
+
+\t// .globl\tprinting_kernel         // -- Begin function printing_kernel
+.extern .func  (.param .b32 func_retval0) vprintf
+(
+\t.param .b64 vprintf_param_0,
+\t.param .b64 vprintf_param_1
+)
+;
+.global .align 1 .b8 printfFormat_0[8] = {120, 32, 61, 32, 37, 102, 10, 0};
+.extern .shared .align 16 .b8 global_smem[];
+"""
+PRINTF_KERNEL = """\
+.visible .entry printing_kernel(
+\t.param .u64 .ptr .global .align 1 printing_kernel_param_0
+)
+.reqntid 128
+{
+\t.reg .pred \t%p<2>;
+\t.reg .b32 \t%r<4>;
+\tmov.u32 \t%r1, %tid.x;
+\tsetp.ne.s32 \t%p1, %r1, 0;
+\t@%p1 bra \t$L__BB0_2;
+\t{ // callseq 0, 0
+\t.param .b64 param0;
+\tcall.uni (retval0), vprintf, (param0, param1);
+\t} // callseq 0
+$L__BB0_2:
+\tret;
+}
+"""
+
+
+def test_prototype_and_format_string_are_not_a_function() -> None:
+    """vprintf's prototype leaves a pending ``.func`` header; the format string's ``{...};`` that follows is a
+    global's initializer, not that function's body: only the kernel (whose ``{`` opens a line at depth 0) is a
+    function, its call sequence braces do not close it, and a module cut before the kernel has no function."""
+    for fast in (True, False):
+        for text, kernel in ((PRINTF_HEAD, None), (PRINTF_HEAD + PRINTF_KERNEL, "printing_kernel")):
+            n = _normalized(text, kernel, fast)
+            assert n.lines[9] == ".global .align 1 .b8 printfFormat_0[8] = {120, 32, 61, 32, 37, 102, 10, 0};"
+            if kernel is None:
+                assert n.regions == []
+                continue
+            entry = n.lines.index(".visible .entry KERNEL(")
+            label = n.lines.index("$L__BB0:")
+            assert n.regions == [
+                Region(entry, len(n.lines) - 1, ".entry KERNEL", ".entry KERNEL", anchor=True, function=True),
+                Region(label, len(n.lines) - 2, "block", "$L__BB0_2: (line 28)", anchor=False),
+            ]
+
+
+def test_block_label_outside_a_function_opens_no_block() -> None:
+    """A ``$L__BB`` label before any function (a fragment, or a header the normalizer did not recognize) opens no
+    block: otherwise that block would run on into the next function and end before its first label."""
+    text = "$L__BB9_9:\n\tret;\n" + SMALL
+    for fast in (True, False):
+        n = _normalized(text, "my_kernel", fast)
+        assert n.lines[:2] == ["$L__BB0:", "\tret;"]
+        blocks = [r for r in n.regions if r.kind == "block"]
+        assert [(r.start, r.end, r.label) for r in blocks] == [
+            (27, 30, "$L__BB1_2: (line 38)"),
+            (31, 32, "$L__BB1_1: (line 42)"),
+        ]
+        assert all(any(f.start <= b.start and b.end <= f.end for f in n.regions if f.function) for b in blocks)
+
+
+def _normalized(text: str, kernel: str | None, fast: bool) -> NormalizedStage:
+    """The fast path's result, or the general normalizer's through the reference Builder."""
+    from irdiff.normalize.builder import Builder
+    from irdiff.normalize.ptx import normalize_ptx, normalize_ptx_fast
+
+    if fast:
+        got = normalize_ptx_fast("ptx", text, text.splitlines(), kernel)
+        assert got is not None
+        return got
+    out = Builder("ptx", text)
+    normalize_ptx(out, text.splitlines(), kernel)
+    return out.build()
+
+
+def test_quick_names_symbols_as_make_does() -> None:
+    """``Symbols.quick`` is a shortcut for ``make`` (builder.py: the same namespace, name, counter stem, new name and
+    shape text), so a builder may name a symbol either way and number each class once: checked on every symbol of
+    the real Triton 3.6 kernel and the small module (all ten register classes and block labels)."""
+    from irdiff.normalize.builder import stem_of
+    from irdiff.normalize.ptx import SYMBOLS
+
+    assert SYMBOLS.quick is not None
+    real = gzip.decompress((DATA / "triton36-sm86-moved_a.ptx.gz").read_bytes()).decode()
+    every_class = " ".join(f"%{c}{n}" for c in ("hh", "rd", "rs", "rq", "fd", "f", "h", "r", "p", "b") for n in (0, 17))
+    seen: set[str] = set()
+    for text in (real, SMALL, every_class):
+        for m in SYMBOLS.pattern.finditer(text):
+            sym = SYMBOLS.make(m)
+            assert isinstance(sym, Sym)
+            q = SYMBOLS.quick(m.group(0))
+            assert q is not None  # PTX's quick knows every symbol (make is never needed)
+            ns, name, stem, prefix, erased = q
+            assert (ns, name, erased) == (sym.cls, sym.name, sym.erased), m.group(0)
+            assert stem == (stem_of(sym.cls, sym.name) if "{stem}" in sym.fmt else "")
+            for n in (0, 3, 41):  # Renamer's name for the class's n-th symbol
+                assert prefix + str(n) == sym.fmt.format(stem=stem, n=n)
+            seen.add(ns)
+    assert len(seen) == 11  # ten register classes and the block labels, each its own namespace
