@@ -131,12 +131,32 @@ SELECTIONS: dict[str, list[str]] = {
     # test_diagnose_units.py: the chain machinery without a compile; the two others run diagnose() on compiled
     # matmuls (seconds per mutant on 2 cores). test_seed_001_persistent expects 3.9's registers (fails under 3.6).
     "irdiff/diagnose/texts.py": ["tests/test_texts.py"],
-    # The mechanism rules have no unit-test file of their own: they are exercised by whole diagnoses of compiled
-    # variant pairs (tests/test_mechanisms.py in both orders, tests/test_rules.py, tests/test_root_kinds.py).
-    **{
-        f"irdiff/diagnose/rules/{m}.py": [*_MECHANISMS]
-        for m in ("hints", "atomics", "loops", "coalescing", "lowering", "mma_lowering")
-    },
+    # The mechanism rules have no unit-test file of their own: they are exercised by the unit tests of
+    # tests/test_mechanisms.py (test_unit_*) and by whole diagnoses of compiled variant pairs in both orders
+    # (tests/test_mechanisms.py, tests/test_rules.py, tests/test_root_kinds.py). Every diagnosis calls every rule, so
+    # each selection keeps only the tests about that module's findings (a surviving mutant runs all of them).
+    "irdiff/diagnose/rules/hints.py": [
+        *_MECHANISMS,
+        "-k",
+        "unit_hints or unit_wait_depth or cache_hints or compiler_warning or two_stage_prefetch or hint",
+    ],
+    "irdiff/diagnose/rules/atomics.py": [*_MECHANISMS, "-k", "atomic or cas or convert_shared or split_k"],
+    "irdiff/diagnose/rules/loops.py": [
+        *_MECHANISMS,
+        "-k",
+        "loop or unroll or constexpr_changed or pipeline_rules or num_stages",
+    ],
+    "irdiff/diagnose/rules/coalescing.py": [
+        *_MECHANISMS,
+        "-k",
+        "contiguity or alignment_only or misaligned or accesses_paired or load_labelled or transposed",
+    ],
+    "irdiff/diagnose/rules/lowering.py": [*_MECHANISMS, "-k", "mask_alignment or lowered_facts"],
+    "irdiff/diagnose/rules/mma_lowering.py": [
+        *_MECHANISMS,
+        "-k",
+        "fma_lowering or mma_downgrade or blackwell or wait_depth or precision_dot or tf32x3 or fp8",
+    ],
     "irdiff/diagnose/rules/common.py": [
         "tests/test_rule_units.py",
         "tests/test_rule_parameters.py",
@@ -247,6 +267,9 @@ def run(
     if (workdir / "benchmarks" / "results").exists():
         shutil.rmtree(workdir / "benchmarks" / "results")
     shutil.copytree(ROOT / "benchmarks" / "results", workdir / "benchmarks" / "results")
+    # Some tests import a benchmark's input generator (tests/test_normalize_parallel.py: bench_align_large).
+    for script in (ROOT / "benchmarks").glob("*.py"):
+        shutil.copy2(script, workdir / "benchmarks" / script.name)
     _undecorate(workdir / module)
     (workdir / "pyproject.toml").write_text(_pyproject(module, tests))
     env = dict(os.environ)
