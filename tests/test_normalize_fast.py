@@ -52,6 +52,8 @@ _PIECES = st.sampled_from(
         "@!%p2 ", "bra.uni ", "ld.global.b32 ", "mov.u32 ", "fma.rn.f32 ", ".loc\t1 40 0", ".file\t1 \"k.py\"",
         ".visible .entry ", ".func ", "(\n", ".param .u64 k_param_0", "k", "kk", "k_param_1", ".reg .b32 %r<9>;",
         '"', '"s %r1"', "\\", ".section\t.debug_info", "\n", "\n", "\n", "\n", "  \n", "ret;", "\x0b", "\r\n",
+        # Unicode digits are digits to the symbol pattern; braces balanced inside a line, or opening/closing one
+        "%r\u0661", "%rd\u0662\u0663", "$L__BB\u0660_1", "{%r1, %r2}", " {", "} ", "$L__BB0_1:", "\t$L__BB0_2: {",
     ]
 )
 # fmt: on
@@ -83,6 +85,41 @@ def test_fast_ptx_equals_the_general_normalizer_on_real_ptx(matmul_sm86: Bundle)
         assert fast is not None, "Triton's PTX has no strings on kept lines"
         _same(fast, _general(text, v.kernel))
         assert len(fast.lines) > 100 and any(fast.symbols)
+
+
+# Symbol texts of every PTX class (registers and block labels), Unicode digits included.
+_SYMBOL = st.builds(
+    lambda cls, n: cls + n,
+    st.sampled_from(["%r", "%rd", "%rs", "%rq", "%f", "%fd", "%h", "%hh", "%p", "%b"]),
+    st.text(alphabet="0123\u0661\u0662", min_size=1, max_size=3),
+) | st.builds(lambda a, b: f"$L__BB{a}_{b}", st.sampled_from(["0", "1", "\u0661"]), st.sampled_from(["0", "7"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunks=st.lists(st.lists(_SYMBOL, min_size=1, max_size=30), max_size=6))
+def test_ptx_numbering_equals_first_appearance_per_class(chunks: list[list[str]]) -> None:
+    """The fast path's renaming (ids from a defaultdict, classes from the texts without digits, numbers from
+    per-class counters, chunk by chunk) against the plain rule: each class (the symbol's letters) numbered by first
+    appearance over all chunks; the shape is the class and ``_`` (``$L__BB_`` for labels)."""
+    import re
+
+    from irdiff.normalize.ptx import _Numbering
+
+    numbering = _Numbering()
+    names: dict[str, str] = {}
+    counters: dict[str, int] = {}
+    for syms in chunks:
+        shown, erased = numbering.rename(syms)
+        want_shown, want_erased = [], []
+        for s in syms:
+            cls = "$L__BB" if s[0] == "$" else re.match(r"%[a-z]+", s).group(0)  # type: ignore[union-attr]
+            if s not in names:
+                names[s] = cls + str(counters.get(cls, 0))
+                counters[cls] = counters.get(cls, 0) + 1
+            want_shown.append(names[s])
+            want_erased.append(cls + "_")
+        assert list(shown) == want_shown and list(erased) == want_erased
+    assert numbering.table() == names
 
 
 def _eager(a: NormalizedStage, b: NormalizedStage, context: int) -> tuple[list[DiffLine], list[align.Hunk], int, int]:

@@ -4,9 +4,12 @@ class and ``$L__BB`` labels by first appearance."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from itertools import compress, count, islice
+from operator import itemgetter, not_
 
-from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols, lookup_in_order
+from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import LazyPerLine, NormalizedStage, Region
 from irdiff.normalize.text import (
     kernel_pattern,
@@ -154,63 +157,42 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
     ``benchmarks/bench_align_large.py``), or None when a kept line holds a ``"`` (then symbols inside strings must be
     skipped: the general normalizer does that).
 
-    Symbols are found and renamed over chunks of lines with one regex split each (C speed); a symbol's new name
-    depends only on its text (``%rd38`` → ``%rd`` and its class's next number), so first-appearance numbering over
-    the chunks in order is the same as line by line. Per-line :attr:`~NormalizedStage.symbols` and
+    Every step runs over many lines per C call: the kept lines are selected by one regex match per line
+    (:func:`_kept`), comments, the kernel's name and symbols are handled in chunks of joined lines, and only the
+    lines that can open or close a function or a block go through :class:`_Structure`. Symbols are numbered by
+    first appearance per class (:class:`_Numbering`: ``%rd38`` → ``%rd`` and its class's next number), so chunk by
+    chunk in order gives the same numbers as line by line. Per-line :attr:`~NormalizedStage.symbols` and
     :attr:`~NormalizedStage.symbol_spans` are computed when read (:class:`~irdiff.normalize.model.LazyPerLine`)
     from the raw line, which is normalized again the same way.
     """
-    lines: list[str] = []
-    shapes: list[str] = []
-    raw_line: list[int] = []
+    got = _kept(raw_lines, kernel_name, ".section" in text)
+    if got is None:
+        return None
+    raw_line, kept = got
     regions: list[Region] = []
     structure = _Structure(regions)
-    names = _Names()
-    shape_pool: dict[str, str] = {}  # one string per distinct shape (most lines of a big kernel share a few)
-    chunk: list[str] = []
-
-    def flush() -> None:
-        joined = "\n".join(chunk)
-        chunk.clear()
-        if '"' in joined:
-            raise _HasStrings
-        parts = _PTX_SPLIT.split(joined)
-        parts[1::2] = lookup_in_order(names, parts[1::2])  # new symbols named in order of appearance (_Names)
-        lines.extend("".join(parts).split("\n"))
-        for erase, to in _ERASE:  # the shape: each symbol erased to its class (one C pass per class)
-            joined = erase(to, joined)
-        got = joined.split("\n")
-        shapes.extend(map(shape_pool.setdefault, got, got))
-
-    kpat = kernel_pattern(kernel_name)
-    kname = kernel_name or None
-    drop = _PTX_DROP.match
-    section = _PTX_DEBUG_SECTION.match
-    try:  # _kept_lines and the structure, inlined: this loop runs once per line of a huge text
-        for rawno, line in enumerate(raw_lines, start=1):
-            if ".section" in line and section(line):
-                break
-            if drop(line):
-                continue
-            if "//" in line:
-                line = strip_comment(line, "//")
-            line = line.rstrip()
-            if not line:
-                continue
-            if kname is not None and kname in line:
-                line = replace_kernel(line, kpat)
-            if "{" in line or "}" in line or "$L__BB" in line or ".entry" in line or ".func" in line:
-                structure.line(len(raw_line), rawno, line)
-            raw_line.append(rawno)
-            chunk.append(line)
-            if len(chunk) >= _CHUNK:
-                flush()
-        if chunk:
-            flush()
-    except _HasStrings:
-        return None
-    structure.finish(len(raw_line))
+    n = len(kept)
+    for idx in _structural(kept):
+        structure.line(idx, raw_line[idx], kept[idx])
+    structure.finish(n)
     regions.sort(key=lambda r: (r.start, -r.end))
+    lines: list[str] = []
+    shapes: list[str] = []
+    shape_pool: dict[str, str] = {}  # one string per distinct shape (most lines of a big kernel share a few)
+    numbering = _Numbering()
+    for k in range(0, n, _CHUNK):
+        parts = _PTX_SPLIT.split("\n".join(kept[k : k + _CHUNK]))
+        if len(parts) > 1:
+            shown, erased = numbering.rename(parts[1::2])  # new symbols named in order of appearance
+            parts[1::2] = shown
+            lines.extend("".join(parts).split("\n"))
+            parts[1::2] = erased
+            got_shapes = "".join(parts).split("\n")
+        else:
+            lines.extend(parts[0].split("\n"))
+            got_shapes = parts[0].split("\n")
+        shapes.extend(map(shape_pool.setdefault, got_shapes, got_shapes))
+    del kept
     kpat = kernel_pattern(kernel_name)
     both: list[tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]] = []
 
@@ -218,6 +200,7 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
         """Symbols and their spans of every line, from the raw lines normalized again the same way."""
         if both:
             return both[0]
+        names = numbering.table()
         raw = text.splitlines()
         symbols: list[tuple[str, ...]] = []
         spans: list[tuple[tuple[int, int], ...]] = []
@@ -256,30 +239,129 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
     )
 
 
-class _Names(dict[str, str]):
-    """Symbol text (``%rd38``) → new name (``%rd7``): a symbol not seen before is named on its first lookup, its
-    class's next number, so looking up a text's symbols in order numbers them by first appearance (the lookups
-    run in C; only a new symbol costs a Python call: ~1.6 × 10^5 of ~6 × 10^5 uses in a 10 MB function)."""
+# A raw line that is not kept: a debug line (_PTX_DROP), a comment alone, or blanks (nothing left once its comment
+# and trailing blanks are stripped):
+#   \t.loc\t1 40 0
+#   \t// begin inline asm
+_PTX_NOT_KEPT = re.compile(_PTX_DROP.pattern[:-1] + "|$)")
+
+
+def _kept(raw_lines: list[str], kernel_name: str | None, sections: bool) -> tuple[list[int], list[str]] | None:
+    """``(raw line numbers, lines)`` of :func:`_kept_lines`, computed over all lines per C call (a regex match per
+    line to select them, one ``re.sub`` per chunk for comments and the kernel's name); None when a kept line or the
+    kernel's name holds a ``"`` (the general normalizer skips strings). ``sections``: the text has a ``.section``
+    (the lines from the first DWARF section on are not kept)."""
+    kpat = kernel_pattern(kernel_name)
+    if kpat is not None and '"' in kpat.name:
+        return None
+    cut = len(raw_lines)
+    if sections:
+        cut = next(compress(count(), map(_PTX_DEBUG_SECTION.match, raw_lines)), cut)
+    lines = raw_lines[:cut] if cut < len(raw_lines) else raw_lines
+    keep = list(map(not_, map(_PTX_NOT_KEPT.match, lines)))
+    raw_line = list(compress(range(1, len(lines) + 1), keep))
+    kept = list(compress(lines, keep))
+    del keep
+    per_line_kernel = kpat is not None and "\n" in kpat.name  # a name that a joined chunk could match across lines
+    out: list[str] = []
+    for k in range(0, len(kept), _CHUNK):
+        joined = "\n".join(kept[k : k + _CHUNK])
+        if "//" in joined:  # no string on a kept line (checked below): a comment starts at the first //
+            joined = _COMMENT.sub("", joined)
+        got = list(map(str.rstrip, joined.split("\n")))
+        joined = "\n".join(got)
+        if '"' in joined:  # the kernel's name, replaced below, holds none
+            return None
+        if kpat is not None and kpat.name in joined:
+            if per_line_kernel:
+                got = [replace_kernel(ln, kpat) for ln in got]
+            else:  # lines hold no line break: the name's lookarounds read a break as the end of a line
+                got = kpat.pat.sub("KERNEL", joined).split("\n")
+        out.extend(got)
+    return raw_line, out
+
+
+# A trailing comment in a line without strings:
+#   \tadd.s32 \t%r1, %r2, 1;  // c1
+_COMMENT = re.compile(r"//[^\n]*")
+
+
+def _structural(kept: list[str]) -> list[int]:
+    """Indices of the kept lines :class:`_Structure` must see, in order: those with ``.entry``/``.func``, a block
+    label (``$L__BB0_3:``) and those with braces that open or close something (unbalanced, or a line that starts
+    with ``{`` or ends with ``}``). Any other line changes nothing there: a branch to a label, balanced braces
+    inside a line (``ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd1];``)."""
+    out: list[int] = []
+    for i, ln in enumerate(kept):
+        if "$L__BB" in ln:
+            if ln.lstrip().startswith("$L__BB") or "{" in ln or "}" in ln or ".entry" in ln or ".func" in ln:
+                out.append(i)
+        elif ".entry" in ln or ".func" in ln:
+            out.append(i)
+        elif ("{" in ln or "}" in ln) and (
+            ln.count("{") != ln.count("}") or ln.endswith("}") or ln.lstrip().startswith("{")
+        ):
+            out.append(i)
+    return out
+
+
+class _Numbering:
+    """Symbol text (``%rd38``) → new name (``%rd7``) and shape (``%rd_``): each class (``%r``, ``%rd``, ...,
+    ``$L__BB``) numbered by first appearance. The ids of a chunk's symbols come from one C pass (a ``defaultdict``
+    counting first appearances), the new symbols' classes from one ``re.sub`` (the text without its digits), their
+    numbers from per-class counters (``itertools.count``): no Python call per symbol."""
 
     def __init__(self) -> None:
+        self._ids: defaultdict[str, int] = defaultdict(count().__next__)  # symbol text -> first-appearance id
+        self._counters: defaultdict[str, Iterator[int]] = defaultdict(count)  # class -> its next number
+        self._shown: list[str] = []  # by id
+        self._erased: list[str] = []  # by id
+
+    def rename(self, syms: list[str]) -> tuple[Sequence[str], Sequence[str]]:
+        """The new names and the shapes of ``syms`` (symbol texts in order of appearance)."""
+        before = len(self._ids)
+        ids = list(map(self._ids.__getitem__, syms))
+        new = len(self._ids) - before
+        if new:
+            fresh = list(islice(reversed(self._ids), new))
+            fresh.reverse()
+            # the class: the symbol without its digits (``%rd38`` -> ``%rd``, ``$L__BB0_1`` -> ``$L__BB_``)
+            joined = "\n".join(fresh)
+            joined = joined.translate(_NO_DIGITS) if joined.isascii() else _DIGITS.sub("", joined)
+            classes = joined.split("\n")
+            prefixes = list(map(_prefix.__getitem__, classes))
+            numbers = map(str, map(next, map(self._counters.__getitem__, prefixes)))
+            self._shown.extend(map(str.__add__, prefixes, numbers))
+            self._erased.extend(map(_erased.__getitem__, classes))
+        if len(ids) == 1:
+            return [self._shown[ids[0]]], [self._erased[ids[0]]]
+        get = itemgetter(*ids)  # a tuple of each list's items (in C)
+        return get(self._shown), get(self._erased)
+
+    def table(self) -> dict[str, str]:
+        """Symbol text -> new name of every symbol seen."""
+        return dict(zip(self._ids, self._shown, strict=True))
+
+
+_DIGITS = re.compile(r"\d+")
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
+class _ClassNames(dict[str, str]):
+    """A symbol class without digits (``%rd``, ``$L__BB_``) -> what its symbols are named with or erased to."""
+
+    def __init__(self, erased: bool) -> None:
         super().__init__()
-        self.counters: dict[str, int] = {}
+        self._erased = erased
 
-    def __missing__(self, s: str) -> str:
-        c = _quick(s)[3]  # the class: $L__BB, %r, %rd, ... (a Unicode digit is a digit too)
-        n = self.counters.get(c, 0)
-        self.counters[c] = n + 1
-        name = self[s] = c + str(n)
-        return name
-
-
-# The shape of a chunk of kept lines: every symbol of _PTX_SPLIT erased to its class (``%rd38`` → ``%rd_``,
-# ``$L__BB0_1`` → ``$L__BB_``), one literal-replacement pass per class (C speed; at most one class can match at a
-# ``%``, and no replacement makes or breaks a match of another class):
-#   @%p2 ld.global.b16 { %rs1 }, [ %rd38 + 0 ];
-_ERASE = [(re.compile(f"%{c}\\d+\\b").sub, f"%{c}_") for c in _CLASSES]
-_ERASE.append((re.compile(r"\$L__BB\d+_\d+\b").sub, "$L__BB_"))
+    def __missing__(self, c: str) -> str:
+        if c[0] == "$":
+            got = "$L__BB_" if self._erased else "$L__BB"
+        else:
+            got = c + "_" if self._erased else c
+        self[c] = got
+        return got
 
 
-class _HasStrings(Exception):
-    pass
+_prefix = _ClassNames(erased=False)
+_erased = _ClassNames(erased=True)
