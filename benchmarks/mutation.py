@@ -213,6 +213,10 @@ def _slug(module: str) -> str:
     return module.removesuffix(".py").replace("/", ".")
 
 
+# The benchmark scripts, also copied into mutmut's mutants/ (the tests run there and import them from there).
+_BENCH_SCRIPTS = sorted(f"benchmarks/{p.name}" for p in (ROOT / "benchmarks").glob("*.py"))
+
+
 def _pyproject(module: str, tests: list[str]) -> str:
     """The repository's pyproject.toml with a ``[tool.mutmut]`` that mutates only ``module`` and runs ``tests``."""
     text = (ROOT / "pyproject.toml").read_text()
@@ -223,8 +227,9 @@ def _pyproject(module: str, tests: list[str]) -> str:
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
         "pytest_add_cli_args_test_selection": tests,
         "use_git_change_detection": False,
-        # Recorded GPU results read by tests (tests/test_verdicts_agree.py reads benchmarks/results/*/records.json).
-        "also_copy": ["benchmarks/results"],
+        # Recorded GPU results read by tests (tests/test_verdicts_agree.py reads benchmarks/results/*/records.json),
+        # and the benchmark scripts some tests import (tests/test_normalize_parallel.py: bench_align_large's generator).
+        "also_copy": ["benchmarks/results", *_BENCH_SCRIPTS],
     }
     lines = ["", "[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in conf.items()]
     return text + "\n".join(lines) + "\n"
