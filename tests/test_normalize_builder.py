@@ -10,7 +10,18 @@ import re
 import pytest
 
 from irdiff.normalize import NormalizedStage, dialect_normalizer
-from irdiff.normalize.builder import _SENTINELS, Builder, BulkBuilder, Renamer, Sym, _stem, tokenize_symbols
+from irdiff.normalize.builder import (
+    _SENTINELS,
+    Builder,
+    BulkBuilder,
+    Renamer,
+    Sym,
+    Symbols,
+    _Missing,
+    _stem,
+    lookup_in_order,
+    tokenize_symbols,
+)
 from irdiff.normalize.mlir import SYMBOLS as MLIR_SYMBOLS
 from irdiff.normalize.model import Region
 
@@ -206,3 +217,111 @@ def test_bulk_builder_api_directly() -> None:
     assert got.symbols[-4] == ("%y.0", "%y.0") and got.symbol_spans[-4] == ((6, 9), (9, 13))
     assert got.columns is not None and got.columns[:4] == ["c0", "c1", "c2", "c0"] and got.columns[-3:] == ["L", "", ""]
     assert len(got) == 4205 and got.raw_line[-1] == 4205
+
+
+def test_lookup_in_order_names_new_keys_in_order() -> None:
+    """``lookup_in_order`` over a table that names a missing key on first use (as the bulk builder's is): a list
+    of the values in the order of the keys, new keys named in that order, for no key, one key and many."""
+    made: list[str] = []
+
+    def name(k: str) -> str:
+        made.append(k)
+        table[k] = f"v{len(made) - 1}"
+        return table[k]
+
+    table = _Missing(name)
+    assert list(lookup_in_order(table, [])) == []
+    assert list(lookup_in_order(table, ["%b"])) == ["v0"]  # one name, not its characters
+    assert list(lookup_in_order(table, ["%a", "%b", "%a"])) == ["v1", "v0", "v1"]
+    assert list(lookup_in_order(table, ["%c", "%d", "%c", "%a"])) == ["v2", "v3", "v2", "v1"]
+    assert made == ["%b", "%a", "%c", "%d"]
+
+
+def test_a_line_with_one_symbol_is_renamed_by_the_bulk_builder() -> None:
+    """A chunk whose only symbol is one register (a one-line text): named, not split into characters."""
+    for make in (Builder, BulkBuilder):
+        out = make("ttgir", "")
+        out.use(MLIR_SYMBOLS)
+        out.add_text("tt.return %x_5", 1)
+        n = out.build()
+        assert (n.lines, list(n.symbols), list(n.symbol_spans)) == (["tt.return %x.0"], [("%x.0",)], [((10, 14),)])
+
+
+def test_builder_errors_say_what_to_do() -> None:
+    """Misuse raises ValueError naming the step that was missed; the bulk builder refuses add_text before use as
+    the reference builder does (it used to keep such lines as literal text)."""
+    with pytest.raises(ValueError, match=r"^add_text needs the dialect's symbols \(Builder\.use\)$"):
+        Builder("ttgir", "").add_text("%0", 1)
+    with pytest.raises(ValueError, match=r"^add_text needs the dialect's symbols \(BulkBuilder\.use\)$"):
+        BulkBuilder("ttgir", "").add_text("%0", 1)
+    with pytest.raises(ValueError, match=r"^add_text needs the dialect's symbols \(BulkBuilder\.use\)$"):
+        BulkBuilder("ttgir", "").add_text(["%0 = ", _ssa("a_1")], 1)
+    with pytest.raises(ValueError, match=r"^no placeholder character is free in this text: use Builder$"):
+        BulkBuilder("ttgir", _SENTINELS)
+    out = BulkBuilder("ttgir", "")
+    out.use(MLIR_SYMBOLS)
+    out.add(["x"], 1)  # add counts as a line too
+    with pytest.raises(ValueError, match=r"^BulkBuilder\.use after the first line$"):
+        out.use(MLIR_SYMBOLS)
+    # A dialect whose plain split finds more than its pattern: a longer piece (%1x, the pattern reads only %1) or
+    # one the pattern does not match at all (%q): refused, not renamed by a partial match.
+    for text, bad in (("%1x = op %2", "%1x"), ("%7 = op %q", "%q")):
+        out = BulkBuilder("ttgir", text)
+        out.use(Symbols(re.compile(r"%(\d+)"), lambda m: _ssa(m.group(1)), r"%\d+x?|%q"))
+        out.add_text(text, 1)
+        with pytest.raises(ValueError, match=r"^split and pattern disagree on ") as err:
+            out.build()
+        assert str(err.value).endswith(repr(bad))
+
+
+def test_bulk_builder_without_use_adds_parts_like_the_builder() -> None:
+    """add (parts: literal text and Sym, nothing searched) needs no dialect: the stage name, no side column by
+    default, literal runs joined as given, symbols renamed, regions in pre-order (the longer first on a start)."""
+
+    def fill(out: Builder | BulkBuilder) -> NormalizedStage:
+        out.add(["x = ", "f(", _ssa("a_1"), ", ", "%b_2", ")"], 3)
+        out.add([_ssa("a_7"), " ", _ssa("a_1")], 4)
+        out.regions += [Region(1, 1, "block", "inner"), Region(0, 0, "x", "y"), Region(0, 1, "tt.func @KERNEL", "f")]
+        return out.build()
+
+    ref, got = fill(Builder("ttgir", "raw")), fill(BulkBuilder("ttgir", "raw"))
+    assert got.lines == ref.lines == ["x = f(%a.0, %b_2)", "%a.1 %a.0"]
+    assert got.shapes == ref.shapes == ["x = f(%_, %b_2)", "%_ %_"]
+    assert list(got.symbols) == ref.symbols == [("%a.0",), ("%a.1", "%a.0")]
+    assert list(got.symbol_spans) == ref.symbol_spans == [((6, 10),), ((0, 4), (5, 9))]
+    assert got.regions == ref.regions
+    assert [r.label for r in got.regions] == ["f", "y", "inner"]
+    assert (got.stage, got.raw, got.columns, got.raw_line) == ("ttgir", "raw", None, [3, 4])
+
+
+def test_bulk_builder_with_other_symbol_syntaxes() -> None:
+    """Symbol syntaxes the four dialects do not all use, each against Builder with its stated result: no quick
+    (make names everything), make keeping a match (None) or replacing it (text), strings not skipped
+    (``strings=False``, as SASS), a case-insensitive pattern (plain compiled with its flags), and a held Sym of
+    the same namespace and stem as a text symbol (one counter for both)."""
+    reg = re.compile(r"%(r\d+|keep|lit)\b", re.I)
+
+    def make(m: re.Match[str]) -> Sym | str | None:
+        g = m.group(1)
+        return None if g == "keep" else "LIT" if g.lower() == "lit" else Sym("reg", g.lower(), "%r_", "%r{n}")
+
+    cases = [
+        (Symbols(reg, make, r"%(?:r\d+|keep|lit)\b"), ['mov %r5, %keep, %LIT "%r6"', "add %R7, %r5"],
+         ['mov %r0, %keep, LIT "%r6"', "add %r1, %r0"]),
+        (Symbols(reg, make, r"%(?:r\d+|keep|lit)\b", strings=False), ['mov %r5, "%r6"', 'x "%r5'],
+         ['mov %r0, "%r1"', 'x "%r0']),
+        (MLIR_SYMBOLS, ["%a_2 = op", '%a_9 = "s %a_3"'], ["%a.1 = op", '%a.2 = "s %a_3"']),
+    ]  # fmt: skip
+    for symbols, texts, want in cases:
+        got = []
+        for make_builder in (Builder, BulkBuilder):
+            out = make_builder("ttgir", "")
+            out.use(symbols)
+            if symbols is MLIR_SYMBOLS:
+                out.add([_ssa("a_1"), " = held"], 1)  # a Sym of namespace ssa, stem a: %a.0
+            for k, text in enumerate(texts):
+                out.add_text(text if k else [text[:4], text[4:]], k + 2)  # a parts list, then a plain text
+            n = out.build()
+            got.append((n.lines, n.shapes, list(n.symbols), list(n.symbol_spans)))
+        assert got[0] == got[1]
+        assert got[1][0][-len(want) :] == want

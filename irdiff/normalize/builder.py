@@ -233,7 +233,7 @@ class BulkBuilder:
         self.columns: list[str] | None = [] if with_columns else None
         self.regions: list[Region] = []
         self.renamer = Renamer()
-        self.symbols = Symbols(re.compile("(?!)"), lambda m: None, "(?!)")
+        self.symbols: Symbols | None = None  # the dialect's, for add_text (use): add alone needs none
         self._quick: Callable[[str], tuple[str, str, str, str, str] | None] | None = None
         self._s = sentinel
         self._split = re.compile(f"({sentinel}\\d+{sentinel})")
@@ -299,17 +299,20 @@ class BulkBuilder:
 
     def add_text(self, text: str | list[str | Sym], raw_line: int, column: str = "") -> int:
         """Add one line whose symbols are found in ``text`` (or in the literal parts of a parts list); returns its
-        index."""
+        index; raises ValueError before :meth:`use`, as :meth:`Builder.add_text` does."""
+        syn = self.symbols
+        if syn is None:
+            raise ValueError("add_text needs the dialect's symbols (BulkBuilder.use)")
         if isinstance(text, str):
             line = text
-            if self.symbols.strings and '"' in line:
+            if syn.strings and '"' in line:
                 line = "".join(self._hold(seg) if is_str else seg for is_str, seg in split_strings(line))
         else:
             acc: list[str] = []
             for p in text:
                 if isinstance(p, Sym):
                     acc.append(self._hold(p))
-                elif self.symbols.strings and '"' in p:
+                elif syn.strings and '"' in p:
                     acc.extend(self._hold(seg) if is_str else seg for is_str, seg in split_strings(p))
                 else:
                     acc.append(p)
@@ -345,10 +348,12 @@ class BulkBuilder:
         if s[0] == self._s:
             what = self._held.pop(s)
         else:
-            m = self.symbols.pattern.match(s)
+            syn = self.symbols
+            assert syn is not None  # the split finds a symbol's text only after use() (before: placeholders only)
+            m = syn.pattern.match(s)
             if m is None or m.end() != len(s):
                 raise ValueError(f"split and pattern disagree on {s!r}")
-            what = self.symbols.make(m)
+            what = syn.make(m)
         if what is None or isinstance(what, str):
             shown = self._shown[s] = self._erased[s] = s if what is None else what
             self._literals.add(s)
