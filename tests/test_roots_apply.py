@@ -445,3 +445,234 @@ def test_register_story_of_a_row_kernel_at_8_and_4_warps(compile_suite, order: t
     mem.predicts = "w8"
     g = _regs(b, a, o, mem, opts, cfg)
     assert g.causes == ["options.changed"]
+
+
+def _snapshots(tmp: Path, src: VariantResult, name: str, edit: Any = None, drop: tuple[int, ...] = ()) -> VariantResult:
+    """``src`` under another name whose per-pass snapshots are copies of ``src``'s (without the positions ``drop``),
+    each passed through ``edit(position, text)`` when given."""
+    d = tmp / name / "passes"
+    d.mkdir(parents=True)
+    files = []
+    for pos, fn in enumerate(src.passes):
+        if pos in drop:
+            continue
+        text = (Path(src.directory) / "passes" / fn).read_text()
+        (d / fn).write_text(edit(pos, text) if edit is not None else text)
+        files.append(fn)
+    v = copy.copy(src)
+    v.name, v.directory, v.passes = name, str(tmp / name), files
+    return v
+
+
+def test_first_diverging_pass_when_the_first_differing_pass_only_records_an_option(
+    compile_suite, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """``w4``'s snapshots against copies of them where, from one pass on, the module records another
+    ``ttg.num-warps`` and, two passes later, the code differs too: the root names the pass that changes code and says
+    that the one before only records the option; the parent's title names the code pass."""
+    w4 = compile_suite(CASES + "::warps", ["w8", "w4"], "sm90", passes=True).variants["w4"]
+    from irdiff.diagnose.passes import pass_names
+
+    names = pass_names(w4)
+    k = next(
+        i for i, fn in enumerate(w4.passes) if '"ttg.num-warps" = 4' in (Path(w4.directory) / "passes" / fn).read_text()
+    )
+
+    def edit(pos: int, text: str) -> str:
+        if pos >= k:
+            text = text.replace('"ttg.num-warps" = 4', '"ttg.num-warps" = 16')
+        if pos >= k + 2:
+            text = text.replace("tt.splat", "tt.broadcast_splat")
+        return text
+
+    other = _snapshots(tmp_path, w4, "w16", edit)
+    assert "tt.splat" in (Path(w4.directory) / "passes" / w4.passes[k + 2]).read_text()
+    for a, o, va, vb in (("w4", "w16", w4, other), ("w16", "w4", other, w4)):
+        parent = Finding("options.changed", "major", "Options differ", "", [])
+        p = R._pass_finding(a, o, va, vb, [parent])
+        assert p is not None and p.causes == ["options.changed"]
+        code, recorder = names[k + 1], names[k - 1]
+        assert p.title == f"First diverging pass: `{code}`"
+        assert p.explanation == (
+            f"The per-pass snapshots are equal up to `{code}`, whose output differs first (before it, `{recorder}` "
+            "only records the option in the module attributes). Its output hunk is in the evidence."
+        )
+        assert parent.title == f"Options differ; first diverging pass: `{code}`"
+        assert any("broadcast_splat" in e.text for e in p.evidence if e.variant == "w16")
+
+
+def test_first_diverging_pass_when_every_snapshot_is_equal(compile_suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Equal snapshots: the variants diverge after the MLIR pipeline; a pass only one side saved is named on its side
+    (``none`` on the other), and the parent's title is left alone (no pass to name)."""
+    w4 = compile_suite(CASES + "::warps", ["w8", "w4"], "sm90", passes=True).variants["w4"]
+    from irdiff.diagnose.passes import pass_names
+
+    names = pass_names(w4)
+    same = _snapshots(tmp_path, w4, "same")
+    equal = "Every saved MLIR pass snapshot is equal: the variants diverge after the MLIR pipeline (LLVM/PTX/ptxas)"
+    parent = Finding("settings.changed", "major", "Settings differ", "", [])
+    p = R._pass_finding("w4", "same", w4, same, [parent])
+    assert p is not None and (p.title, p.explanation, p.evidence) == (equal, equal + ".", [])
+    assert p.causes == ["settings.changed"] and parent.title == "Settings differ"
+    n = len(names)  # the last two snapshots saved by one side only: everything both saved is equal
+    fewer = _snapshots(tmp_path, w4, "fewer", drop=(n - 2, n - 1))
+    for a, o, va, vb in (("w4", "fewer", w4, fewer), ("fewer", "w4", fewer, w4)):
+        p = R._pass_finding(a, o, va, vb, [])
+        assert p is not None and p.title == equal and p.causes == []
+        listed = f"`{names[-2]}`, `{names[-1]}`"
+        assert p.explanation == equal + (
+            f". Passes only `w4` runs: {listed}; only `fewer`: none." if a == "w4"
+            else f". Passes only `fewer` runs: none; only `w4`: {listed}."
+        )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ trace through the stages
+
+
+def _division_root(b: Bundle, a: str, o: str, needle: tuple[str, str] = ("x / y", "tl.div_rn")) -> R._Root:
+    """A ``source.op-changed`` root on the lines of ``needle`` (in ``approx``, in ``ieee``) of the division pair."""
+    at = {"approx": line_of(b.variants["approx"], needle[0]), "ieee": line_of(b.variants["ieee"], needle[1])}
+    f = Finding("source.op-changed", "minor", "Source", "S.", [], stage="python")
+    return R._Root(f, {at[a]}, {at[o]})
+
+
+def _trace(
+    b: Bundle, r: R._Root, a: str, o: str, findings: list[Finding] | None = None, whole_ok: bool = True
+) -> Finding:
+    va, vb = b.variants[a], b.variants[o]
+    sd = R.diff_sources(va, vb)
+    R._add_trace(
+        r,
+        a,
+        o,
+        va,
+        vb,
+        R.attr_changes(va, vb, sd.line_pairs),
+        sd,
+        [r.finding] if findings is None else findings,
+        whole_ok,
+    )
+    return r.finding
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_trace_of_a_single_root_reads_the_whole_kernel(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """The one root of the pair: TTIR at its lines, the whole PTX/SASS delta of each variant (and its most frequent
+    instruction cited at its line), the division mechanism, nothing else in TTIR/TTGIR; minor becomes major."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    f = _trace(b, _division_root(b, a, o), a, o)
+    assert f.severity == "major"
+    x = f.explanation
+    assert x.startswith("S. Downstream: TTIR at these lines: ")
+    assert "PTX at these lines" not in x and "TTGIR at these lines" in x
+    wa, wb = R._whole_delta(va, vb, "ptx")
+    assert "div.full.f32" in (wa if a == "approx" else wb) and "div.rn.f32" in (wb if a == "approx" else wa)
+    assert "; PTX (whole kernel): " in x and f" only in `{a}`, " in x and "; SASS (whole kernel): " in x
+    assert " Nothing else differs in TTIR/TTGIR. `approx` divides with `div.full.f32`" in x
+    cited = [(e.variant, e.stage, e.text) for e in f.evidence]
+    assert [(v, s) for v, s, _ in cited] == [(a, "ptx"), (o, "ptx"), (a, "sass"), (o, "sass")]
+    for (v, stage, text), e in zip(cited, f.evidence, strict=True):
+        da, db = R._whole_delta(va, vb, stage)
+        ops = da if v == a else db
+        top = max(ops.values())
+        key = text.split("   (")[0]
+        assert ops[key] == top and text == f"{key}   ({top}× only in `{v}`)"
+        assert e.line is not None and key in R.stage_text(b.variants[v], stage).splitlines()[e.line - 1]
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_trace_of_one_root_among_several_stays_at_its_lines(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """With other roots the whole-kernel delta is no one root's: the trace reads PTX at the root's lines only, cites
+    no whole-kernel instruction, and does not claim that nothing else differs while another root stands."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o, _, _ = _pair(order, b)
+    r = _division_root(b, a, o)
+    other = Finding("options.changed", "major", "", "", [], stage="options")
+    f = _trace(b, r, a, o, [r.finding, other], whole_ok=False)
+    x = f.explanation
+    assert "(whole kernel)" not in x and "; PTX at these lines: " in x
+    ptx = x.split("; PTX at these lines: ")[1]
+    mine, theirs = ("div.full.f32", "div.rn.f32") if a == "approx" else ("div.rn.f32", "div.full.f32")
+    assert ptx.index(f"`{mine}`") < ptx.index(f" in `{a}` where `{o}` has ") < ptx.index(f"`{theirs}`")
+    assert "Nothing else differs" not in x and "`approx` divides with `div.full.f32`" in x
+    assert f.evidence == [] and f.severity == "minor"  # no whole-kernel delta, no attribute: the trace alone
+    # the other root caused by something: it is no root, so nothing else differs again
+    other.causes = ["x"]
+    g = _trace(b, _division_root(b, a, o), a, o, [other], whole_ok=False)
+    assert g.explanation.count(" Nothing else differs in TTIR/TTGIR.") == 1
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_trace_of_lines_that_compile_alike_is_information(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A source root on lines whose IR is the same in both variants (the offsets): no trace, info, and it says so;
+    a root that is no source change keeps its severity."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o, _, _ = _pair(order, b)
+    r = _division_root(b, a, o, ("offs = ", "offs = "))
+    f = _trace(b, r, a, o, whole_ok=False)
+    assert f.severity == "info" and f.evidence == []
+    assert " Downstream: " not in f.explanation
+    assert f.explanation.endswith(
+        " No TTIR/TTGIR/LLIR/PTX difference is traced to these lines (their IR is the same, or they have none, like "
+        "an ignored annotation)."
+    )
+    r2 = _division_root(b, a, o, ("offs = ", "offs = "))
+    r2.finding.id = "settings.changed"
+    g = _trace(b, r2, a, o, whole_ok=False)
+    assert g.severity == "minor" and "No TTIR/TTGIR/LLIR/PTX difference" not in g.explanation
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_trace_names_the_attribute_change_on_the_root_lines(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A source root on the load that gained ``evict_first``: the attribute change at its lines is said in words
+    (not for the attribute finding itself, whose title says it), the cache-hint mechanism is named, and it weighs."""
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    sd = R.diff_sources(va, vb)
+    (ac,) = R.attr_changes(va, vb, sd.line_pairs)
+    lines = {"evict": line_of(b.variants["evict"], "evict_first"), "keep": line_of(b.variants["keep"], "y = tl.load")}
+    src = Finding("source.kwarg-changed", "minor", "Source", "S.", [], stage="python")
+    f = _trace(b, R._Root(src, {lines[a]}, {lines[o]}), a, o, whole_ok=False)
+    assert f.explanation.startswith(f"S. {ac.words(a, o)}. Downstream: TTIR at these lines: ")
+    assert "Cache hints: `evict` sets `evict_first`" in f.explanation and f.severity == "major"
+    # a root elsewhere: the attribute is not its own
+    far = _trace(b, R._Root(Finding("source.x", "minor", "", "S.", []), {1}, {1}), a, o, whole_ok=False)
+    assert ac.words(a, o) not in far.explanation
+    attr = Finding("ttir.attr-changed", "minor", "T", "A.", [], stage="ttir")
+    g = _trace(b, R._Root(attr, {ac.line_a}, {ac.line_b}), a, o, whole_ok=False)
+    assert ac.words(a, o) not in g.explanation and "Cache hints: `evict` sets `evict_first`" in g.explanation
+    assert g.severity == "major"
+
+
+@pytest.mark.parametrize("order", [("bare", "hint"), ("hint", "bare")])
+def test_trace_of_hint_attributes_alone_does_not_weigh(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """The ``tl.multiple_of`` line with only its AxisInfo attributes (no whole-kernel delta): the hints matter only
+    through their effects, so the root stays minor."""
+    b = compile_suite(CASES + "::hinted", ["bare", "hint"], "sm80")
+    a, o, _, _ = _pair(order, b)
+    lines = {v: line_of(b.variants[v], "offs_m = ") for v in ("bare", "hint")}
+    src = Finding("source.call-added", "minor", "Source", "S.", [], stage="python")
+    f = _trace(b, R._Root(src, {lines[a]}, {lines[o]}), a, o, whole_ok=False)
+    assert "tt.divisibility = dense<128>" in f.explanation  # the attribute change in words, at the hinted line
+    assert f.severity == "minor"
+    assert "`tl.multiple_of` attaches `tt.divisibility`" in f.explanation
+
+
+def test_a_failing_mechanism_does_not_break_the_trace(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+
+    def broken(ctx: R.RootContext) -> str | None:
+        raise RuntimeError("boom")
+
+    def said(ctx: R.RootContext) -> str | None:
+        return f"[{ctx.a} {ctx.b} {len(ctx.changes)} {sorted(s.stage for s in ctx.trace)}]"
+
+    R.register_mechanism(broken)
+    R.register_mechanism(said)
+    try:
+        f = _trace(b, _division_root(b, "ieee", "approx"), "ieee", "approx")
+    finally:
+        R.MECHANISMS.remove(broken)
+        R.MECHANISMS.remove(said)
+    assert f.explanation.endswith(" [ieee approx 1 ['ttgir', 'ttir']]")
