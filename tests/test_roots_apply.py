@@ -676,3 +676,111 @@ def test_a_failing_mechanism_does_not_break_the_trace(compile_suite) -> None:  #
         R.MECHANISMS.remove(broken)
         R.MECHANISMS.remove(said)
     assert f.explanation.endswith(" [ieee approx 1 ['ttgir', 'ttir']]")
+
+
+# ------------------------------------------------------------------------------------------------ more linking
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_unclaimed_keyword_roots_its_attribute_change(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Without a rule to claim it, ``eviction_policy=`` is a source root at its lines, and the TTIR attribute change
+    on that line is its effect (linked by line, no more severe than it)."""
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    out, unexplained = R.apply_roots([], a, o, va, vb, sd=sd)
+    assert [f.id for f in out] == ["source.kwarg-changed", "ttir.attr-changed"] and unexplained == []
+    src, attr = out
+    lines = {"evict": line_of(b.variants["evict"], "evict_first"), "keep": line_of(b.variants["keep"], "y = tl.load")}
+    assert src.title.endswith(f"(line {lines[a]} of `{a}`, line {lines[o]} of `{o}`)")
+    assert [(e.variant, e.line) for e in src.evidence if e.stage == "python"] == [(a, lines[a]), (o, lines[o])]
+    assert attr.causes == ["source.kwarg-changed"] and src.causes == []
+    # one root (the attribute change has a cause): both traces read the whole kernel, and it weighs
+    assert src.severity == attr.severity == "major"
+    assert "; PTX (whole kernel): " in src.explanation and "; PTX (whole kernel): " in attr.explanation
+    assert "No other finding follows" not in src.explanation
+    # the source diff is computed when not given, and an empty one has no source root
+    again, _ = R.apply_roots([], a, o, va, vb)
+    assert [(f.id, f.title, f.causes) for f in again] == [(f.id, f.title, f.causes) for f in out]
+    none, _ = R.apply_roots([], a, o, va, vb, sd=SourceDiff())
+    assert [f.id for f in none] == []
+
+
+@pytest.mark.parametrize("order", [("plain", "hinted"), ("hinted", "plain")])
+def test_hint_statement_is_claimed_by_the_hint_rule_off_its_line(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``base = tl.multiple_of(base, 4)`` on a line of its own: ``tt.divisibility`` lands on the ``arith.muli`` of the
+    line above, where the hint rule's evidence is, so the rule claims the hint call although it is on another line,
+    names it in its title at the call's line, and the attribute change on the line above follows from it."""
+    b = compile_suite(str(SUITES / "hint_statement.py"), ["plain", "hinted"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    call, above = line_of(b.variants["hinted"], "tl.multiple_of(base, 4)"), line_of(b.variants["hinted"], "base = pid")
+    assert call == above + 1
+    by, ids, unexplained = run_roots(b, a, o)
+    assert ids[:2] == ["hint.axis-info", "ttir.attr-changed"] and unexplained == []
+    assert not any(i.startswith("source.") for i in ids)
+    rule = by["hint.axis-info"]
+    assert rule.title.startswith(
+        f"statement `base = tl.multiple_of(base, 4)` only in `hinted` (line {call} of `hinted`): AxisInfo hints differ"
+    )
+    assert [ln for ln, t in python_ev(rule, "hinted") if t.startswith("source change: ")] == [call]
+    assert python_ev(rule, "plain") == []  # the statement has no line in `plain`
+    attr = by["ttir.attr-changed"]
+    assert attr.causes == ["hint.axis-info"] and "from line" in attr.title and "`arith.muli`" in attr.title
+    assert f"line {above} of `hinted`" in attr.title
+    # without the rule, the statement is the source root and the attribute change (a line above it) still follows
+    _, sd = rule_findings(b, a, o)
+    out, unexplained = R.apply_roots([], a, o, va, vb, sd=sd)
+    assert [(f.id, f.causes) for f in out] == [("source.statement", []), ("ttir.attr-changed", ["source.statement"])]
+
+
+def test_rewrite_lists_the_changes_and_lets_the_rules_root_the_chain(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """A persistent matmul against the tiled one: more than ``REWRITE_CHANGES`` source changes, so no change is taken
+    for a root: one informational list, and the rules' own findings start the chains (the loop nest here)."""
+    b = compile_suite("persistent-matmul", ["tiled", "persistent", "persistent-noflatten"], "sm90")
+    for a, o in (("persistent-noflatten", "tiled"), ("tiled", "persistent-noflatten")):
+        by, ids, unexplained = run_roots(b, a, o)
+        assert unexplained == [] and "loop.nest" in ids and "source.statement" in ids
+        lst = by["source.statement"]
+        n = int(lst.title.split(" places")[0].rsplit(" ", 1)[1])
+        assert n > R.REWRITE_CHANGES and lst.severity == "info" and lst.causes == []
+        assert lst.title == f"Source: the kernels differ in {n} places (a rewrite); see the python stage diff"
+        assert lst.explanation.startswith(
+            f"{n} source changes between `{a}` and `{o}`: too many for one of them to be the root of every "
+            "difference below. Findings whose evidence is on a changed line name it; the rest follow their own "
+            "rules. What changed in the source"
+        )
+        assert "Downstream" not in lst.explanation  # no trace: it is no root
+        assert not any(i.startswith("source.") and i != "source.statement" for i in ids)
+        assert by["loop.nest"].causes == [] and by["resources.registers"].causes == ["loop.nest"]
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_the_rules_settings_finding_is_the_root_of_the_first_diverging_pass(compile_suite, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    from irdiff.pipeline import load_pair
+
+    b80 = compile_suite(CASES + "::warps", ["w4"], "sm80", passes=True)
+    b90 = compile_suite(CASES + "::warps", ["w4"], "sm90", passes=True)
+    bundle, x80, x90 = load_pair(Path(b80.directory) / "w4", Path(b90.directory) / "w4")
+    a, o = (x90, x80) if swap else (x80, x90)
+    by, ids, unexplained = run_roots(bundle, a, o)
+    assert ids[0] == "settings.target-changed" and "settings.changed" not in ids and unexplained == []
+    assert by["pass.first-diverging"].causes == ["settings.target-changed"]
+    assert by["settings.target-changed"].title.endswith("; first diverging pass: `ConvertTritonToTritonGPU`")
+
+
+def test_measured_time_is_never_linked_nor_unexplained_and_cycles_reach_no_root(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    fs, sd = rule_findings(b, "approx", "ieee")
+    tm = Finding("time.measured", "major", "Time", "T.", [], stage="time")
+    loop_a = Finding("coalesce.contiguity", "major", "A", "A.", [], causes=["coalesce.vector-width"])
+    loop_b = Finding("coalesce.vector-width", "major", "B", "B.", [], causes=["coalesce.contiguity"])
+    gone = Finding("pipeline.buffers", "minor", "C", "C.", [], causes=["nowhere"])
+    out, unexplained = R.apply_roots([tm, *fs, loop_a, loop_b, gone], "approx", "ieee", *b.variants.values(), sd=sd)
+    ids = [f.id for f in out]
+    assert ids[0] == "precision.division" and ids[-1] == "time.measured" and tm.causes == []
+    assert sorted(unexplained) == ["coalesce.contiguity", "coalesce.vector-width", "pipeline.buffers"]
+    # last but the time, the shallow chain first (a cycle is as deep as the guard lets it be)
+    assert ids[-4:-1] == ["pipeline.buffers", "coalesce.contiguity", "coalesce.vector-width"]
+    for f in (loop_a, loop_b, gone):
+        assert f.explanation.endswith(R.UNEXPLAINED_NOTE) and f.explanation.count("Unexplained:") == 1
+    assert R.UNEXPLAINED_NOTE not in tm.explanation
