@@ -12,6 +12,7 @@ from operator import itemgetter, not_
 from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import LazyPerLine, NormalizedStage, Region
 from irdiff.normalize.text import (
+    Kernel,
     kernel_pattern,
     replace_kernel,
     strip_comment,
@@ -165,35 +166,36 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
     :attr:`~NormalizedStage.symbol_spans` are computed when read (:class:`~irdiff.normalize.model.LazyPerLine`)
     from the raw line, which is normalized again the same way.
     """
-    got = _kept(raw_lines, kernel_name, ".section" in text)
-    if got is None:
+    kpat = kernel_pattern(kernel_name)
+    if kpat is not None and '"' in kpat.name:
         return None
-    raw_line, kept = got
+    raw_line, chunks = _kept(raw_lines, kpat, ".section" in text)
     regions: list[Region] = []
     structure = _Structure(regions)
-    n = len(kept)
-    for idx in _structural(kept):
-        structure.line(idx, raw_line[idx], kept[idx])
-    structure.finish(n)
-    regions.sort(key=lambda r: (r.start, -r.end))
     lines: list[str] = []
     shapes: list[str] = []
     shape_pool: dict[str, str] = {}  # one string per distinct shape (most lines of a big kernel share a few)
     numbering = _Numbering()
-    for k in range(0, n, _CHUNK):
-        parts = _PTX_SPLIT.split("\n".join(kept[k : k + _CHUNK]))
-        if len(parts) > 1:
-            shown, erased = numbering.rename(parts[1::2])  # new symbols named in order of appearance
-            parts[1::2] = shown
-            lines.extend("".join(parts).split("\n"))
-            parts[1::2] = erased
-            got_shapes = "".join(parts).split("\n")
-        else:
-            lines.extend(parts[0].split("\n"))
-            got_shapes = parts[0].split("\n")
-        shapes.extend(map(shape_pool.setdefault, got_shapes, got_shapes))
-    del kept
-    kpat = kernel_pattern(kernel_name)
+    try:
+        for kept in chunks:  # in order, one chunk of kept lines at a time (little memory)
+            k = len(lines)
+            for idx in _structural(kept):
+                structure.line(k + idx, raw_line[k + idx], kept[idx])
+            parts = _PTX_SPLIT.split("\n".join(kept))
+            if len(parts) > 1:
+                shown, erased = numbering.rename(parts[1::2])  # new symbols named in order of appearance
+                parts[1::2] = shown
+                lines.extend("".join(parts).split("\n"))
+                parts[1::2] = erased
+                got_shapes = "".join(parts).split("\n")
+            else:
+                lines.extend(kept)
+                got_shapes = kept
+            shapes.extend(map(shape_pool.setdefault, got_shapes, got_shapes))
+    except _HasStrings:
+        return None
+    structure.finish(len(lines))
+    regions.sort(key=lambda r: (r.start, -r.end))
     both: list[tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]] = []
 
     def per_line() -> tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]:
@@ -246,39 +248,42 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
 _PTX_NOT_KEPT = re.compile(_PTX_DROP.pattern[:-1] + "|$)")
 
 
-def _kept(raw_lines: list[str], kernel_name: str | None, sections: bool) -> tuple[list[int], list[str]] | None:
-    """``(raw line numbers, lines)`` of :func:`_kept_lines`, computed over all lines per C call (a regex match per
-    line to select them, one ``re.sub`` per chunk for comments and the kernel's name); None when a kept line or the
-    kernel's name holds a ``"`` (the general normalizer skips strings). ``sections``: the text has a ``.section``
-    (the lines from the first DWARF section on are not kept)."""
-    kpat = kernel_pattern(kernel_name)
-    if kpat is not None and '"' in kpat.name:
-        return None
+def _kept(raw_lines: list[str], kpat: Kernel | None, sections: bool) -> tuple[list[int], Iterator[list[str]]]:
+    """The raw line numbers of :func:`_kept_lines` and its lines in chunks (computed over many lines per C call: a
+    regex match per line selects them, one ``re.sub`` per chunk strips comments and replaces the kernel's name
+    ``kpat``, which holds no ``"``). Reading the chunks raises :class:`_HasStrings` at a kept line that holds a
+    ``"`` (the general normalizer skips strings). ``sections``: the text has a ``.section`` (the lines from the
+    first DWARF section on are not kept)."""
     cut = len(raw_lines)
     if sections:
         cut = next(compress(count(), map(_PTX_DEBUG_SECTION.match, raw_lines)), cut)
     lines = raw_lines[:cut] if cut < len(raw_lines) else raw_lines
     keep = list(map(not_, map(_PTX_NOT_KEPT.match, lines)))
     raw_line = list(compress(range(1, len(lines) + 1), keep))
-    kept = list(compress(lines, keep))
-    del keep
+    kept = compress(lines, keep)
     per_line_kernel = kpat is not None and "\n" in kpat.name  # a name that a joined chunk could match across lines
-    out: list[str] = []
-    for k in range(0, len(kept), _CHUNK):
-        joined = "\n".join(kept[k : k + _CHUNK])
-        if "//" in joined:  # no string on a kept line (checked below): a comment starts at the first //
-            joined = _COMMENT.sub("", joined)
-        got = list(map(str.rstrip, joined.split("\n")))
-        joined = "\n".join(got)
-        if '"' in joined:  # the kernel's name, replaced below, holds none
-            return None
-        if kpat is not None and kpat.name in joined:
-            if per_line_kernel:
-                got = [replace_kernel(ln, kpat) for ln in got]
-            else:  # lines hold no line break: the name's lookarounds read a break as the end of a line
-                got = kpat.pat.sub("KERNEL", joined).split("\n")
-        out.extend(got)
-    return raw_line, out
+
+    def chunks() -> Iterator[list[str]]:
+        for _ in range(0, len(raw_line), _CHUNK):
+            joined = "\n".join(islice(kept, _CHUNK))
+            if "//" in joined:  # no string on a kept line (checked below): a comment starts at the first //
+                joined = _COMMENT.sub("", joined)
+            got = list(map(str.rstrip, joined.split("\n")))
+            joined = "\n".join(got)
+            if '"' in joined:  # the kernel's name, replaced below, holds none
+                raise _HasStrings
+            if kpat is not None and kpat.name in joined:
+                if per_line_kernel:
+                    got = [replace_kernel(ln, kpat) for ln in got]
+                else:  # lines hold no line break: the name's lookarounds read a break as the end of a line
+                    got = kpat.pat.sub("KERNEL", joined).split("\n")
+            yield got
+
+    return raw_line, chunks()
+
+
+class _HasStrings(Exception):
+    """A kept line holds a ``"``: the general normalizer's job."""
 
 
 # A trailing comment in a line without strings:
