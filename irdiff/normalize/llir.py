@@ -131,10 +131,11 @@ def _ll_sym(text: str) -> Sym:
     return Sym("md", m.group(3), "!_", "!{n}")
 
 
-# _LL_VALUE without capturing groups (for :class:`~irdiff.normalize.builder.BulkBuilder`'s split), the sigil first
-# (a character set the regex engine skips to; each lookbehind then checks the character before the sigil):
+# _LL_VALUE without capturing groups (for :class:`~irdiff.normalize.builder.BulkBuilder`'s split), one alternative
+# per sigil, each a literal the regex engine skips to (a set of first characters it does not use once the split adds
+# its placeholder alternative); each lookbehind then checks the character before the sigil:
 #   %15 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !12
-_LL_PLAIN = r"[%\#!](?:(?<=%)(?:[A-Za-z_$.\-][\w$.\-]*|\d+)|(?<=\#)(?<![\w\"]\#)\d+\b|(?<=!)(?<![\w\"]!)\d+\b)"
+_LL_PLAIN = r"%(?:[A-Za-z_$.\-][\w$.\-]*|\d+)|\#(?<![\w\"]\#)\d+\b|!(?<![\w\"]!)\d+\b"
 
 
 def _quick(s: str) -> tuple[str, str, str, str, str] | None:

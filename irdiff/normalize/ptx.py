@@ -243,8 +243,8 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
 
 # A raw line that is not kept: a debug line (_PTX_DROP), a comment alone, or blanks (nothing left once its comment
 # and trailing blanks are stripped):
-#   \t.loc\t1 40 0
-#   \t// begin inline asm
+#   .loc	1 40 0
+#   // begin inline asm
 _PTX_NOT_KEPT = re.compile(_PTX_DROP.pattern[:-1] + "|$)")
 
 
@@ -287,7 +287,7 @@ class _HasStrings(Exception):
 
 
 # A trailing comment in a line without strings:
-#   \tadd.s32 \t%r1, %r2, 1;  // c1
+#   add.s32 	%r1, %r2, 1;  // c1
 _COMMENT = re.compile(r"//[^\n]*")
 
 
@@ -348,6 +348,8 @@ class _Numbering:
         return dict(zip(self._ids, self._shown, strict=True))
 
 
+# The digits of symbol texts, removed to leave their class (``%rd``; Unicode digits are digits to _PTX_SPLIT too):
+#   %rd38
 _DIGITS = re.compile(r"\d+")
 _NO_DIGITS = str.maketrans("", "", "0123456789")
 

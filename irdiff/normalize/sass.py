@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import compress, count, repeat
 
 from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import Region
 from irdiff.normalize.text import (
+    Kernel,
     kernel_pattern,
     replace_kernel,
 )
@@ -89,6 +91,7 @@ def _sass_ctrl(enc_hex: str) -> str:
     )
 
 
+@lru_cache(maxsize=65536)  # a label is defined once and used about once: the second Sym comes from here
 def _sass_label_sym(name: str) -> Sym:
     name = name.strip("`")
     if name.startswith("LBB"):
@@ -171,13 +174,39 @@ def _quick_reg(s: str) -> tuple[str, str, str, str, str]:
     return ("reg." + kind, s[len(kind) :], "", kind, kind + "_")
 
 
-# (for the split: the first letter's set first, which the regex engine skips to)
+# (for the split: one alternative per first letter, each a literal the regex engine skips to, then the lookbehind
+# on the character before it: ``re.split`` over a chunk takes half the time of a leading lookahead ``(?=[URPB])``)
+#   --:-:-:Y:4	@!P0 IMAD.WIDE.U32 R2, R4, 0x2, UR2;
 SYMBOLS = Symbols(
-    _SASS_REG, _make_reg, r"(?=[URPB])(?<![\w.$])(?:UR|UP|R|P|B)\d+(?![\w$])", strings=False, quick=_quick_reg
+    _SASS_REG,
+    _make_reg,
+    r"U(?<![\w.$]U)[RP]\d+(?![\w$])|R(?<![\w.$]R)\d+(?![\w$])|P(?<![\w.$]P)\d+(?![\w$])|B(?<![\w.$]B)\d+(?![\w$])",
+    strings=False,
+    quick=_quick_reg,
 )
 # What makes an instruction need :func:`_sass_instr_parts` (a label or a branch-like opcode); others are all text:
 #   --:-:-:-:5	@P0 BRA LBB0;
 _SASS_SPECIAL = re.compile(r"LBB|\.L_|" + "|".join(_BRANCH_OPS))
+
+
+def _add_instructions(
+    out: Builder | BulkBuilder, tms: list[re.Match[str]], first: int, kname: str | None, kpat: Kernel | None
+) -> None:
+    """Add consecutive ``get_sass`` instruction lines (their :data:`_SASS_TRITON` matches; the first is raw line
+    ``first``): the control code to the side column, the instruction stripped, the kernel's name replaced; an
+    instruction with a label or a branch-like opcode as :func:`_sass_instr_parts`, runs of the others at once."""
+    ctrls = list(map(re.Match.group, tms, repeat(1)))
+    instrs = list(map(str.strip, map(re.Match.group, tms, repeat(2))))
+    if kname is not None:
+        instrs = [replace_kernel(x, kpat) if kname in x else x for x in instrs]
+    start = 0
+    for k in compress(count(), map(_SASS_SPECIAL.search, instrs)):
+        if k > start:
+            out.add_texts(instrs[start:k], range(first + start, first + k), ctrls[start:k])
+        out.add_text(_sass_instr_parts(instrs[k]), first + k, ctrls[k])
+        start = k + 1
+    if start < len(instrs):
+        out.add_texts(instrs[start:], range(first + start, first + len(instrs)), ctrls[start:])
 
 
 def normalize_sass(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
@@ -203,18 +232,21 @@ def normalize_sass(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name
             out.regions.append(Region(func[0], last, func[1], func[1], anchor=True, function=True))
         func = None
 
-    triton, special, add_text = _SASS_TRITON.match, _SASS_SPECIAL.search, out.add_text
     kname = kernel_name or None
-    for rawno, line in enumerate(raw_lines, start=1):
-        # get_sass's instruction lines first (almost every line; no other pattern below matches one)
-        tm = triton(line)
-        if tm is not None:
-            ctrl, instr = tm.groups()
-            instr = instr.strip()
-            if kname is not None and kname in instr:
-                instr = replace_kernel(instr, kpat)
-            add_text(_sass_instr_parts(instr) if special(instr) else instr, rawno, ctrl)
+    # get_sass's instruction lines (almost every line; no other pattern below matches one), found in one C pass
+    tms = list(map(_SASS_TRITON.match, raw_lines))
+    n = len(raw_lines)
+    i = 0
+    while i < n:
+        if tms[i] is not None:  # a run of instruction lines: added together
+            j = i + 1
+            while j < n and tms[j] is not None:
+                j += 1
+            _add_instructions(out, tms[i:j], i + 1, kname, kpat)  # type: ignore[arg-type]
+            i = j
             continue
+        rawno, line = i + 1, raw_lines[i]
+        i += 1
         s = line.strip()
         if not s or s.startswith("//") or s.startswith(".headerflags") or s.startswith("....."):
             continue
