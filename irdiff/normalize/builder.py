@@ -334,8 +334,11 @@ class BulkBuilder:
 
     def add_texts(self, texts: list[str], raw_lines: Iterable[int], columns: list[str]) -> None:
         """:meth:`add_text` of each of ``texts`` (with its raw line number and side column), in order: the lines
-        join the chunk in one step when no string must be skipped in them."""
-        if self.symbols.strings and any('"' in t for t in texts):
+        join the chunk in one step when no string must be skipped in them; raises ValueError before :meth:`use`."""
+        syn = self.symbols
+        if syn is None:
+            raise ValueError("add_texts needs the dialect's symbols (BulkBuilder.use)")
+        if syn.strings and any('"' in t for t in texts):
             for text, raw_line, column in zip(texts, raw_lines, columns, strict=True):
                 self.add_text(text, raw_line, column)
             return
