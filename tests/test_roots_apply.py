@@ -27,7 +27,7 @@ import pytest
 from irdiff.bundle import Bundle, VariantResult
 from irdiff.diagnose import diagnose
 from irdiff.diagnose import roots as R
-from irdiff.diagnose.model import Finding
+from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.source import SourceDiff
 
 SUITES = Path(__file__).parent / "suites"
@@ -828,3 +828,25 @@ def test_annotation_claim_that_shows_its_line_gets_no_second_citation(compile_su
     spec = by["spec.constexpr-one-lost"]
     assert not any(e.text.startswith("source change:") for e in spec.evidence)
     assert {(e.variant, e.line) for e in spec.evidence} == shown
+
+
+def _ir_line(v: VariantResult, stage: str, needle: str) -> int:
+    """1-based line of the first ``stage`` line of ``v`` that contains ``needle``."""
+    return next(i for i, ln in enumerate(R.stage_text(v, stage).splitlines(), 1) if needle in ln)
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_a_finding_on_a_line_that_uses_the_changed_value_is_linked_by_provenance(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
+    """A finding cited at the TTGIR ``tt.store`` (the line after the hinted load, storing ``alpha * x + y``) uses the
+    value the changed line defines: it is linked to the attribute change of that line first (not to the keyword root
+    beside it), and a finding on a line that uses nothing changed stays unexplained."""
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    store = Finding("x.store", "minor", "S", "S.", [Evidence(a, "ttgir", _ir_line(va, "ttgir", "tt.store"), "st")])
+    first = Finding("x.pid", "minor", "P", "P.", [Evidence(o, "python", line_of(vb, "tl.program_id(0)"), "pid")])
+    out, unexplained = R.apply_roots([store, first], a, o, va, vb, sd=sd)
+    assert store.causes == ["ttir.attr-changed"] and unexplained == ["x.pid"] and first.causes == []
+    assert [f.id for f in out] == ["source.kwarg-changed", "ttir.attr-changed", "x.store", "x.pid"]
