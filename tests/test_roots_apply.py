@@ -850,3 +850,96 @@ def test_a_finding_on_a_line_that_uses_the_changed_value_is_linked_by_provenance
     out, unexplained = R.apply_roots([store, first], a, o, va, vb, sd=sd)
     assert store.causes == ["ttir.attr-changed"] and unexplained == ["x.pid"] and first.causes == []
     assert [f.id for f in out] == ["source.kwarg-changed", "ttir.attr-changed", "x.store", "x.pid"]
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_a_claim_read_from_one_variant_only(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A finding whose only evidence is one variant's PTX ``div.full.f32`` (at the division's line in ``approx``)
+    claims the division change from that side, in either order; cited in ``ieee``'s PTX at an unchanged line, it
+    does not: the change is a source root and the finding is unexplained."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    ax = b.variants["approx"]
+    div = Finding(
+        "precision.division",
+        "minor",
+        "Division",
+        "D.",
+        [Evidence("approx", "ptx", _ir_line(ax, "ptx", "div.full.f32"), "d")],
+    )
+    out, unexplained = R.apply_roots([div], a, o, va, vb, sd=sd)
+    assert [f.id for f in out] == ["precision.division"] and unexplained == []
+    assert div.title.startswith(
+        "`x / y` in `approx` is `tl.div_rn(x, y)` in `ieee`"
+        if a == "approx"
+        else "`tl.div_rn(x, y)` in `ieee` is `x / y` in `approx`"
+    )
+    ix = b.variants["ieee"]
+    other = Finding(
+        "precision.division",
+        "minor",
+        "Division",
+        "D.",
+        [Evidence("ieee", "ptx", _ir_line(ix, "ptx", "ld.global"), "l")],
+    )
+    out, unexplained = R.apply_roots([other], a, o, va, vb, sd=sd)
+    assert [f.id for f in out] == ["source.op-changed", "precision.division"]
+    # its evidence is a load before the division: no provenance to the change, so it reaches no root
+    assert other.causes == [] and other.title == "Division" and unexplained == ["precision.division"]
+
+
+def test_register_story_boundaries_of_the_fp64_bound(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """fp64 holds a register pair per value: ``n`` fp64 instructions explain up to ``2n`` registers (inclusive)."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    va, vb = b.variants["approx"], b.variants["ieee"]
+    delta = abs((va.resources.registers or 0) - (vb.resources.registers or 0))
+    assert delta > 4 and delta % 2 == 0
+
+    def fp64(n: int) -> Finding:
+        return _regs(b, "ieee", "approx", Finding("precision.fp64", "minor", "", "", [], instructions=n))
+
+    edge = fp64(delta // 2)
+    assert edge.causes == ["precision.fp64"]
+    assert " Evidence for the difference: fp64 values take two 32-bit registers each." in edge.explanation
+    assert fp64(delta // 2 - 1).causes == []
+
+
+def test_register_story_reads_registers_and_dots_only_where_both_have_them(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """A variant without a register count (no ptxas info) leaves the story untold; a dot kernel against one without
+    a dot says nothing about accumulators; two dots of the same tile (the hinted matmul) neither."""
+    import dataclasses
+
+    d = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    va, vb = d.variants["approx"], d.variants["ieee"]
+    blind = copy.copy(vb)
+    blind.resources = dataclasses.replace(vb.resources, registers=None)
+    for x, y in ((va, blind), (blind, va)):
+        f = Finding("resources.registers", "minor", "R", "R.", [], causes=["stale"])
+        R.register_story(f, x.name, y.name, x, y, [f])
+        assert (f.explanation, f.causes, f.severity) == ("R.", ["stale"], "minor")
+    loop = compile_suite(str(SUITES / "diag_loop.py"), ["dot3", "dot3w8"], "sm86").variants["dot3"]
+    for x, y in ((loop, va), (va, loop)):
+        f = Finding("resources.registers", "minor", "R", "R.", [])
+        R.register_story(f, x.name, y.name, x, y, [f])
+        assert "dot accumulator" not in f.explanation and "lowers the dot to FMA" not in f.explanation
+    h = compile_suite(CASES + "::hinted", ["bare", "hint"], "sm80")
+    assert R._dot_facts(h.variants["bare"]) == R._dot_facts(h.variants["hint"]) == (128, "mma")
+    f = _regs(h, "bare", "hint")
+    assert "dot accumulator" not in f.explanation and "lowers the dot to FMA" not in f.explanation
+
+
+@pytest.mark.parametrize("order", [("dot3", "dot3w8"), ("dot3w8", "dot3")])
+def test_register_story_keeps_mechanisms_before_the_tile_causes(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A mechanism finding that fits comes first; the tile that holds more accumulator values per thread fits a
+    constexpr change as well as an option change; the dot's input precision is named in words."""
+    b = compile_suite(str(SUITES / "diag_loop.py"), ["dot3", "dot3w8"], "sm86")
+    a, o = order
+    mech = Finding("precision.dot-input", "minor", "", "", [])
+    spec = Finding("spec.constexpr-changed", "major", "", "", [])
+    f = _regs(b, a, o, mech, spec)
+    assert f.causes == ["precision.dot-input", "spec.constexpr-changed"]
+    assert f.explanation.startswith(
+        "R. Evidence for the difference: the dot's input precision differs: tf32x3 keeps each operand's high and low "
+        "tf32 parts; the dot accumulator holds "
+    )
