@@ -142,16 +142,23 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/rules/atomics.py": [*_MECHANISMS, "-k", "atomic or cas or convert_shared or split_k"],
     "irdiff/diagnose/rules/loops.py": [
+        "tests/test_rule_loops.py",
         *_MECHANISMS,
         "-k",
-        "loop or unroll or constexpr_changed or pipeline_rules or num_stages",
+        "test_rule_loops or loop or unroll or constexpr_changed or pipeline_rules or num_stages",
     ],
     "irdiff/diagnose/rules/coalescing.py": [
+        "tests/test_rule_coalescing.py",
         *_MECHANISMS,
         "-k",
-        "contiguity or alignment_only or misaligned or accesses_paired or load_labelled or transposed",
+        "test_rule_coalescing or contiguity or alignment_only or misaligned or accesses_paired or load_labelled or transposed",
     ],
-    "irdiff/diagnose/rules/lowering.py": [*_MECHANISMS, "-k", "mask_alignment or lowered_facts"],
+    "irdiff/diagnose/rules/lowering.py": [
+        "tests/test_rule_lowering.py",
+        *_MECHANISMS,
+        "-k",
+        "test_rule_lowering or mask_alignment or lowered_facts",
+    ],
     "irdiff/diagnose/rules/mma_lowering.py": [
         *_MECHANISMS,
         "-k",

@@ -179,7 +179,7 @@ def rule_unrolled(ctx: Context) -> list[Finding]:
         return " and ".join(f"{n}×" for n in u) if u else "none"
 
     more = ctx.a if max(ua, default=1) > max(ub, default=1) else ctx.b
-    n = max(ua or ub)
+    n = max(ua + ub)  # the larger factor, whichever variant lists it first
     expl = (
         f"Loops unrolled in TTIR: {say(ua)} in `{ctx.a}`, {say(ub)} in `{ctx.b}`. `tl.range(..., "
         "loop_unroll_factor=N)` has Triton's `triton-loop-unroll` pass copy the loop body N times into one "

@@ -1,0 +1,80 @@
+"""A 2-D fp16 tile copy ``[32, 64]`` for the unit tests of the coalescing rules (``tests/test_rule_coalescing.py``):
+``dst[r, c] = src[r, c]`` with ``src`` addressed four ways.
+
+- ``rows``: row-major, the column index contiguous (``src + r * ld + c``, ``ld`` specialized divisible by 16).
+- ``gather``: the column index multiplied by a runtime ``step`` (= 3): nothing contiguous, one element per access.
+- ``skew``: as ``rows`` with ``src`` only 4-byte aligned: the same contiguity, less alignment.
+- ``cols``: ``src`` read column-major (``src + c * ld + r``): contiguous along the other dimension.
+- ``pairs``: a ``[32, 32]`` tile of every other column (``src + r * ld + 2 * c``): another tile shape, paired with
+  the ``[32, 64]`` loads of the others by its pointer ``src``.
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+from irdiff.suite import Suite, Tensor, Variant
+
+
+@triton.jit
+def tile_rows(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(src + r * ld + c)
+    tl.store(dst + r * C + c, x)
+
+
+@triton.jit
+def tile_gather(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(src + r * ld + c * step)
+    tl.store(dst + r * C + c, x)
+
+
+@triton.jit
+def tile_cols(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(src + c * ld + r)
+    tl.store(dst + r * C + c, x)
+
+
+@triton.jit
+def tile_pairs(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(src + r * ld + 2 * c)
+    tl.store(dst + r * C + c, x)
+
+
+def _args(align: int = 16):  # type: ignore[no-untyped-def]
+    def args(s):  # type: ignore[no-untyped-def]
+        return {
+            "src": Tensor((256 * 256,), "fp16", align=align),
+            "dst": Tensor((32 * 64,), "fp16", output=True),
+            "ld": 256,
+            "step": 3,
+        }
+
+    return args
+
+
+suite = Suite(
+    name="rule-coalescing",
+    variants={
+        "rows": Variant(tile_rows),
+        "gather": Variant(tile_gather),
+        "skew": Variant(tile_rows, args=_args(4)),
+        "cols": Variant(tile_cols),
+        "pairs": Variant(tile_pairs, constexprs={"C": 32}),
+    },
+    args=_args(),
+    shape={},
+    constexprs={"R": 32, "C": 64},
+    options={"num_warps": 4},
+    grid=lambda s, meta: (1,),
+    flops=lambda s: 0,
+    bytes=lambda s: 4 * 32 * 64,
+)

@@ -1,0 +1,273 @@
+"""The coalescing rules (``irdiff/diagnose/rules/coalescing.py``) called directly on the facts of real compiles, in
+both orders of the variants: ``coalesce.contiguity`` (AxisInfo's pointer contiguity/divisibility) and
+``coalesce.vector-width`` (the bits one thread moves per access).
+
+Kernels (from the shared compile cache): ``tests/suites/rule_coalescing.py`` on sm80 (a 2-D fp16 tile copy whose
+source is row-major, gathered with a runtime step, misaligned, column-major, or every other column of a narrower
+tile), ``tests/suites/diag_add_variants.py`` on sm80 (``mis8``: an 8-byte-aligned fp32 input), and
+``tests/suites/diag_loop.py`` on sm90 (``warps8``: 256 fp16 over 8 warps, one element per thread).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from irdiff.bundle import Bundle
+from irdiff.diagnose.facts import VariantFacts, extract_facts
+from irdiff.diagnose.model import Finding
+from irdiff.diagnose.params import pair_params
+from irdiff.diagnose.rules.coalescing import _pair_accesses, _width_phrase, rule_contiguity, rule_vector_width
+from irdiff.diagnose.rules.common import Context
+from irdiff.diagnose.texts import stage_text
+
+SUITES = Path(__file__).parent / "suites"
+TILE = str(SUITES / "rule_coalescing.py")
+ADDV = str(SUITES / "diag_add_variants.py")
+LOOP = str(SUITES / "diag_loop.py")
+BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
+COALESCE = (
+    "The coalescing pass (`tritongpu-coalesce`) asks AxisInfo how many consecutive elements of each pointer tensor are "
+    "contiguous and how aligned (in bytes) the first one is; "
+)
+
+# Facts extracted once per process, on first use (mutation runs fork the test process per mutant).
+_FACTS: dict[str, tuple[VariantFacts, Bundle]] = {}
+_BUNDLES: dict[str, Bundle] = {}
+
+
+class Real:
+    def __getitem__(self, variant: str) -> tuple[VariantFacts, Bundle]:
+        if variant not in _FACTS:
+            bundle = _BUNDLES[variant]
+            _FACTS[variant] = (extract_facts(bundle.compiled_variant(variant)), bundle)
+        return _FACTS[variant]
+
+
+@pytest.fixture(scope="module")
+def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
+    for suite, variants, target in (
+        (TILE, ["rows", "gather", "skew", "cols", "pairs"], "sm80"),
+        # the same variant lists as tests/test_rules.py (one compile per session)
+        (ADDV, ["plain", "mis8", "w8", "i64"], "sm80"),
+        (LOOP, ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"], "sm90"),
+    ):
+        bundle = compile_suite(suite, variants, target)
+        _BUNDLES.update({v: bundle for v in variants if v not in _BUNDLES})
+    return Real()
+
+
+def context(real: Real, a: str, b: str) -> Context:
+    (fa, ba), (fb, bb) = real[a], real[b]
+    va, vb = ba.compiled_variant(a), bb.compiled_variant(b)
+    pairing = pair_params(va.specialization, stage_text(va, "ttir"), vb.specialization, stage_text(vb, "ttir"))
+    fa.peer_names, fb.peer_names = pairing.aliases("a"), pairing.aliases("b")
+    return Context(a, b, fa, fb, pairing=pairing)
+
+
+def one(rule, real: Real, x: str, y: str, swap: bool) -> tuple[Finding, str, str]:  # type: ignore[no-untyped-def]
+    a, b = (y, x) if swap else (x, y)
+    found = rule(context(real, a, b))
+    assert len(found) == 1, [f.id for f in found]
+    return found[0], a, b
+
+
+def line(real: Real, variant: str, stage: str, n: int | None) -> str:
+    assert n is not None
+    return stage_text(real[variant][1].compiled_variant(variant), stage).splitlines()[n - 1]
+
+
+@BOTH
+def test_gathered_column_loses_contiguity_and_alignment(real: Real, swap: bool) -> None:
+    """``gather`` multiplies the column index by a runtime ``step``: AxisInfo proves contiguity 1 and 2-byte
+    alignment (one fp16) along the fast dimension, ``rows`` 64 and 16 bytes: critical, ``gather`` predicted slower."""
+    f, a, b = one(rule_contiguity, real, "gather", "rows", swap)
+    v = {"gather": (1, 2), "rows": (64, 16)}
+    assert (f.id, f.severity, f.stage, f.predicts) == ("coalesce.contiguity", "critical", "ttgir", "gather")
+    assert f.title == (
+        f"Pointer contiguity and alignment proven by AxisInfo: `x` load 32x64xf16 contiguity {v[a][0]} in `{a}` vs "
+        f"{v[b][0]} in `{b}`"
+    )
+    assert f.explanation.startswith(
+        COALESCE + f"`x` load 32x64xf16 (dim 1): contiguity {v[a][0]} in `{a}` vs {v[b][0]} in `{b}`, divisibility "
+        f"{v[a][1]} vs {v[b][1]} bytes. Contiguity along the fastest dimension"
+    )
+    # with nothing contiguous, Triton 3.6's coalescing pass also picks another order for `gather` (3.9 keeps [1, 0])
+    order = {v: real[v][0].accesses[0].order for v in ("gather", "rows")}
+    if order["gather"] == order["rows"]:
+        assert "access order" not in f.explanation
+    else:
+        assert f"`x` load 32x64xf16 order {order[a]} in `{a}` vs {order[b]} in `{b}`." in f.explanation
+    first, axa, axb = f.evidence
+    assert (first.variant, axa.variant, axb.variant) == (a, a, b)
+    assert first.text.startswith("`x` load 32x64xf16: ") and "tt.load" in first.text
+    cont = {
+        "gather": "contiguity = [1, 1], divisibility = [2, 2]",
+        "rows": "contiguity = [1, 64], divisibility = [2, 16]",
+    }
+    assert cont[a] in axa.text and cont[b] in axb.text
+    for e in (axa, axb):
+        assert e.stage == "llvm_debug" and e.text == line(real, e.variant, e.stage, e.line)
+
+
+@BOTH
+def test_misaligned_pointer_is_alignment_only(real: Real, swap: bool) -> None:
+    """``skew``'s source is 4-byte aligned (no ``tt.divisibility``): the same contiguity 64, divisibility 1 byte vs 16
+    bytes: major (something is still contiguous), titled as alignment, ``skew`` predicted slower."""
+    f, a, b = one(rule_contiguity, real, "skew", "rows", swap)
+    d = {"skew": "1 byte", "rows": "16 bytes"}
+    assert (f.severity, f.predicts) == ("major", "skew")
+    assert f.title == (
+        f"Pointer alignment proven by AxisInfo: `x` load 32x64xf16 divisibility {d[a]} in `{a}` vs {d[b]} in `{b}`"
+    )
+    assert f"`x` load 32x64xf16 (dim 1): divisibility {d[a]} in `{a}` vs {d[b]} in `{b}`." in f.explanation
+    assert "contiguity 64" not in f.explanation
+
+
+@BOTH
+def test_transposed_access_compares_each_own_dimension(real: Real, swap: bool) -> None:
+    """``cols`` reads ``src`` column-major: contiguous (32) along dim 0, ``rows`` along dim 1 (64). Each variant's
+    own contiguous dimension is compared (not one's strided one): major, not critical; the order change is named."""
+    f, a, b = one(rule_contiguity, real, "cols", "rows", swap)
+    dim = {"cols": 0, "rows": 1}
+    c = {"cols": 32, "rows": 64}
+    order = {"cols": [0, 1], "rows": [1, 0]}
+    assert (f.severity, f.predicts) == ("major", "cols")
+    assert f.title == (
+        f"Pointer contiguity proven by AxisInfo: `x` load 32x64xf16 contiguity {c[a]} in `{a}` vs {c[b]} in `{b}`"
+    )
+    assert (
+        f"`x` load 32x64xf16 (dim {dim[a]} in `{a}`, {dim[b]} in `{b}`): contiguity {c[a]} in `{a}` vs {c[b]} in `{b}`."
+    ) in f.explanation
+    assert "divisibility" not in f.explanation.split("first one is; ")[1].split(". Contiguity")[0]
+    assert f"`x` load 32x64xf16 order {order[a]} in `{a}` vs {order[b]} in `{b}`." in f.explanation
+    assert rule_vector_width(context(real, a, b)) == []  # 128-bit either way
+
+
+@BOTH
+def test_other_tile_shape_paired_by_pointer(real: Real, swap: bool) -> None:
+    """``pairs`` loads a ``[32, 32]`` tile of every other column: paired with ``rows``' ``[32, 64]`` load by its
+    pointer ``src`` (the label names the other shape); contiguity 1 vs 64, 4-byte vs 16-byte alignment."""
+    f, a, b = one(rule_contiguity, real, "pairs", "rows", swap)
+    shape = {"pairs": "32x32", "rows": "32x64"}
+    c, d = {"pairs": 1, "rows": 64}, {"pairs": 4, "rows": 16}
+    label = f"`x` load {shape[a]}xf16 (`{shape[b]}xf16` in the other variant)"
+    assert (f.severity, f.predicts) == ("critical", "pairs")
+    assert f.title.endswith(f"{label} contiguity {c[a]} in `{a}` vs {c[b]} in `{b}`")
+    assert f"{label} (dim 1): contiguity {c[a]} in `{a}` vs {c[b]} in `{b}`, divisibility {d[a]} vs {d[b]} bytes." in (
+        f.explanation
+    )
+    w, _, _ = one(rule_vector_width, real, "pairs", "rows", swap)
+    bits = {"pairs": 16, "rows": 128}
+    assert (w.severity, w.predicts) == ("critical", "pairs")
+    assert w.title == f"Vector width of global accesses (`{a}` vs `{b}`): {label} {bits[a]} vs {bits[b]} bits"
+    # nothing contiguous: Triton 3.9's coalescing pass still gives 8 elements per thread (one 16-bit access each, the
+    # contiguity names why), Triton 3.6's gives 1 (16 bits is then the full width)
+    phrase = {
+        "pairs": "8 elements per thread, issued as 16-bit (2-byte) accesses in `pairs` because only 1 consecutive "
+        "element is proven contiguous"
+        if real["pairs"][0].accesses[0].per_thread == 8
+        else "1 element per thread × 16 bits = 16-bit (2-byte) accesses in `pairs`",
+        "rows": "8 elements per thread × 16 bits = 128-bit (16-byte) accesses in `rows`",
+    }
+    assert f"{label}: {phrase[a]} vs {phrase[b]}. Narrower accesses" in w.explanation
+
+
+def test_pairing_by_kind_shape_and_origin(real: Real) -> None:
+    """Same-shaped accesses pair in order (load with load, store with store); a different tile shape pairs only the
+    named pointer's load (the stores' pointers have no name: left unpaired)."""
+    ctx = context(real, "rows", "gather")
+    assert [(x.kind, y.kind) for x, y in _pair_accesses(ctx.fa, ctx.fb)] == [("load", "load"), ("store", "store")]
+    ctx = context(real, "pairs", "rows")
+    pairs = _pair_accesses(ctx.fa, ctx.fb)
+    assert [(x.kind, x.shape, y.shape) for x, y in pairs] == [("load", [32, 32], [32, 64])]
+    assert rule_contiguity(context(real, "rows", "rows")) == rule_vector_width(context(real, "rows", "rows")) == []
+
+
+@BOTH
+def test_vector_width_names_the_reason(real: Real, swap: bool) -> None:
+    """``gather``: 8 fp16 per thread, but one 16-bit access each, because the pointer is proven only 2-byte aligned
+    and only 1 element contiguous: critical (below 32 bits); evidence is each side's ``perThread`` and layout."""
+    f, a, b = one(rule_vector_width, real, "gather", "rows", swap)
+    bits = {"gather": 16, "rows": 128}
+    assert (f.id, f.severity, f.stage, f.predicts) == ("coalesce.vector-width", "critical", "ttgir", "gather")
+    assert (
+        f.title == f"Vector width of global accesses (`{a}` vs `{b}`): `x` load 32x64xf16 {bits[a]} vs {bits[b]} bits"
+    )
+    if real["gather"][0].accesses[0].per_thread == 8:  # Triton 3.9 (3.6 gives 1 element per thread: full width)
+        assert (
+            "8 elements per thread, issued as 16-bit (2-byte) accesses in `gather` because the pointer is proven only "
+            "2-byte aligned and only 1 consecutive element is proven contiguous"
+        ) in f.explanation
+    else:
+        assert "1 element per thread × 16 bits = 16-bit (2-byte) accesses in `gather`" in f.explanation
+    assert "8 elements per thread × 16 bits = 128-bit (16-byte) accesses in `rows`" in f.explanation
+    blocked = {v: len(real[v][0].blocked[:2]) for v in (a, b)}  # Triton 3.6 gives `gather` a second layout
+    assert [(e.variant, e.stage) for e in f.evidence] == [(a, "llvm_debug"), (b, "llvm_debug")] + [(a, "ttgir")] * (
+        blocked[a]
+    ) + [(b, "ttgir")] * blocked[b]
+    assert all(e.text.endswith("perThread: 8") for e in f.evidence[:2] if e.variant == "rows")
+    for e in f.evidence[2:]:
+        assert e.text == line(real, e.variant, "ttgir", e.line) and "#ttg.blocked<{sizePerThread = " in e.text
+    assert "sizePerThread = [1, 8]" in next(e.text for e in f.evidence[2:] if e.variant == "rows")
+
+
+@BOTH
+def test_vector_width_of_a_misaligned_fp32_input_is_major(real: Real, swap: bool) -> None:
+    """``mis8`` (tests/suites/diag_add_variants.py): 4 fp32 per thread, 32-bit accesses because the pointer is proven
+    only 1-byte aligned (no ``tt.divisibility``): 32 vs 128 bits is major (not below 32)."""
+    f, a, b = one(rule_vector_width, real, "mis8", "plain", swap)
+    bits = {"mis8": 32, "plain": 128}
+    assert (f.severity, f.predicts) == ("major", "mis8")
+    assert f.title.endswith(f"load 1024xf32 {bits[a]} vs {bits[b]} bits")
+    assert (
+        "4 elements per thread, issued as 32-bit (4-byte) accesses in `mis8` because the pointer is proven only 1-byte "
+        "aligned"
+    ) in f.explanation
+    assert "contiguous" not in f.explanation.split("in `mis8` because")[1].split(" vs ")[0]
+    c, _, _ = one(rule_contiguity, real, "mis8", "plain", swap)
+    assert (c.severity, c.predicts) == ("major", "mis8") and c.title.startswith("Pointer alignment proven")
+
+
+@BOTH
+def test_vector_width_one_element_per_thread(real: Real, swap: bool) -> None:
+    """``warps8`` spreads 256 fp16 over 8 warps: 1 element per thread (16 bits) where ``stages3`` has 2 (32 bits),
+    for the load and the store; nothing else limits them."""
+    f, a, b = one(rule_vector_width, real, "warps8", "stages3", swap)
+    bits = {"warps8": 16, "stages3": 32}
+    assert (f.severity, f.predicts) == ("critical", "warps8")
+    assert f.title == (
+        f"Vector width of global accesses (`{a}` vs `{b}`): `acc` load 256xf16 {bits[a]} vs {bits[b]} bits, store "
+        f"256xf16 {bits[a]} vs {bits[b]} bits"
+    )
+    assert "1 element per thread × 16 bits = 16-bit (2-byte) accesses in `warps8`" in f.explanation
+    assert "2 elements per thread × 16 bits = 32-bit (4-byte) accesses in `stages3`" in f.explanation
+    assert rule_contiguity(context(real, a, b)) == []
+
+
+def test_width_phrase_reasons(real: Real) -> None:
+    """``_width_phrase`` on real accesses: full width needs no reason; the misaligned and the strided ones name only
+    what limits them."""
+    rows, skew, gather = (real[v][0].accesses[0] for v in ("rows", "skew", "gather"))
+    assert _width_phrase(rows, "r") == "8 elements per thread × 16 bits = 128-bit (16-byte) accesses in `r`"
+    assert _width_phrase(skew, "s") == (
+        "8 elements per thread, issued as 16-bit (2-byte) accesses in `s` because the pointer is proven only 1-byte "
+        "aligned"
+    )
+    # the gathered load as Triton 3.9's coalescing pass lays it out (8 per thread; 3.6 gives it 1)
+    gather = dataclasses.replace(gather, per_thread=8)
+    assert _width_phrase(gather, "g") == (
+        "8 elements per thread, issued as 16-bit (2-byte) accesses in `g` because the pointer is proven only 2-byte "
+        "aligned and only 1 consecutive element is proven contiguous"
+    )
+    # contiguous but 4-byte aligned: 2 fp16 per access
+    pairs = dataclasses.replace(rows, divisibility=[2, 4], vector_bits=32)
+    assert _width_phrase(pairs, "p").endswith(
+        "32-bit (4-byte) accesses in `p` because the pointer is proven only 4-byte aligned"
+    )
+    one = dataclasses.replace(rows, contiguity=[1, 1], vector_bits=16)
+    assert _width_phrase(one, "o").endswith(" in `o` because only 1 consecutive element is proven contiguous")
+    two = dataclasses.replace(rows, contiguity=[1, 2], vector_bits=32)
+    assert _width_phrase(two, "t").endswith(" in `t` because only 2 consecutive elements are proven contiguous")

@@ -1,0 +1,275 @@
+"""The loop rules (``irdiff/diagnose/rules/loops.py``) called directly on the facts of real compiles, in both orders
+of the variants: ``loop.flattened``, ``loop.nest``, ``loop.num-stages``, ``loop.unrolled`` and
+``loop.invariant-load``.
+
+Kernels (from the shared compile cache): ``tests/suites/rule_loops.py`` on sm80 (a row-scaling loop: unrolled 2× or
+4×, ``num_stages`` 1, 2 or 3, a scale and a bias re-loaded in every iteration, an inner loop over column halves),
+``tests/suites/diag_loop.py`` on sm90 (``flat``/``nest``: a tile loop around a K loop with and without
+``flatten=True``; ``dot3``: the K loop alone) and ``tests/suites/facts_loops.py`` on sm80 (``once``: a plain
+``range`` loop, no ``tt.num_stages`` attribute).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from irdiff.bundle import Bundle
+from irdiff.diagnose.facts import VariantFacts, extract_facts
+from irdiff.diagnose.model import Finding
+from irdiff.diagnose.rules.common import Context
+from irdiff.diagnose.rules.loops import (
+    rule_invariant_loads,
+    rule_loops,
+    rule_num_stages_attr,
+    rule_unrolled,
+)
+from irdiff.diagnose.texts import stage_text
+
+SUITES = Path(__file__).parent / "suites"
+LOOPS = str(SUITES / "rule_loops.py")
+LOOP = str(SUITES / "diag_loop.py")
+FACTS_LOOPS = str(SUITES / "facts_loops.py")
+BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
+RULES = (rule_loops, rule_num_stages_attr, rule_unrolled, rule_invariant_loads)
+
+# Facts extracted once per process, on first use (mutation runs fork the test process per mutant: the facts are
+# inputs, not under test).
+_FACTS: dict[str, tuple[VariantFacts, Bundle]] = {}
+_BUNDLES: dict[str, Bundle] = {}
+
+
+class Real:
+    """``real[variant]``: ``(facts, bundle)`` of a variant of the three suites, its facts extracted on first use."""
+
+    def __getitem__(self, variant: str) -> tuple[VariantFacts, Bundle]:
+        if variant not in _FACTS:
+            bundle = _BUNDLES[variant]
+            _FACTS[variant] = (extract_facts(bundle.compiled_variant(variant)), bundle)
+        return _FACTS[variant]
+
+
+@pytest.fixture(scope="module")
+def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
+    for suite, variants, target in (
+        (LOOPS, ["base", "u2", "u4", "st1", "st3u2", "reload", "inner"], "sm80"),
+        # the same variant lists as tests/test_rules.py and tests/test_facts.py (one compile per session)
+        (LOOP, ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"], "sm90"),
+        (FACTS_LOOPS, ["reread", "once", "unroll2"], "sm80"),
+    ):
+        bundle = compile_suite(suite, variants, target)
+        _BUNDLES.update(dict.fromkeys(variants, bundle))
+    return Real()
+
+
+def run(rule, real, x: str, y: str, swap: bool = False) -> list[Finding]:  # type: ignore[no-untyped-def]
+    a, b = (y, x) if swap else (x, y)
+    return rule(Context(a, b, real[a][0], real[b][0]))
+
+
+def only(real, x: str, y: str, swap: bool) -> Finding:  # type: ignore[no-untyped-def]
+    """The one finding of all loop rules on the pair."""
+    found = [f for r in RULES for f in run(r, real, x, y, swap)]
+    assert len(found) == 1, [f.id for f in found]
+    return found[0]
+
+
+def line(real, variant: str, stage: str, n: int | None) -> str:  # type: ignore[no-untyped-def]
+    assert n is not None
+    return stage_text(real[variant][1].compiled_variant(variant), stage).splitlines()[n - 1]
+
+
+def check_evidence(real, f: Finding) -> None:  # type: ignore[no-untyped-def]
+    """Every evidence line quotes (a prefix of) the real line of its stage."""
+    for e in f.evidence:
+        assert e.text.rstrip() and e.text.rstrip() in line(real, e.variant, e.stage, e.line), (e, f.id)
+
+
+@BOTH
+def test_flattened_nest_is_named_with_its_loops(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``flat`` writes the tile loop ``flatten=True``: TTGIR fuses it with the K loop (no nested ``scf.for`` left);
+    ``nest`` keeps the nest. Found from either side, only ``loop.flattened`` (not also ``loop.nest``)."""
+    f = only(real, "flat", "nest", swap)
+    ff, fn = real["flat"][0], real["nest"][0]
+    assert (f.id, f.severity, f.stage, f.predicts) == ("loop.flattened", "major", "ttir", None)
+    assert f.title == "Tile loop and K loop are fused into one loop in `flat` (`flatten=True`)"
+    main = max(lp.iter_args for lp in ff.loops_ttgir)
+    other = max(lp.iter_args for lp in fn.loops_ttgir)
+    assert main > other > 1  # the fused loop carries more values than the K loop of the nest
+    assert (
+        f"(TTIR: 2 nested `scf.for`; TTGIR: {len(ff.loops_ttgir)} `scf.for`, the steady-state one carrying {main} "
+        f"values); `nest` keeps {len(fn.loops_ttgir)} loop(s) with {other} loop-carried values."
+    ) in f.explanation
+    assert f.explanation.startswith("In `flat` the tile loop is written `tl.range(..., flatten=True)`")
+    assert f.remedy and f.remedy.startswith("`flatten=False` on the tile loop keeps the nest")
+    check_evidence(real, f)
+    outer, end, inner, fused, *rest = f.evidence
+    assert (outer.variant, outer.stage) == ("flat", "ttir") and outer.text.startswith("scf.for %t = ")
+    assert (end.variant, end.stage, end.text) == ("flat", "ttir", "} {tt.flatten}")
+    assert "scf.for %k = " in inner.text and (inner.variant, inner.stage) == ("flat", "ttir")
+    assert (fused.variant, fused.stage) == ("flat", "ttgir") and f":{main} = scf.for" in fused.text
+    assert [(e.variant, e.stage) for e in rest] == [("nest", "ttgir")] * min(2, len(fn.loops_ttgir))
+
+
+@BOTH
+def test_nest_against_a_single_loop(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``nest`` (tile loop around the K loop) vs ``dot3`` (the K loop alone): ``loop.nest``, counts per variant as
+    compared; ``num_stages`` 3 of ``dot3``'s attribute equals the default 3 of ``nest``'s two loops: no finding."""
+    f = only(real, "nest", "dot3", swap)
+    a, b = ("dot3", "nest") if swap else ("nest", "dot3")
+    assert (f.id, f.severity, f.stage, f.predicts) == ("loop.nest", "minor", "ttir", None)
+    n = {"nest": (2, 2), "dot3": (1, 1)}
+    assert f.title == (
+        f"Loop nest differs: {n[a][0]} `scf.for` (depth {n[a][1]}) in `{a}` vs {n[b][0]} (depth {n[b][1]}) in `{b}`"
+    )
+    carried = {v: [lp.iter_args for lp in real[v][0].loops_ttgir] for v in ("nest", "dot3")}
+    assert carried["nest"][0] == 0 and len(carried["dot3"]) == 1
+    assert f.explanation == (
+        f"`{a}` has {n[a][0]} `scf.for` in TTIR (max depth {n[a][1]}) and {len(carried[a])} in TTGIR; `{b}` has "
+        f"{n[b][0]} (max depth {n[b][1]}) and {len(carried[b])}. Loop-carried values of the TTGIR loops: "
+        f"{carried[a]} vs {carried[b]}."
+    )
+    check_evidence(real, f)
+    assert [e.variant for e in f.evidence] == [a] * len(carried[a]) + [b] * len(carried[b])
+    assert all(e.stage == "ttgir" and "scf.for" in e.text for e in f.evidence)
+
+
+@BOTH
+def test_inner_loop_is_a_nest_of_my_kernel(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """A second kernel of the kind: ``inner`` adds a loop over column halves inside the row loop of ``base``."""
+    f = only(real, "inner", "base", swap)
+    a, b = ("base", "inner") if swap else ("inner", "base")
+    assert f.id == "loop.nest"
+    depth = {"inner": (2, 2), "base": (1, 1)}
+    assert f.title == (
+        f"Loop nest differs: {depth[a][0]} `scf.for` (depth {depth[a][1]}) in `{a}` vs {depth[b][0]} "
+        f"(depth {depth[b][1]}) in `{b}`"
+    )
+
+
+@pytest.mark.parametrize("pair", [("base", "base"), ("u2", "u4"), ("base", "u2"), ("reload", "base")])
+def test_same_nest_is_no_loop_finding(real, pair: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """An unroll's remainder loop is not a change of the nest (``loop.unrolled``'s), nor are loads moved into it."""
+    for swap in (False, True):
+        assert run(rule_loops, real, *pair, swap) == []
+
+
+@BOTH
+def test_unrolled_vs_not(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``u2`` unrolls the row loop 2×, ``base`` not at all; the evidence is ``u2``'s unrolled loop and remainder loop
+    (its ``tt.num_stages = 1``) and ``base``'s plain loop."""
+    f = only(real, "base", "u2", swap)
+    a, b = ("u2", "base") if swap else ("base", "u2")
+    say = {"base": "none", "u2": "2×"}
+    assert (f.id, f.severity, f.stage, f.predicts) == ("loop.unrolled", "minor", "ttir", None)
+    assert f.title == f"Loop unrolling in TTIR (`loop_unroll_factor`): {say[a]} in `{a}` vs {say[b]} in `{b}`"
+    assert f.explanation.startswith(f"Loops unrolled in TTIR: {say[a]} in `{a}`, {say[b]} in `{b}`.")
+    assert "`u2` issues 2× the instructions per iteration" in f.explanation
+    check_evidence(real, f)
+    u2 = [e.text for e in f.evidence if e.variant == "u2"]
+    assert len(u2) == 4 and u2[1] == "{tt.num_stages = 2 : i32}" and u2[3] == "{tt.num_stages = 1 : i32}"
+    assert u2[0].startswith("scf.for %r = ") and u2[2].startswith("scf.for %r = ")
+    assert [e.text[:13] for e in f.evidence if e.variant == "base"] == ["scf.for %r = "]
+
+
+@BOTH
+def test_unrolled_by_another_factor(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``u4`` vs ``u2``: both unrolled, by 4 and 2; ``u4`` issues 4× the instructions per iteration in both orders
+    (the larger factor, not the first variant's)."""
+    f = only(real, "u2", "u4", swap)
+    a, b = ("u4", "u2") if swap else ("u2", "u4")
+    say = {"u2": "2×", "u4": "4×"}
+    assert f.title == f"Loop unrolling in TTIR (`loop_unroll_factor`): {say[a]} in `{a}` vs {say[b]} in `{b}`"
+    assert "`u4` issues 4× the instructions per iteration" in f.explanation
+    # each side's unrolled loop and its remainder: no extra plain loops
+    assert [e.variant for e in f.evidence] == [a] * 4 + [b] * 4
+
+
+@BOTH
+def test_num_stages_one_predicts_the_unpipelined_loop(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``st1``: ``num_stages=1`` on the row loop, ``base`` 2: ``st1`` is predicted slower, the evidence is each
+    loop's attribute line."""
+    f = only(real, "base", "st1", swap)
+    a, b = ("st1", "base") if swap else ("base", "st1")
+    s = {"base": 2, "st1": 1}
+    assert (f.id, f.severity, f.stage, f.predicts) == ("loop.num-stages", "major", "ttir", "st1")
+    assert f.title == f"Loop pipelining depth `tt.num_stages`: {s[a]} in `{a}` vs {s[b]} in `{b}`"
+    assert f.explanation.startswith(f"The loop's `tt.num_stages` is {s[a]} in `{a}` and {s[b]} in `{b}`.")
+    assert f.remedy and "tl.range(..., num_stages=N)" in f.remedy
+    check_evidence(real, f)
+    assert [(e.variant, e.stage) for e in f.evidence] == [(a, "ttir"), (b, "ttir")]
+    assert f"tt.num_stages = {s[a]} : i32" in f.evidence[0].text
+
+
+@BOTH
+def test_num_stages_ignores_the_remainder_loop(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``st3u2`` vs ``u2``: both unrolled 2× (their remainder loops say ``tt.num_stages = 1``); the user's loops say 3
+    and 2, so ``u2`` is the shallower one and no "1" appears."""
+    found = run(rule_num_stages_attr, real, "st3u2", "u2", swap)
+    assert len(found) == 1
+    f = found[0]
+    a, b = ("u2", "st3u2") if swap else ("st3u2", "u2")
+    s = {"st3u2": 3, "u2": 2}
+    assert f.predicts == "u2"
+    assert f.title == f"Loop pipelining depth `tt.num_stages`: {s[a]} in `{a}` vs {s[b]} in `{b}`"
+    assert len(f.evidence) == 2 and all("tt.num_stages = 1" not in e.text for e in f.evidence)
+
+
+@BOTH
+def test_num_stages_default_from_the_options(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``once`` loops over a plain ``range`` (no ``tt.num_stages``): its depth is the compile option (3), against
+    ``st1``'s attribute 1; the default side has no evidence line."""
+    f = run(rule_num_stages_attr, real, "once", "st1", swap)[0]
+    a, b = ("st1", "once") if swap else ("once", "st1")
+    opt = real["once"][0].options["num_stages"]
+    assert opt == 3
+    s = {"once": f"default ({opt})", "st1": "1"}
+    assert f.predicts == "st1"
+    assert f.title == f"Loop pipelining depth `tt.num_stages`: {s[a]} in `{a}` vs {s[b]} in `{b}`"
+    assert [e.variant for e in f.evidence] == ["st1"]
+
+
+@pytest.mark.parametrize(
+    "pair", [("once", "reread"), ("nest", "dot3"), ("u2", "base"), ("flat", "nest"), ("st1", "st1")]
+)
+def test_num_stages_same_or_absent(real, pair: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """No finding: neither loop has the attribute; ``dot3``'s 3 equals ``nest``'s default 3 (two loops); ``u2``'s
+    remainder loop's 1 is not the user's; the same variant."""
+    for swap in (False, True):
+        assert run(rule_num_stages_attr, real, *pair, swap) == []
+
+
+@BOTH
+def test_invariant_loads_in_the_loop(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``reload`` loads the scale and the bias inside the row loop (2 loads of one address each), ``base`` before it:
+    ``reload`` predicted slower, the evidence is its two ``tt.load`` lines in the loop."""
+    f = only(real, "reload", "base", swap)
+    a, b = ("base", "reload") if swap else ("reload", "base")
+    n = {"reload": 2, "base": 0}
+    assert (f.id, f.severity, f.stage, f.predicts) == ("loop.invariant-load", "minor", "ttir", "reload")
+    assert f.title == (
+        f"Loop-invariant loads inside a loop: {n[a]} in `{a}` vs {n[b]} in `{b}` (re-issued every iteration)"
+    )
+    assert f.explanation.startswith(
+        f"Loads inside a loop whose address and mask are the same on every iteration: {n[a]} in `{a}`, {n[b]} in `{b}`."
+    )
+    assert "so `reload` reads the same memory again on each iteration" in f.explanation
+    assert f.remedy == "load the value once before the loop"
+    check_evidence(real, f)
+    assert [e.variant for e in f.evidence] == ["reload"] * 2
+    # the SSA names of the two loaded values (Triton 3.6 suffixes the second `%b` as `%b_0`)
+    assert sorted(e.text.split(" = ")[0].rstrip("_0123456789") for e in f.evidence) == ["%b", "%s"]
+    loop = next(lp for lp in real["reload"][0].loops_ttir)
+    assert all(loop.ref.line < (e.line or 0) < loop.end_line for e in f.evidence)
+
+
+@BOTH
+def test_invariant_load_of_another_kernel(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``reread`` (tests/suites/facts_loops.py) re-loads its gain in the loop, ``once`` not: 1 vs 0."""
+    f = run(rule_invariant_loads, real, "reread", "once", swap)[0]
+    a, b = ("once", "reread") if swap else ("reread", "once")
+    n = {"reread": 1, "once": 0}
+    assert f.predicts == "reread" and f"{n[a]} in `{a}` vs {n[b]} in `{b}`" in f.title
+    assert len(f.evidence) == 1 and "tt.load %g_ptr" in f.evidence[0].text
+    assert run(rule_invariant_loads, real, "once", "unroll2", swap) == []
