@@ -369,6 +369,12 @@ def test_rename_without_spans_finds_whole_symbols() -> None:
     assert r.lines == ["%2 = bar", "%10 = arith.addi %x, %x : i32", "%x = foo", "  br label %x", "x:"]
     assert r.symbols[1] == ("%10", "%x", "%x") and r.symbol_spans[1] == ((0, 3), (17, 19), (21, 23))
     assert r.symbols[0] == ("%9",) and r.symbol_spans[0] == ()  # missing: left alone, the lines after it renamed
+    # a line none of whose symbols is renamed is left as it was (no span searched for it)
+    six = [*lines, "%5 = baz %1"]
+    kept = rename(replace(ns, lines=six, shapes=six, raw_line=[1, 2, 3, 4, 5, 6], symbols=[*symbols, ("%5",)]),
+                  {"%1": "%x"})  # fmt: skip
+    assert kept.lines[5] == "%5 = baz %1" and kept.symbols[5] == ("%5",) and kept.symbol_spans[5] == ()
+    assert kept.symbol_spans[2] == ((0, 2),) and kept.lines[:5] == r.lines
     spanned = rename(replace(ns, symbol_spans=r.symbol_spans), {"%x": "%1"})  # spans known: the same result
     assert spanned.lines == [ln.replace("%x", "%1").replace("x:", "1:") for ln in r.lines]
 
@@ -382,3 +388,67 @@ def test_line_ranges_clip_and_keep_their_order() -> None:
     ns = normalize("python", kernel, "k", line_range=(1, 4))
     assert ns.lines == ["def k2(x):", "    return KERNEL(x)", "def KERNEL(x):", "    pass"]  # whole words only
     assert normalize("python", kernel, "k", line_range=(1, 4), raw=True).lines[2] == "def k(x):"
+
+
+def test_ptx_goes_through_the_fast_path_unless_it_declines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PTX text without strings is normalized by ``normalize_ptx_fast`` (linear time), with the raw lines and
+    the kernel's name it was given; only a text it declines (a ``"`` on a kept line) reaches the builders, which
+    give the same lines."""
+    from irdiff.normalize import ptx
+
+    calls: list[tuple[str, str, int, str | None]] = []
+    fast, general = ptx.normalize_ptx_fast, ptx.normalize_ptx
+
+    def spy_fast(stage: str, text: str, raw_lines: list[str], kernel: str | None) -> NormalizedStage | None:
+        calls.append(("fast", stage, len(raw_lines), kernel))
+        return fast(stage, text, raw_lines, kernel)
+
+    def spy_general(out, raw_lines, kernel):  # type: ignore[no-untyped-def]
+        calls.append(("general", out.stage, len(raw_lines), kernel))
+        general(out, raw_lines, kernel)
+
+    monkeypatch.setattr(ptx, "normalize_ptx_fast", spy_fast)
+    monkeypatch.setattr(ptx, "normalize_ptx", spy_general)
+    plain = ".visible .entry kk(\n)\n{\n\tmov.u32 %r4, %tid.x;  // x\n\tret;\n}\n"
+    n = normalize("ptx", plain, "kk")
+    assert calls == [("fast", "ptx", 6, "kk")]
+    assert n.lines[0] == ".visible .entry KERNEL(" and n.lines[3] == "\tmov.u32 %r0, %tid.x;" and not n.fallback
+    calls.clear()
+    with_string = plain.replace("\tret;", '\t.pragma "nounroll";\n\tret;')
+    n = normalize("ptx", with_string, "kk")
+    assert calls == [("fast", "ptx", 7, "kk"), ("general", "ptx", 7, "kk")]  # the bulk builder succeeds
+    assert n.lines[4] == '\t.pragma "nounroll";' and n.lines[0] == ".visible .entry KERNEL("
+    calls.clear()
+    normalize("ttgir", "module {\n}\n")
+    assert calls == []  # other dialects never try the PTX fast path
+
+
+def test_only_huge_stages_normalize_again_for_their_symbols(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above RECOMPUTE_LINES a stage keeps no renaming tables: reading its symbols or spans normalizes the same
+    text again (once for both, same stage, text and kernel name); at RECOMPUTE_LINES lines or fewer it never
+    does. Either way the symbols are those of the small-threshold-free result."""
+    import irdiff.normalize as N
+
+    text = ".visible .entry kk(\n)\n{\n\tmov.u32 %r4, %tid.x;\n\tadd.s32 %r5, %r4, 1;\n\tret;\n}\n"
+    ref = normalize("ptx", text, "kk")
+    assert len(ref.lines) == 7 and ref.symbols[3] == ("%r0",) and ref.symbols[4] == ("%r1", "%r0")
+    real = N._normalize
+    again: list[tuple[object, ...]] = []
+
+    def spy(stage, text, kernel_name, *, raw, line_range, keep):  # type: ignore[no-untyped-def]
+        if keep:
+            again.append((stage, text, kernel_name, raw, line_range))
+        return real(stage, text, kernel_name, raw=raw, line_range=line_range, keep=keep)
+
+    monkeypatch.setattr(N, "_normalize", spy)
+    for limit, recomputed, spans_first in ((7, False, False), (6, True, False), (6, True, True)):
+        monkeypatch.setattr(N, "RECOMPUTE_LINES", limit)
+        again.clear()
+        n = normalize("ptx", text, "kk")
+        assert again == []  # nothing normalized again before a read
+        first, then = (n.symbol_spans, n.symbols) if spans_first else (n.symbols, n.symbol_spans)
+        assert list(first) == list(ref.symbol_spans if spans_first else ref.symbols)
+        assert again == ([("ptx", text, "kk", False, None)] if recomputed else [])  # either list alone recomputes
+        assert list(then) == list(ref.symbols if spans_first else ref.symbol_spans)
+        assert len(again) == recomputed  # once for both
+        assert n.lines == ref.lines and n.shapes == ref.shapes and not n.fallback

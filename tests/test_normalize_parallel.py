@@ -175,3 +175,106 @@ def test_huge_stages_recompute_their_per_line_symbols(matmul_sm86: Bundle, monke
         assert sum(map(len, forgot.symbols)) > 50
         seen += 1
     assert seen == 5
+
+
+def test_when_the_second_side_is_forked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """By default only a pair whose SHORTER text has at least PARALLEL_CHARS characters forks, and only with an
+    idle core; ``parallel`` overrides the default; raw texts and plain-text stages never fork. Whatever the
+    decision, both sides are what two ``normalize`` calls give (each with its own kernel name and line range)."""
+    import irdiff.normalize as N
+    from irdiff.normalize import parallel
+
+    started: list[str] = []
+    real = Forked.start
+
+    def spy(normalize_it, raw, again=None):  # type: ignore[no-untyped-def]
+        started.append(raw)
+        return real(normalize_it, raw, again)
+
+    monkeypatch.setattr(parallel.Forked, "start", spy)
+    idle = [True]
+    monkeypatch.setattr(parallel, "idle_core", lambda: idle[0])
+    a = ".visible .entry ka(\n)\n{\n\tmov.u32 %r4, %tid.x;\n\tret;\n}\n"
+    b = ".visible .entry kb(\n)\n{\n\tadd.s32 %r9, %r7, 1;\n\tmov.u32 %r7, %r9;\n\tret;\n}\n"
+    monkeypatch.setattr(N, "PARALLEL_CHARS", len(a))  # a is the shorter text
+    for parallel_arg, is_idle, forks in ((None, True, True), (None, False, False), (True, False, True),
+                                         (False, True, False)):  # fmt: skip
+        for x, y, kx, ky in ((a, b, "ka", "kb"), (b, a, "kb", "ka")):
+            idle[0] = is_idle
+            started.clear()
+            na, nb = normalize_pair("ptx", x, y, kx, ky, parallel=parallel_arg)
+            assert started == ([y] if forks else [])
+            _same(na, normalize("ptx", x, kx))
+            _same(nb, normalize("ptx", y, ky))
+            assert na.lines[0] == nb.lines[0] == ".visible .entry KERNEL("
+    idle[0] = True
+    monkeypatch.setattr(N, "PARALLEL_CHARS", len(a) + 1)  # the shorter text is one character short
+    started.clear()
+    normalize_pair("ptx", a, b, "ka", "kb")
+    normalize_pair("ptx", b, a, "kb", "ka")
+    assert started == []
+    # raw texts and plain-text stages stay here even when asked to fork; ranges and names are each side's own
+    py = "def ka(x):\n    return x\n\ndef kb(y):  \n    return ka(y)\n"
+    for stage, raw, ra, rb in (("ptx", True, None, None), ("python", False, (1, 2), (4, 5)),
+                               ("python", True, (4, 5), (1, 2))):  # fmt: skip
+        text_a, text_b = (a, b) if stage == "ptx" else (py, py)
+        started.clear()
+        na, nb = normalize_pair(stage, text_a, text_b, "ka", "kb", raw=raw, line_range_a=ra, line_range_b=rb,
+                                parallel=True)  # fmt: skip
+        assert started == []
+        _same(na, normalize(stage, text_a, "ka", raw=raw, line_range=ra))
+        _same(nb, normalize(stage, text_b, "kb", raw=raw, line_range=rb))
+    assert nb.lines == ["def ka(x):", "    return x"] and na.lines == ["def kb(y):  ", "    return ka(y)"]
+
+
+def test_a_pair_whose_child_dies_is_normalized_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """normalize_pair with a child that dies before sending anything (killed by a signal): the second side is
+    normalized in this process, the same result as a call of ``normalize``."""
+    from irdiff.normalize import parallel
+
+    real = Forked.start
+    pids: list[int] = []
+
+    def dying(normalize_it, raw, again=None):  # type: ignore[no-untyped-def]
+        child = real(lambda: os.kill(os.getpid(), signal.SIGKILL), raw, again)  # type: ignore[arg-type,return-value]
+        assert child is not None
+        pids.append(child.pid)
+        return child
+
+    monkeypatch.setattr(parallel.Forked, "start", dying)
+    a = ".visible .entry ka(\n)\n{\n\tmov.u32 %r4, %tid.x;\n\tret;\n}\n"
+    b = a.replace("ka", "kb").replace("%r4", "%r8")
+    na, nb = normalize_pair("ptx", a, b, "ka", "kb", parallel=True)
+    assert len(pids) == 1 and _gone(pids[0])
+    _same(na, normalize("ptx", a, "ka"))
+    _same(nb, normalize("ptx", b, "kb"))
+    assert nb.lines[3] == "\tmov.u32 %r0, %tid.x;" and nb.raw == b
+
+
+def test_the_forked_side_is_normalized_here_only_when_its_symbols_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a fork, this process normalizes only the first side; the second side's per-line symbols and spans,
+    when read, come from ONE normalization here that keeps its tables (also above RECOMPUTE_LINES, where a plain
+    ``normalize`` result would normalize yet again), with the second side's own kernel name: the line whose
+    kernel name stands before a register has its spans moved as in ``normalize``."""
+    import irdiff.normalize as N
+
+    a = ".visible .entry ka(\n)\n{\n\tmov.u32 %r4, %tid.x;\n\tret;\n}\n"
+    b = ".visible .entry kbb(\n)\n{\n\tld.u64 %rd3, [kbb_param_0], %rd5;\n\tadd.s32 %r9, %r7, 1;\n\tret;\n}\n"
+    ref_a, ref_b = normalize("ptx", a, "ka"), normalize("ptx", b, "kbb")
+    assert ref_b.lines[3] == "\tld.u64 %rd0, [KERNEL_param_0], %rd1;" and ref_b.symbol_spans[3] == ((8, 12), (32, 36))
+    real = N._normalize
+    calls: list[tuple[str, str | None, object]] = []
+
+    def spy(stage, text, kernel_name, *, raw, line_range, keep):  # type: ignore[no-untyped-def]
+        calls.append(("a" if text == a else "b", kernel_name, keep))
+        return real(stage, text, kernel_name, raw=raw, line_range=line_range, keep=keep)
+
+    monkeypatch.setattr(N, "_normalize", spy)
+    monkeypatch.setattr(N, "RECOMPUTE_LINES", 3)  # both sides count as huge: no renaming tables kept
+    na, nb = normalize_pair("ptx", a, b, "ka", "kbb", parallel=True)
+    assert calls == [("a", "ka", False)]  # the second side was normalized in the child
+    assert nb.lines == ref_b.lines and nb.shapes == ref_b.shapes and nb.regions == ref_b.regions
+    assert list(nb.symbols) == list(ref_b.symbols) and list(nb.symbol_spans) == list(ref_b.symbol_spans)
+    assert calls == [("a", "ka", False), ("b", "kbb", True)]  # once, for symbols and spans together
+    _same(na, ref_a)
+    assert calls[2:] == [("a", "ka", True)]  # the first side: a normalize result above the threshold
