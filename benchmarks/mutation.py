@@ -104,7 +104,11 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/diagnose/rules/index_math.py": ["tests/test_rule_index_math.py"],
     "irdiff/diagnose/rules/ptx.py": ["tests/test_rule_ptx.py"],
     # on a loaded 2-core machine add `-k "not renaming_every_local"` (the hypothesis property, ~1 s a mutant)
-    "irdiff/diagnose/source.py": ["tests/test_source_diff.py", "tests/test_source_words.py"],
+    "irdiff/diagnose/source.py": [
+        "tests/test_source_diff.py",
+        "tests/test_source_words.py",
+        "tests/test_source_records.py",
+    ],
     "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_parameters.py"],
     # tests/test_facts_text.py: the helpers on real IR text (fast); tests/test_facts.py extracts the facts of whole
     # compiles in each test (seconds per mutant on 2 cores: locally, run the helpers with --only)

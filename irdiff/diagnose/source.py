@@ -123,6 +123,10 @@ _OPNAMES = {
     ast.LtE: "<=",
     ast.Gt: ">",
     ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
     ast.And: "and",
     ast.Or: "or",
     ast.USub: "-",
@@ -146,7 +150,8 @@ class SourceChange:
     :ivar name: the call, keyword, operator or option the change is about (``tl.multiple_of``,
         ``eviction_policy``, ``/``, ``num_warps``), or ``""``.
     :ivar old: the value in ``a`` (source text), ``new``: in ``b``; ``""`` when absent.
-    :ivar file_a: the file ``line_a`` refers to (``""``: the variant's ``kernel.py``); ``file_b`` the same.
+    :ivar file_a: the file ``line_a`` refers to (``""``: the variant's ``kernel.py``; ``"<lib.scale>"``: a
+        recorded function whose file is unknown, lines of its recorded source); ``file_b`` the same.
     """
 
     kind: str
@@ -337,7 +342,10 @@ def jit_functions(v: VariantResult) -> tuple[list[_Fn], str]:
                 if found:
                     seen.add(short)
                     first = int(rec.get("first_line") or 1)
-                    out.append(_Fn(short, found[0], rec["source"].splitlines(), str(rec.get("file") or ""), first - 1))
+                    # a record without its file is still not the kernel's file: "<name>", as Python names code
+                    # without a file ("<string>"), so its lines are never taken for lines of kernel.py
+                    file = str(rec.get("file") or f"<{name}>")
+                    out.append(_Fn(short, found[0], rec["source"].splitlines(), file, first - 1))
     return out, ""
 
 
