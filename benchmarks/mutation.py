@@ -111,9 +111,12 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_parameters.py"],
     # tests/test_facts_text.py: the helpers on real IR text (fast); tests/test_facts.py extracts the facts of whole
-    # compiles in each test (seconds per mutant on 2 cores: locally, run the helpers with --only)
+    # compiles in each test (seconds per mutant on 2 cores: locally, run the helpers with --only);
+    # tests/test_facts_kinds.py calls invariant_loads, _name_loads/_load_name, ttir_int_width_facts and
+    # lowering_facts on the texts of tests/suites/facts_kinds.py
     "irdiff/diagnose/facts.py": [
         "tests/test_facts_text.py",
+        "tests/test_facts_kinds.py",
         "tests/test_facts.py",
         "tests/test_planted_bugs.py",
         "tests/test_rule_index_math.py",

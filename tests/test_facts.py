@@ -169,6 +169,26 @@ def test_tma_copies_and_args(facts: dict[str, VariantFacts]) -> None:
     assert by["BM"].ttir is None and [a.index for a in t.args] == list(range(len(t.args)))
 
 
+def test_memory_facts_quote_their_ttgir_lines(loop90, facts: dict[str, VariantFacts]) -> None:  # type: ignore[no-untyped-def]
+    # buffers, copies (cp.async and TMA), synchronous loads and waits each quote the TTGIR op they come from, and a
+    # buffer's size is a whole number of bytes
+    for n in ("stages3", "stages1", "dot3", "tma"):
+        f, ttgir = facts[n], stage_text(loop90.variants[n], "ttgir")
+        quoted = [(b.ref, "ttg.local_alloc") for b in f.buffers] + [(w.ref, w.op) for w in f.waits]
+        quoted += [
+            (r, "ttg.async_copy_global_to_local")
+            for r in f.async_copies_prologue + f.async_copies_loop
+            if "tma" not in r.text
+        ]
+        quoted += [(r, "tma") for r in f.tma_copies] + [(r, "tt.load") for r in f.sync_loads_loop]
+        assert quoted, n
+        for ref, op in quoted:
+            assert ref is not None and ref.stage == "ttgir" and op in ref.text, (n, ref)
+            assert ref.text == strip_loc(_line(ttgir, ref.line)).strip(), (n, ref)
+        assert all(isinstance(b.bytes, int) and b.bytes > 0 for b in f.buffers)
+    assert facts["tma"].waits and facts["stages3"].waits and facts["tma"].tma_copies
+
+
 def test_flattened_vs_nested_loops(facts: dict[str, VariantFacts]) -> None:
     flat, nest = facts["flat"], facts["nest"]
     # TTIR keeps both loops as written; the outer one of `flat` is marked tt.flatten and holds the K loop

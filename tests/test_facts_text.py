@@ -56,6 +56,7 @@ define ptx_kernel void @rowsum(ptr addrspace(1) %0, ptr addrspace(1) %1, i32 %2)
   tail call void asm sideeffect "st.global.v2.b32 [ $2 + 0 ], { $0, $1 };", "r,r,l"(i32 %84, i32 %85, ptr addrspace(1) %88) #2, !dbg !23
   tail call void asm sideeffect "fence.proxy.global;", ""() #2, !dbg !23
   %10 = tail call i32 asm sideeffect "ld.global.nc.b32 $0, [ $1 + 0 ];", "=r,l"(i64 %addr) #2, !dbg !19
+  %13 = tail call i32 asm sideeffect "mov.u32 $0, 0x0;\\0A\\09ld.global.b32 { $0 }, [ $1 + 0 ];", "=r,l"(ptr addrspace(1) %12) #4, !dbg !20
 !19 = !DILocation(line: 33, column: 24, scope: !4)
 !20 = !DILocation(line: 33, column: 16, scope: !4)
 !21 = distinct !DILocation(line: 40, scope: !4)
@@ -75,6 +76,8 @@ def test_global_accesses_in_llir() -> None:
         ("store", 64, "st.global.v2.b32", (34, 5), 9),
         # inline PTX (tl.inline_asm_elementwise) given the address as an integer: no addrspace(1) on the line
         ("load", 32, "ld.global.b32", (33, 24), 11),
+        # an unmasked load: no predicate, the instruction right after LLVM's printed tab (`\09ld.global`)
+        ("load", 32, "ld.global.b32", (33, 16), 12),
     ]
     lines = LLIR.splitlines()
     assert all(ref == Ref("llir", ref.line, lines[ref.line - 1].strip()) for *_, ref in _llir_global_accesses(LLIR))

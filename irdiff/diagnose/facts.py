@@ -685,7 +685,9 @@ _DI_LINE = re.compile(r"\bline:\s*(\d+)")
 _DI_COL = re.compile(r"\bcolumn:\s*(\d+)")
 _DBG = re.compile(r"!dbg\s+(![\w.]+)")
 _ASM_TEXT = re.compile(r'asm\s+(?:sideeffect\s+)?"([^"]*)"')
-_ASM_GLOBAL = re.compile(r"\b((?:ld|st)\.global[\w.:]*)")
+# LLVM prints the asm string's tab and newline as ``\09``/``\0A``: an unpredicated instruction right after one
+# (``mov.u32 $0, 0x0;\0A\09ld.global.b32 ...``, an unmasked load) has no word boundary before it
+_ASM_GLOBAL = re.compile(r"(?:\b|(?<=\\09)|(?<=\\0A))((?:ld|st)\.global[\w.:]*)")
 _LLVM_LOAD = re.compile(r"^\s*(?:%[\w.]+\s*=\s*)?load\s+(?:volatile\s+)?([^,]+),\s*ptr addrspace\(1\)")
 _LLVM_STORE = re.compile(r"^\s*store\s+(?:volatile\s+)?(<[^>]*>|\w+)\s+[^,]+,\s*ptr addrspace\(1\)")
 
