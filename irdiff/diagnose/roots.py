@@ -614,9 +614,14 @@ def apply_roots(
 
     # a source change no finding follows from is information: the code differs there, no rule sees an effect; so is
     # one followed only by AxisInfo hint attributes when nothing else in the pair differs (a hint restating what the
-    # other variant's specialization proves)
+    # other variant's specialization proves); "no instruction differs" is said only when the whole PTX and SASS are
+    # the same (a rule that missed an effect must not make the hint look inert)
     hints_only = bool(attrs) and all(_hint_only(ac) for ac in attrs)
-    quiet = hints_only and all(x.id == "ttir.attr-changed" or x.id in roots_now for x in findings)
+    quiet = (
+        hints_only
+        and all(x.id == "ttir.attr-changed" or x.id in roots_now for x in findings)
+        and not any(d for s in ("ptx", "sass") for d in _whole_delta(va, vb, s))
+    )
     for r in roots:
         g = r.finding
         followers = [x for x in findings if g.id in x.causes]
