@@ -138,16 +138,24 @@ SELECTIONS: dict[str, list[str]] = {
     # test_diagnose_units.py: the chain machinery without a compile; the two others run diagnose() on compiled
     # matmuls (seconds per mutant on 2 cores). test_seed_001_persistent expects 3.9's registers (fails under 3.6).
     "irdiff/diagnose/texts.py": ["tests/test_texts.py"],
-    # The mechanism rules have no unit-test file of their own: they are exercised by the unit tests of
-    # tests/test_mechanisms.py (test_unit_*) and by whole diagnoses of compiled variant pairs in both orders
-    # (tests/test_mechanisms.py, tests/test_rules.py, tests/test_root_kinds.py). Every diagnosis calls every rule, so
-    # each selection keeps only the tests about that module's findings (a surviving mutant runs all of them).
+    # The mechanism rules are exercised by the unit tests of tests/test_mechanisms.py (test_unit_*) and by whole
+    # diagnoses of compiled variant pairs in both orders (tests/test_mechanisms.py, tests/test_rules.py,
+    # tests/test_root_kinds.py). Every diagnosis calls every rule, so each selection keeps only the tests about that
+    # module's findings (a surviving mutant runs all of them). atomics, hints and mma_lowering have fast unit tests of
+    # their own (tests/test_rule_<module>.py: the rule called on the Context of real compiled pairs), listed first and
+    # matched by the -k expression (pytest matches the module name too).
     "irdiff/diagnose/rules/hints.py": [
+        "tests/test_rule_hints.py",
         *_MECHANISMS,
         "-k",
-        "unit_hints or unit_wait_depth or cache_hints or compiler_warning or two_stage_prefetch or hint",
+        "test_rule_hints or unit_hints or unit_wait_depth or cache_hints or compiler_warning or two_stage_prefetch or hint",
     ],
-    "irdiff/diagnose/rules/atomics.py": [*_MECHANISMS, "-k", "atomic or cas or convert_shared or split_k"],
+    "irdiff/diagnose/rules/atomics.py": [
+        "tests/test_rule_atomics.py",
+        *_MECHANISMS,
+        "-k",
+        "atomic or cas or convert_shared or split_k or test_rule_atomics",
+    ],
     "irdiff/diagnose/rules/loops.py": [
         "tests/test_rule_loops.py",
         *_MECHANISMS,
@@ -167,9 +175,10 @@ SELECTIONS: dict[str, list[str]] = {
         "test_rule_lowering or mask_alignment or lowered_facts",
     ],
     "irdiff/diagnose/rules/mma_lowering.py": [
+        "tests/test_rule_mma_lowering.py",
         *_MECHANISMS,
         "-k",
-        "fma_lowering or mma_downgrade or blackwell or wait_depth or precision_dot or tf32x3 or fp8",
+        "test_rule_mma_lowering or fma_lowering or mma_downgrade or blackwell or wait_depth or precision_dot or tf32x3 or fp8",
     ],
     "irdiff/diagnose/rules/common.py": [
         "tests/test_rule_units.py",

@@ -44,6 +44,9 @@ def _why(d: DotFact, other: DotFact, arch: int) -> list[str]:
             why.append("it is a batched (3-D) dot: Triton lowers batched dots with `mma.sync`")
         if d.shape and d.shape[0] < 64:
             why.append(f"M = {d.shape[0]} is below the 64 rows one warpgroup MMA computes")
+        if d.a_type == "f64" or d.b_type == "f64":
+            # AccelerateMatmul's supportMMA(dot, 3/5): no warpgroup/tcgen05 MMA takes fp64; mma.sync (DMMA) does
+            why.append(f"its fp64 operands have no `{other.lowering}` form: fp64 dots use `mma.sync`")
         if d.a_type == "f32" and d.precision in ("tf32x3", "bf16x3", "bf16x6"):
             why.append(f"`{d.precision}` splits each product into several MMAs, which Triton emits with `mma.sync`")
         if arch and arch < 90:
@@ -58,7 +61,8 @@ def _why(d: DotFact, other: DotFact, arch: int) -> list[str]:
         )
     if d.warps != other.warps and d.warps and other.warps and not any("num_warps" in w for w in why):
         why.append(f"`num_warps` is {d.warps} vs {other.warps}")
-    if d.precision != other.precision and d.precision and not any("precision" in w for w in why):
+    # both known: a non-fp32 dot has no precision ("" would print an empty code span)
+    if d.precision != other.precision and d.precision and other.precision and not any("precision" in w for w in why):
         why.append(f"input precision `{d.precision}` vs `{other.precision}`")
     return why
 

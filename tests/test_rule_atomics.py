@@ -1,0 +1,327 @@
+"""``atomic.ordering``, ``atomic.cas-loop`` and ``layout.convert-shared`` (``irdiff/diagnose/rules/atomics.py``) on
+the facts of real compiles, each rule called directly, in both orders of the variants.
+
+Kernels: ``tests/suites/diag_mech.py`` (split-K ``tl.atomic_add`` with ``sem="relaxed"`` vs the default ``acq_rel``,
+into bf16 on sm80 — a CAS loop — and on sm90 — native; a dot result added with ``tl.atomic_add`` vs inline-asm
+``red``), ``tests/suites/kinds/kinds.py`` (``atomscope``: ``scope="cta"`` vs gpu; ``atomsem``: ``atomic_max`` with
+``sem="release"`` vs ``"relaxed"``) and ``tests/suites/rule_mech.py`` (``tally``: ``sem="acquire"`` vs ``"relaxed"``
+at ``scope="sys"``; the user's own ``tl.atomic_cas`` lock). Counts are read from each variant's own PTX/SASS text,
+never hard-coded: the kernels force one fence per atomic, not a number of atomics per thread.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines
+
+from irdiff.bundle import Bundle
+from irdiff.diagnose.facts import Ref
+from irdiff.diagnose.mechfacts import ConvertFact
+from irdiff.diagnose.model import Finding
+from irdiff.diagnose.rules.atomics import _added, _required_by, rule_atomic_ordering, rule_cas_loop, rule_convert_shared
+
+BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
+TAIL = (
+    "Results are the same for a plain accumulation (the sum's rounding order across CTAs is not fixed in either); the "
+    "ordering only matters when other memory operations depend on the atomic (locks, flags)."
+)
+ACQ_REL = (
+    "`acq_rel` (the default of `tl.atomic_*`): each atomic orders the thread's memory operations around it — ptxas "
+    "surrounds it with a fence (`MEMBAR`) and an L1 invalidation (`CCTL.IVALL`), and the atomic must return its old "
+    "value (`ATOMG`)."
+)
+RELAXED = (
+    "`relaxed`: no ordering beyond the atomic itself; when the result is unused PTX uses a reduction (`red`) that does "
+    "not return a value (`RED` in SASS)."
+)
+RELEASE = "`release`: earlier stores are made visible before the atomic (a fence before it)."
+ACQUIRE = "`acquire`: later loads may not move before the atomic (L1 invalidated after it)."
+
+
+@pytest.fixture(scope="module")
+def splitk(mech80: Bundle) -> Bundle:
+    return mech80
+
+
+@pytest.fixture(scope="module")
+def scope(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(KINDS + "::atomscope", ["cta", "gpu"], "sm80")  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def sem(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(KINDS + "::atomsem", ["release", "relaxed"], "sm80")  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def own(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(OWN, OWN_VARIANTS, "sm80")  # type: ignore[no-any-return]
+
+
+def one(rule, bundle: Bundle, x: str, y: str, swap: bool) -> tuple[Finding, str, str]:  # type: ignore[no-untyped-def]
+    a, b = (y, x) if swap else (x, y)
+    found = rule(context(bundle, a, b))
+    assert len(found) == 1, found
+    return found[0], a, b
+
+
+def n_sass(bundle: Bundle, v: str, pattern: str) -> int:
+    return len([t for _, t in lines(bundle, v, "sass", pattern) if not t.startswith("@!PT")])
+
+
+def n_ptx(bundle: Bundle, v: str, pattern: str) -> int:
+    return len(lines(bundle, v, "ptx", pattern))
+
+
+# ------------------------------------------------------------------------------------------------ atomic.ordering
+
+
+@BOTH
+def test_acq_rel_vs_relaxed_names_fence_and_invalidation(splitk: Bundle, swap: bool) -> None:
+    """The default ``acq_rel`` split-K add gets a GPU fence, an error barrier and an L1 invalidation per atomic and
+    returns a value (``ATOMG``); ``relaxed`` becomes a reduction (``RED``) with no fence: ``acq_rel`` is predicted
+    slower, and every count is the SASS/PTX's own."""
+    f, a, b = one(rule_atomic_ordering, splitk, "relaxed", "acq_rel", swap)
+    assert (f.id, f.severity, f.stage, f.predicts) == ("atomic.ordering", "major", "ttir", "acq_rel")
+    desc = {"relaxed": "sem=relaxed scope=gpu", "acq_rel": "sem=acq_rel scope=gpu"}
+    assert f.title == (
+        f"Atomic ordering: {desc[a]} in `{a}` vs {desc[b]} in `{b}` (`acq_rel` adds a GPU-wide fence (`MEMBAR.GPU`) "
+        "and an L1 invalidation (`CCTL`) per atomic)"
+    )
+    n = n_sass(splitk, "acq_rel", r"\bATOMG\b")
+    assert n > 0 and n == n_sass(splitk, "acq_rel", r"\bMEMBAR\.[A-Z.]*GPU") == n_sass(splitk, "acq_rel", r"\bCCTL")
+    # relaxed with the result unused: a reduction (RED / red) where the release allows it (Triton 3.9), else ATOMG
+    red = n_sass(splitk, "relaxed", r"\bRED\b")
+    sk = "RED" if red else "ATOMG"
+    r = n_sass(splitk, "relaxed", rf"\b{sk}\b")
+    assert r > 0 and n_sass(splitk, "relaxed", r"\bMEMBAR|\bCCTL") == 0
+    fences = {"relaxed": "`relaxed` none", "acq_rel": f"`acq_rel` {n}× `MEMBAR.GPU`, {n}× `ERRBAR`, {n}× `CCTL`"}
+    pa = n_ptx(splitk, "acq_rel", r"\batom\.[\w.:]*acq_rel[\w.:]*\.add\.f32")
+    assert pa == n
+    assert f.explanation.startswith(
+        f"Atomics use {desc[a]} in `{a}` and {desc[b]} in `{b}`. {ACQ_REL} {RELAXED} Fences and L1 invalidations in "
+        f"SASS: {fences[a]}; {fences[b]}. Per thread, PTX has "
+    )
+    # the PTX atomics of each side as its facts count them (qualified keys, sorted); the acq_rel side's are its atoms
+    ptx = {
+        v: f"`{v}` "
+        + ", ".join(
+            f"{c_}× `{key}`"
+            for key, c_ in sorted(context(splitk, v, v).fa.counts["ptx"].items())
+            if key.split(".")[0] in ("atom", "red") and "." in key and c_
+        )
+        for v in (a, b)
+    }
+    assert f"Per thread, PTX has {ptx[a]}; {ptx[b]}. " in f.explanation
+    assert f"{pa}× `atom.acq_rel`" in ptx["acq_rel"] and f"{pa}× `atom.add.f32`" in ptx["acq_rel"]
+    assert f.explanation.endswith(f". {TAIL}")
+    # the atomic of each variant (TTIR line and the Python call), then the fence and the SASS atomics
+    assert ev(f)[:4] == [(a, "ttir"), (a, "python"), (b, "ttir"), (b, "python")]
+    tail = [(e.variant, e.stage, e.line is None) for e in f.evidence[4:]]
+    want = {"acq_rel": [("acq_rel", "sass", False), ("acq_rel", "sass", True)], "relaxed": [("relaxed", "sass", True)]}
+    assert tail == want[a] + want[b]
+    for k, v in ((0, a), (2, b)):
+        assert f.evidence[k].text == at_line(splitk, f, k).strip()[:220]
+        assert f"tt.atomic_rmw fadd, {v}, gpu" in f.evidence[k].text
+    assert "tl.atomic_add(" in f.evidence[1].text and "sem=SEM" in f.evidence[1].text
+    fence = next(e for e in f.evidence if e.variant == "acq_rel" and e.stage == "sass" and e.line)
+    assert fence.text.startswith("MEMBAR") and fence.text.endswith(f"   ({n}× MEMBAR.GPU)")
+    counts = {e.variant: e.text for e in f.evidence if e.stage == "sass" and e.line is None}
+    assert counts == {"acq_rel": f"{n}× ATOMG, {n}× ATOMG.ADD.F32", "relaxed": f"{r}× {sk}, {r}× {sk}.ADD.F32"}
+
+
+@BOTH
+def test_gpu_scope_adds_gpu_fence_and_invalidation_over_cta(scope: Bundle, swap: bool) -> None:
+    """``scope="cta"`` keeps ``acq_rel`` but fences the CTA only (``MEMBAR.CTA``): the default gpu scope is the
+    heavier side, with a GPU fence and an L1 invalidation per atomic."""
+    f, a, b = one(rule_atomic_ordering, scope, "cta", "gpu", swap)
+    assert (f.severity, f.predicts) == ("major", "gpu")
+    assert f.title == (
+        f"Atomic ordering: sem=acq_rel scope={a} in `{a}` vs sem=acq_rel scope={b} in `{b}` (`gpu` adds a GPU-wide "
+        "fence (`MEMBAR.GPU`) and an L1 invalidation (`CCTL`) per atomic)"
+    )
+    n = n_sass(scope, "gpu", r"\bATOMG\b")
+    assert n == n_sass(scope, "cta", r"\bATOMG\b") == n_sass(scope, "cta", r"\bMEMBAR\.[A-Z.]*CTA")
+    assert n_sass(scope, "cta", r"\bCCTL") == 0
+    fences = {"cta": f"`cta` {n}× `MEMBAR.CTA`", "gpu": f"`gpu` {n}× `MEMBAR.GPU`, {n}× `ERRBAR`, {n}× `CCTL`"}
+    assert f"Fences and L1 invalidations in SASS: {fences[a]}; {fences[b]}." in f.explanation
+    assert f.explanation.startswith(
+        f"Atomics use sem=acq_rel scope={a} in `{a}` and sem=acq_rel scope={b} in `{b}`. {ACQ_REL} Fences"
+    )
+    assert "`relaxed`" not in f.explanation
+    # the gpu side's fence line is quoted (the cta side has neither a GPU fence nor CCTL/ERRBAR)
+    fence = [e for e in f.evidence if e.stage == "sass" and e.line]
+    assert [e.variant for e in fence] == ["gpu"] and fence[0].text.endswith(f"({n}× MEMBAR.GPU)")
+    assert 'scope="cta"' in next(e.text for e in f.evidence if e.variant == "cta" and e.stage == "python")
+
+
+@BOTH
+def test_release_fences_but_invalidates_nothing(sem: Bundle, swap: bool) -> None:
+    """``sem="release"`` on an ``atomic_max`` whose result is unused stays a reduction (``RED``) but gets a fence
+    before it; it invalidates no L1 (that is ``acquire``'s part): the title names the fence only."""
+    f, a, b = one(rule_atomic_ordering, sem, "release", "relaxed", swap)
+    assert (f.severity, f.predicts) == ("major", "release")
+    assert f.title.endswith("(`release` adds a GPU-wide fence (`MEMBAR.GPU`) per atomic)")
+    assert f.title.startswith(f"Atomic ordering: sem={a} scope=gpu in `{a}` vs sem={b} scope=gpu in `{b}`")
+    # words in the order of the sorted sems, each once
+    assert f"in `{b}`. {RELAXED} {RELEASE} Fences" in f.explanation and ACQ_REL not in f.explanation
+    n = n_sass(sem, "release", r"\bMEMBAR\.[A-Z.]*GPU")
+    assert n > 0 and n_sass(sem, "release", r"\bCCTL") == 0 and n_sass(sem, "relaxed", r"\bMEMBAR") == 0
+    assert "`relaxed` none" in f.explanation
+    assert f"`release` {n}× `MEMBAR.GPU`, {n}× `ERRBAR`" in f.explanation
+
+
+@BOTH
+def test_acquire_at_system_scope_invalidates_l1(own: Bundle, swap: bool) -> None:
+    """Own kernel: a histogram ``tl.atomic_add(..., scope="sys")`` with ``sem="acquire"`` vs ``"relaxed"``: acquire
+    fences and invalidates L1 after the atomic; predicted slower, described with both sems' words."""
+    f, a, b = one(rule_atomic_ordering, own, "acquire", "relaxed", swap)
+    assert (f.id, f.severity, f.predicts) == ("atomic.ordering", "major", "acquire")
+    assert f.title.startswith(f"Atomic ordering: sem={a} scope=sys in `{a}` vs sem={b} scope=sys in `{b}` (`acquire`")
+    assert f"in `{b}`. {ACQUIRE} {RELAXED} Fences" in f.explanation
+    assert n_sass(own, "acquire", r"\bCCTL") > 0 and "an L1 invalidation (`CCTL`)" in f.title
+    assert n_sass(own, "relaxed", r"\bCCTL|\bMEMBAR") == 0 and "`relaxed` none" in f.explanation
+
+
+def test_same_sem_and_fences_is_silent(mech80: Bundle, mech90: Bundle) -> None:
+    """``relaxed`` fp32 vs ``relaxed`` bf16: the same sem and scope and no fences on either side (the bf16 CAS loop is
+    ``atomic.cas-loop``'s finding), on sm80 and sm90, both orders; a variant without atomics is never compared."""
+    for b in (mech80, mech90):
+        assert rule_atomic_ordering(context(b, "relaxed", "bf16")) == []
+        assert rule_atomic_ordering(context(b, "bf16", "relaxed")) == []
+    assert rule_atomic_ordering(context(mech80, "acq_rel", "tf32")) == []
+    assert rule_atomic_ordering(context(mech80, "tf32", "acq_rel")) == []
+
+
+def test_added_words() -> None:
+    """What the heavier side adds: SASS kinds first (PTX fences only when SASS shows none), "fences" when no kind is
+    known to grow."""
+    assert _added({"MEMBAR.SYS": 2, "CCTL": 2}, {}) == (
+        "a system-wide fence (`MEMBAR.SYS`) and an L1 invalidation (`CCTL`) per atomic"
+    )
+    assert _added({"MEMBAR.CTA": 1, "fence.sc": 1}, {"MEMBAR.CTA": 1}) == (
+        "a sequentially consistent fence (`fence.sc`) per atomic"
+    )
+    assert _added({"MEMBAR.GPU": 1, "fence.acq_rel": 1}, {}) == "a GPU-wide fence (`MEMBAR.GPU`) per atomic"
+    assert _added({"membar": 3}, {"membar": 1}) == "a fence (`membar`) per atomic"
+    assert _added({"MEMBAR.GPU": 1}, {"MEMBAR.GPU": 1}) == "fences per atomic"
+    assert _added({"ERRBAR": 4}, {}) == "fences per atomic"
+
+
+# ------------------------------------------------------------------------------------------------ atomic.cas-loop
+
+
+@BOTH
+def test_bf16_add_is_a_cas_loop_on_sm80(splitk: Bundle, swap: bool) -> None:
+    """sm80 has no bf16 atomic add: Triton emits a CAS retry loop (``atom.cas`` in PTX); the fp32 ``relaxed`` add is a
+    native reduction. The loop side is named, with its op and type, the target, and its own ``atom.cas`` count."""
+    f, a, b = one(rule_cas_loop, splitk, "relaxed", "bf16", swap)
+    assert (f.id, f.severity, f.stage, f.predicts) == ("atomic.cas-loop", "major", "ptx", "bf16")
+    assert f.title == "`bf16` emulates `fadd` on `bf16` with a compare-and-swap loop"
+    n = n_ptx(splitk, "bf16", r"\batom\.[\w.:]*cas\.b32")
+    assert n > 0 and n_ptx(splitk, "relaxed", r"\.cas\.") == 0
+    assert f.explanation == (
+        "In `bf16` `fadd` on `bf16` has no native atomic instruction on sm80, so Triton emits a compare-and-swap "
+        "loop: load the old value, compute the new one, `atom.cas` it, and retry when another thread changed the word "
+        f"in between ({n} `atom.cas` per thread). Under contention (split-K, histograms) each retry is another round "
+        "trip to L2. `relaxed` uses a native atomic/reduction. Results are the same up to the (unordered) summation "
+        "order."
+    )
+    assert ev(f) == [("bf16", "ttir"), ("bf16", "ptx"), ("relaxed", "ptx")]
+    assert "tt.atomic_rmw fadd, relaxed, gpu" in f.evidence[0].text and "bf16" in f.evidence[0].text
+    assert f.evidence[0].text == at_line(splitk, f, 0).strip()[:220]
+    assert (
+        f.evidence[1].text == f"{at_line(splitk, f, 1).strip()}   ({n}× atom.cas)" and ".cas.b32" in f.evidence[1].text
+    )
+    pk = "red" if n_ptx(splitk, "relaxed", r"\bred\.") else "atom"  # a reduction where the release emits one
+    r = n_ptx(splitk, "relaxed", rf"\b{pk}\.")
+    assert r > 0 and f.evidence[2].line is None
+    assert set(f.evidence[2].text.split(", ")) == {f"{r}× {pk}", f"{r}× {pk}.add.f32", f"{r}× {pk}.relaxed"}
+
+
+def test_native_bf16_on_sm90_and_user_cas_are_not_emulation(mech90: Bundle, own: Bundle) -> None:
+    """sm90 has a native bf16 reduction: no CAS loop either way. A ``tl.atomic_cas`` the user wrote (a lock) is not an
+    emulation, in both orders; a variant pair without any ``atom.cas`` says nothing."""
+    for x, y in (("relaxed", "bf16"), ("bf16", "relaxed")):
+        assert rule_cas_loop(context(mech90, x, y)) == []
+    assert n_ptx(own, "lock", r"\.cas\.") > 0
+    for x, y in (("lock", "relaxed"), ("relaxed", "lock")):
+        assert rule_cas_loop(context(own, x, y)) == []
+    assert rule_cas_loop(context(own, "acquire", "relaxed")) == []
+
+
+# ------------------------------------------------------------------------------------------- layout.convert-shared
+
+
+@pytest.mark.parametrize("target", ["sm80", "sm90"])
+@BOTH
+def test_atomic_on_mma_result_goes_through_shared(own: Bundle, target: str, swap: bool) -> None:
+    """Own kernel: ``tl.atomic_add`` of a 64x64 fp32 dot result: the MMA layout is converted to a blocked one through
+    shared memory (64·64·4 B = 16 KB scratch, 128 B stored per thread of 128) before the atomic; adding a loaded
+    (already blocked) tile needs no conversion. The converting side is named, with what required it."""
+    dot, ld = f"dot{target[2:]}", f"ld{target[2:]}"
+    f, a, b = one(rule_convert_shared, own, dot, ld, swap)
+    assert (f.id, f.severity, f.stage, f.predicts) == ("layout.convert-shared", "minor", "ttgir", dot)
+    src, producer = {"sm80": ("mma_v2", "tt.dot"), "sm90": ("wgmma", "ttng.warp_group_dot")}[target]
+    c = next(x for x in context(own, a, b).facts(dot).mech.converts if x.shared_stores)  # type: ignore[union-attr]
+    # 64·64·4 B in one round (16 KB) or two (8 KB), as the release's scratch allocation decides
+    kb = {16384: "16 KB", 8192: "8 KB"}[c.scratch_bytes or 0]
+    assert f.title == f"`{dot}` converts 64x64xf32 from {src} to blocked through shared memory ({kb} scratch)"
+    assert c.stored_bytes == 128 and c.shared_loads > 0 and c.barriers > 0
+    assert f.explanation == (
+        f"In `{dot}` a `ttg.convert_layout` moves the 64x64xf32 value produced by `{producer}` from the {src} layout "
+        f"to a blocked layout through shared memory: each thread stores its elements ({c.shared_stores} `st.shared`, "
+        f"128 B), the CTA synchronises ({c.barriers} `bar.sync`) and each thread loads the elements it needs "
+        f"({c.shared_loads} loads) — about {kb} of shared-memory scratch per CTA (bytes stored × threads / rounds). "
+        "It is required by an atomic on the MMA result: atomics are emitted in a blocked layout, so the MMA-layout "
+        f"values are redistributed between threads through shared memory first. `{ld}` has 0 such conversion(s): "
+        "it consumes the value in the layout it was produced in. The scratch reuses shared memory freed by earlier "
+        "buffers, so `metadata.shared` may not grow; the cost is the extra shared-memory traffic and barriers. "
+        "Results are the same."
+    )
+    assert ev(f) == [(dot, "ttgir"), (dot, "python"), (dot, "ptx")]
+    assert f.evidence[0].text == at_line(own, f, 0)[:240] and "ttg.convert_layout" in f.evidence[0].text
+    assert "#mma" in f.evidence[0].text and "#blocked" in f.evidence[0].text
+    assert "tl.atomic_add(out, part)" in f.evidence[1].text
+    assert f.evidence[2].text == (
+        f"{c.shared_stores} st.shared + {c.shared_loads} ld.shared (128 B stored per thread), {c.barriers} bar.sync at "
+        "the conversion's source line"
+    )
+
+
+def test_no_shared_conversion_on_either_side_is_silent(mech80: Bundle, own: Bundle) -> None:
+    """Two variants without a conversion through shared memory (or with the same ones) say nothing."""
+    assert rule_convert_shared(context(own, "ld80", "ld90")) == []
+    assert rule_convert_shared(context(own, "dot80", "dot80")) == []
+    assert rule_convert_shared(context(mech80, "hints", "nohints")) == []
+
+
+R = Ref("ttgir", 1, "op")
+
+
+def _cvt(src: str, consumers: list[str]) -> ConvertFact:
+    return ConvertFact(src, "blocked", [64, 64], "f32", "tt.dot", consumers, 8, 8, 2, 128, 16384, R, None)
+
+
+def test_required_by_names_the_consumer() -> None:
+    """Why a conversion was needed, from its source layout and its consumers (TTGIR users of the converted value)."""
+    atomic = "an atomic on the MMA result: atomics are emitted in a blocked layout, so the MMA-layout values are "
+    for src in ("mma_v2", "wgmma", "tcgen05", "linear"):
+        assert _required_by(_cvt(src, ["tt.atomic_rmw"])).startswith(atomic)
+        assert _required_by(_cvt(src, ["tt.atomic_cas"])).startswith(atomic)
+        assert (
+            _required_by(_cvt(src, ["tt.store"]))
+            == "storing the MMA result: the store is coalesced in a blocked layout"
+        )
+    assert _required_by(_cvt("blocked", ["tt.atomic_rmw"])) == "a consumer that expects another layout (tt.atomic_rmw)"
+    assert _required_by(_cvt("blocked", ["tt.store"])) == "a consumer that expects another layout (tt.store)"
+    assert _required_by(_cvt("blocked", ["tt.reduce", "tt.trans"])) == (
+        "a reduction that needs another distribution of the values"
+    )
+    assert _required_by(_cvt("blocked", ["tt.trans", "tt.reshape"])) == "a `tt.reshape`"
+    for op in ("tt.trans", "tt.split", "tt.join", "tt.cat"):
+        assert _required_by(_cvt("mma_v2", [op, "arith.addf"])) == f"a `{op}`"
+    assert _required_by(_cvt("blocked", ["tt.dot"])) == "feeding a dot operand"
+    assert _required_by(_cvt("blocked", ["arith.mulf", "arith.addf"])) == (
+        "a consumer that expects another layout (arith.addf, arith.mulf)"
+    )

@@ -1,0 +1,298 @@
+"""``hint.cache``, ``hint.axis-info``, ``compiler.messages`` and ``pipeline.wait-depth``
+(``irdiff/diagnose/rules/hints.py``) on the facts of real compiles, each rule called directly, in both orders.
+
+Kernels: ``tests/suites/diag_mech.py`` (a streaming copy with ``evict_first`` loads and ``.cs`` stores vs none;
+``tl.where`` on an int32 condition, which Triton warns about, vs a bool one; a K loop with ``num_stages`` 4 vs 2, sm80),
+``tests/suites/kinds/kinds.py`` (``storeevict``: ``evict_first`` on the store only; ``hintplace``: ``tl.multiple_of``
+on the program id vs on a start offset loaded from memory) and ``tests/suites/rule_mech.py`` (``gather``: ``.cg``,
+``.ca`` and ``volatile`` loads vs plain ones, ``tl.max_contiguous(tl.multiple_of(...))`` on the offsets vs none).
+Instruction counts are read from each variant's own PTX text, never hard-coded.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines
+
+from irdiff.bundle import Bundle
+from irdiff.diagnose.model import Finding
+from irdiff.diagnose.rules.hints import (
+    _hinted_value,
+    rule_axis_hints,
+    rule_cache_hints,
+    rule_compiler_messages,
+    rule_wait_depth,
+)
+from irdiff.diagnose.texts import stage_text
+
+BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
+CACHED = (
+    "Hints change where data is cached: they help when the data is touched once (streaming) and other data should "
+    "stay cached, and can hurt when it is reused. "
+)
+RESULTS = "Results are the same (except `volatile`/`.cv`, which re-read memory other threads may change)."
+POLICY = (
+    "The L2 policy costs instructions of its own (`createpolicy` makes the 64-bit policy operand the accesses carry). "
+)
+SAME = "They change no instruction count. "
+EVICT = "`L1::evict_first` plus an L2 `createpolicy` cache hint: evicted first."
+
+
+@pytest.fixture(scope="module")
+def own(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(OWN, OWN_VARIANTS, "sm80")  # type: ignore[no-any-return]
+
+
+def one(rule, bundle: Bundle, x: str, y: str, swap: bool) -> tuple[Finding, str, str]:  # type: ignore[no-untyped-def]
+    a, b = (y, x) if swap else (x, y)
+    found = rule(context(bundle, a, b))
+    assert len(found) == 1, found
+    return found[0], a, b
+
+
+def n_ptx(bundle: Bundle, v: str, pattern: str) -> int:
+    return len(lines(bundle, v, "ptx", pattern))
+
+
+# ------------------------------------------------------------------------------------------------------ hint.cache
+
+
+@BOTH
+def test_cg_load_named_with_its_ptx_qualifier(own: Bundle, swap: bool) -> None:
+    """``cache_modifier=".cg"`` on the load: named on the load (TTIR ``cachePolicy`` and the Python call), with the
+    PTX qualifier it became (``ld.global.cg``) counted in the PTX; no instruction count changes."""
+    f, a, b = one(rule_cache_hints, own, "cg", "plain", swap)
+    assert (f.id, f.severity, f.stage, f.predicts) == ("hint.cache", "info", "ttir", None)
+    desc = {"cg": "load cache_modifier=cg", "plain": "none"}
+    assert f.title == f"Cache hints: {desc[a]} in `{a}` vs {desc[b]} in `{b}`"
+    n = n_ptx(own, "cg", r"\bld\.global\.cg\b")
+    assert n > 0 and n_ptx(own, "plain", r"\.cg\b") == 0
+    ptx = {"cg": f"`cg` {n}× `hint .cg`", "plain": "`plain` no cache qualifiers"}
+    assert f.explanation == (
+        f"Memory hints: {desc[a]} in `{a}`; {desc[b]} in `{b}`. In PTX: {ptx[a]}; {ptx[b]}. `.cg`: cache in L2 only, "
+        f"bypass L1. {CACHED}{SAME}{RESULTS}"
+    )
+    assert ev(f) == [("cg", "ttir"), ("cg", "python"), ("cg", "ptx")]
+    assert f.evidence[0].text == at_line(own, f, 0)[:220] and re.search(r"cache_?[mM]odifier = cg", f.evidence[0].text)
+    assert 'cache_modifier=".cg"' in f.evidence[1].text and f.evidence[1].text == at_line(own, f, 1)
+    assert (f.evidence[2].line, f.evidence[2].text) == (None, f"{n}× hint .cg")
+
+
+@BOTH
+def test_ca_against_cg_names_both_effects(own: Bundle, swap: bool) -> None:
+    """Two different modifiers: each side's hint, qualifier count and meaning, in the order of the sorted hints."""
+    f, a, b = one(rule_cache_hints, own, "ca", "cg", swap)
+    assert f.title == f"Cache hints: load cache_modifier={a} in `{a}` vs load cache_modifier={b} in `{b}`"
+    n = {v: n_ptx(own, v, rf"\bld\.global\.{v}\b") for v in ("ca", "cg")}
+    assert f"In PTX: `{a}` {n[a]}× `hint .{a}`; `{b}` {n[b]}× `hint .{b}`. " in f.explanation
+    assert "`.ca`: cache at all levels. `.cg`: cache in L2 only, bypass L1. " + CACHED + SAME in f.explanation
+    assert ev(f) == [(a, "ttir"), (a, "python"), (a, "ptx"), (b, "ttir"), (b, "python"), (b, "ptx")]
+
+
+@BOTH
+def test_volatile_load_named(own: Bundle, swap: bool) -> None:
+    f, a, b = one(rule_cache_hints, own, "vol", "plain", swap)
+    assert "load volatile=true in `vol`" in f.title and "none in `plain`" in f.title
+    n = n_ptx(own, "vol", r"\bld\.volatile\b")
+    assert n > 0 and f"`vol` {n}× `hint volatile`" in f.explanation
+    assert "`ld.volatile`: never cached or merged. " + CACHED + SAME in f.explanation
+    assert "isVolatile = true" in f.evidence[0].text and "volatile=True" in f.evidence[1].text
+
+
+@BOTH
+def test_evict_first_and_cs_name_the_l2_policy_cost(mech80: Bundle, swap: bool) -> None:
+    """``eviction_policy="evict_first"`` loads and ``.cs`` stores: the L2 ``createpolicy`` costs instructions (the
+    explanation says so instead of "no instruction count"); both hints are named on their op."""
+    f, a, b = one(rule_cache_hints, mech80, "hints", "nohints", swap)
+    desc = {"hints": "store cache_modifier=cs, load eviction_policy=evict_first", "nohints": "none"}
+    assert f.title == f"Cache hints: {desc[a]} in `{a}` vs {desc[b]} in `{b}`"
+    pol = n_ptx(mech80, "hints", r"\bcreatepolicy\b")
+    cs = n_ptx(mech80, "hints", r"\bst\.global\.cs\b")
+    ef = n_ptx(mech80, "hints", r"L1::evict_first")
+    assert pol > 0 and cs > 0 and ef > 0
+    ptx = {
+        "hints": f"`hints` {pol}× `createpolicy`, {cs}× `hint .cs`, {ef}× `hint L1::evict_first`, {ef}× `hint L2::cache_hint`",
+        "nohints": "`nohints` no cache qualifiers",
+    }
+    assert f.explanation == (
+        f"Memory hints: {desc[a]} in `{a}`; {desc[b]} in `{b}`. In PTX: {ptx[a]}; {ptx[b]}. `.cs`: streaming, likely "
+        f"accessed once (evict first). {EVICT} {CACHED}{POLICY}{RESULTS}"
+    )
+    assert ev(f) == [("hints", "ttir"), ("hints", "python"), ("hints", "ttir"), ("hints", "python"), ("hints", "ptx")]
+    assert (
+        re.search(r"evict(ion_policy|ionPolicy) = evict_first", f.evidence[0].text) and "tt.load" in f.evidence[0].text
+    )
+    assert re.search(r"cache_?[mM]odifier = cs", f.evidence[2].text) and "tt.store" in f.evidence[2].text
+    # PTX and SASS qualifiers together, sorted by key
+    parts = f.evidence[4].text.split(", ")
+    keys = [p.split("× ", 1)[1] for p in parts]
+    assert keys == sorted(keys) and f"{pol}× createpolicy" in parts and f"{cs}× hint .cs" in parts
+    assert any(p.endswith("LDG hint .EF") for p in parts) and any(p.endswith("STG hint .EF") for p in parts)
+
+
+@BOTH
+def test_store_only_evict_first(compile_suite, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    b_ = compile_suite(KINDS + "::storeevict", ["stream", "keep"], "sm80")
+    f, a, b = one(rule_cache_hints, b_, "stream", "keep", swap)
+    desc = {"stream": "store eviction_policy=evict_first", "keep": "none"}
+    assert f.title == f"Cache hints: {desc[a]} in `{a}` vs {desc[b]} in `{b}`"
+    assert f"{EVICT} {CACHED}{POLICY}{RESULTS}" in f.explanation and "`.cs`" not in f.explanation
+    assert "tl.store(" in f.evidence[1].text and 'eviction_policy="evict_first"' in f.evidence[1].text
+
+
+def test_same_hints_are_silent(own: Bundle, mech80: Bundle) -> None:
+    assert rule_cache_hints(context(own, "cg", "cg")) == []
+    assert rule_cache_hints(context(own, "contig", "plain")) == []  # AxisInfo hints are not cache hints
+    assert rule_cache_hints(context(mech80, "relaxed", "acq_rel")) == []
+
+
+# -------------------------------------------------------------------------------------------------- hint.axis-info
+
+
+@BOTH
+def test_hint_on_another_value_names_each_line(compile_suite, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``tl.multiple_of(…, 16)`` on the program id in ``onpid`` and on the loaded start in ``onstart``: the same hint
+    moved to another value, named with the wrapped expression and its line in each variant; the accesses differ in
+    width (major)."""
+    bundle = compile_suite(KINDS + "::hintplace", ["onpid", "onstart"], "sm80")
+    f, a, b = one(rule_axis_hints, bundle, "onpid", "onstart", swap)
+    assert (f.id, f.severity, f.stage, f.predicts) == ("hint.axis-info", "major", "ttir", None)
+    ln = {
+        "onpid": lines(bundle, "onpid", "python", r"tl\.multiple_of\(tl\.program_id\(0\), 16\)")[0][0],
+        "onstart": lines(bundle, "onstart", "python", r"tl\.multiple_of\(tl\.load\(starts \+ pid\), 16\)")[0][0],
+    }
+    on = {"onpid": "tl.program_id(0)", "onstart": "tl.load(starts + pid)"}
+    d = {v: f"`tl.multiple_of`(16) on `{on[v]}` at line {ln[v]} of `{v}`" for v in on}
+    assert f.title == f"AxisInfo hints differ: {d[a]} only in `{a}`, {d[b]} only in `{b}`"
+    assert f.explanation.startswith(
+        f"Hints only in `{a}`: {d[a]}; only in `{b}`: {d[b]}. The same hint sits on another value in each variant: "
+        "only the value whose divisibility or contiguity reaches an address changes an access (AxisInfo propagates "
+        "the hint through the arithmetic that uses it). `tl.multiple_of` and `tl.max_contiguous` state"
+    )
+    assert "keep the same widths" not in f.explanation
+    assert ev(f) == [(a, "python"), (b, "python")]
+    assert [e.line for e in f.evidence] == [ln[a], ln[b]]
+
+
+@BOTH
+def test_max_contiguous_hint_widens_accesses(own: Bundle, swap: bool) -> None:
+    """Own kernel: ``tl.max_contiguous(tl.multiple_of(first + o, 8), 8)`` on a runtime row start vs no hint; the
+    hinted side's accesses change, so the hints (not moved: no line named) are reported, each once."""
+    f, a, b = one(rule_axis_hints, own, "contig", "plain", swap)
+    hs = "`tl.max_contiguous`(8), `tl.multiple_of`(8)"
+    d = {"contig": hs, "plain": "none"}
+    assert f.title == f"AxisInfo hints differ: {d[a]} only in `{a}`, {d[b]} only in `{b}`"
+    assert f.explanation.startswith(f"Hints only in `{a}`: {d[a]}; only in `{b}`: {d[b]}. `tl.multiple_of` and ")
+    assert "sits on another value" not in f.explanation
+    fa, fb = context(own, "contig", "plain").fa, context(own, "contig", "plain").fb
+    widths = sorted(x.ptx_bits or 0 for x in fa.lowered), sorted(x.ptx_bits or 0 for x in fb.lowered)
+    same = widths[0] == widths[1]
+    assert f.severity == ("minor" if same else "major")
+    assert ("keep the same widths in both variants" in f.explanation) == same
+    assert f.explanation.endswith(
+        "A hint that is false makes results wrong (misaligned vector accesses); a true one does not change results."
+    )
+    assert ev(f) == [("contig", "python"), ("contig", "python")]
+    assert "tl.max_contiguous(tl.multiple_of(first + o, 8), 8)" in f.evidence[0].text
+
+
+def test_same_or_unrelated_hints_are_silent(own: Bundle) -> None:
+    """No AxisInfo hint on either side (a cache modifier is not one), or the same hints: nothing."""
+    assert rule_axis_hints(context(own, "cg", "plain")) == []
+    assert rule_axis_hints(context(own, "contig", "contig")) == []
+
+
+def test_hinted_value() -> None:
+    """The expression a hint wraps on its Python line; "" for a line that does not parse or has no such call."""
+    assert _hinted_value("pid = tl.multiple_of(tl.program_id(0), 16)", "multiple_of") == "tl.program_id(0)"
+    assert _hinted_value("  x = multiple_of(a + b, 8)", "multiple_of") == "a + b"
+    assert _hinted_value("p = tl.max_contiguous(tl.multiple_of(f + o, 8), 8)", "multiple_of") == "f + o"
+    assert _hinted_value("p = tl.max_contiguous(tl.multiple_of(f + o, 8), 8)", "max_contiguous") == (
+        "tl.multiple_of(f + o, 8)"
+    )
+    long = "x = tl.multiple_of(" + " + ".join(f"v{i}" for i in range(20)) + ", 16)"
+    got = _hinted_value(long, "multiple_of")
+    assert len(got) == 60 and got.endswith("...") and got.startswith("v0 + v1")
+    assert _hinted_value("x = tl.multiple_of(" + "a" * 60 + ", 16)", "multiple_of") == "a" * 60
+    assert _hinted_value("x = tl.multiple_of(", "multiple_of") == ""
+    assert _hinted_value("x = tl.assume(a > 0)", "multiple_of") == ""
+    assert _hinted_value("x = f()(a)", "multiple_of") == ""
+    assert _hinted_value("tl.assume(n > 0)", "assume") == "n > 0"
+
+
+# ----------------------------------------------------------------------------------------------- compiler.messages
+
+
+@BOTH
+def test_compiler_warning_quoted_for_its_variant(mech80: Bundle, swap: bool) -> None:
+    """Triton warns about ``tl.where`` on an int32 condition: the message is quoted (without the file prefix before
+    "Warning: "), at its line of the compile log, for ``where_int`` only."""
+    f, a, b = one(rule_compiler_messages, mech80, "where_int", "where_bool", swap)
+    assert (f.id, f.severity, f.stage, f.predicts) == ("compiler.messages", "minor", "python", None)
+    e = f.evidence
+    assert [(x.variant, x.stage) for x in e] == [("where_int", "compile")]
+    assert "UserWarning: tl.where with a non-boolean condition is deprecated" in e[0].text
+    assert f.title == f"Compiler message for `where_int`: {e[0].text[:140]}"
+    assert f.explanation == (
+        f"The compiler printed messages for one variant only (1 shown): `where_int`: {e[0].text}. These are Triton's, "
+        "MLIR's or ptxas' own words about this kernel (deprecations, upcasts, pipelining or MMA decisions); they often "
+        "name the construct that changes the generated code."
+    )
+    log = stage_text(mech80.compiled_variant("where_int"), "compile").splitlines()
+    assert e[0].line is not None and log[e[0].line - 1].endswith(e[0].text)
+    assert rule_compiler_messages(context(mech80, "where_bool", "div_rn")) == []
+    assert rule_compiler_messages(context(mech80, "where_int", "where_int")) == []
+
+
+# ------------------------------------------------------------------------------------------------ pipeline.wait-depth
+
+
+@BOTH
+def test_two_stage_loop_waits_for_its_own_copies(mech80: Bundle, swap: bool) -> None:
+    """``num_stages=4`` keeps copy groups in flight (``ttg.async_wait {num = N>0}``); with 2 stages the loop waits for
+    the copies it committed in the same iteration (``num = 0``): that side is predicted, the deeper one named."""
+    f, a, b = one(rule_wait_depth, mech80, "kloop4", "kloop2", swap)
+    waits = {v: context(mech80, v, v).fa.mech.async_waits for v in ("kloop4", "kloop2")}  # type: ignore[union-attr]
+    ws = {v: sorted({w.num for w in waits[v]}) for v in waits}
+    assert max(ws["kloop4"]) > max(ws["kloop2"])
+    # the release decides whether the 2-stage wait names this iteration's own tokens (3.9) or a carried one
+    imm = any(w.immediate for w in waits["kloop2"]) and not any(w.immediate for w in waits["kloop4"])
+    assert (f.id, f.severity, f.stage, f.predicts) == (
+        "pipeline.wait-depth",
+        "minor",
+        "ttgir",
+        "kloop2" if imm else None,
+    )
+    assert f.title == f"Async-copy wait depth in the loop: {ws[a]} in `{a}` vs {ws[b]} in `{b}`" + (
+        " (`kloop2` waits for the copies it just issued)" if imm else ""
+    )
+    n = {v: ", ".join(map(str, ws[v])) for v in ws}
+    own_tokens = (
+        "In `kloop2` the loop waits for the copies it committed earlier in the same iteration (the wait names this "
+        "iteration's `ttg.async_commit_group` tokens, not loop-carried ones): a prefetch waited for right after it is "
+        "issued overlaps nothing issued after it. "
+    )
+    assert f.explanation == (
+        f"In the loop, `ttg.async_wait` lets {n[a]} copy group(s) stay in flight in `{a}` and {n[b]} in `{b}` "
+        "(`cp.async.wait_group N` in PTX); `kloop4` keeps more loads in flight while it computes. "
+        + (own_tokens if imm else "")
+        + "Deeper pipelines cost shared memory (one buffer per stage) and can lower "
+        "occupancy, so fewer stages can be as fast or faster when enough CTAs per SM hide the latency; the measured "
+        "time decides. Results are the same."
+    )
+    assert ev(f) == [(a, "ttgir"), (a, "ptx"), (b, "ttgir"), (b, "ptx")]
+    for k, v in ((0, a), (2, b)):
+        assert f.evidence[k].text == at_line(mech80, f, k)[:200] and "ttg.async_wait" in f.evidence[k].text
+        m = re.search(r"\{num = (\d+)", f.evidence[k].text)
+        assert m and int(m.group(1)) in ws[v]
+        depths = sorted({int(t.split()[-1].rstrip(";")) for _, t in lines(mech80, v, "ptx", r"cp\.async\.wait_group")})
+        assert f.evidence[k + 1].text.endswith(f"   (cp.async.wait_group depths {depths})")
+        assert f.evidence[k + 1].text.startswith("cp.async.wait_group")
+
+
+def test_wait_depth_silent_without_waits_or_difference(mech80: Bundle) -> None:
+    assert rule_wait_depth(context(mech80, "kloop4", "kloop4")) == []
+    assert rule_wait_depth(context(mech80, "kloop2", "tf32")) == []  # no async copies in the other
+    assert rule_wait_depth(context(mech80, "tf32", "kloop2")) == []
