@@ -100,6 +100,10 @@ def test_pipelined_row_loop_vs_synchronous(facts: dict[str, VariantFacts]) -> No
     # the loop: TTIR carries only `acc`; TTGIR adds the ring's indices and the copies' tokens
     assert [(lp.depth, lp.iter_args, lp.flatten, lp.has_inner) for lp in s3.loops_ttir] == [(1, 1, False, False)]
     assert s3.loops_ttgir[0].iter_args > s1.loops_ttgir[0].iter_args == 1
+    # the pipelined row load is left in TTGIR only as cp.async copies: they give the parameters their roles (address
+    # from x_ptr, mask from R) but are not lowered accesses of their own; the store is
+    assert s3.arg_roles == s1.arg_roles == {"x_ptr": ["pointer"], "R": ["mask"], "y_ptr": ["pointer"]}
+    assert [(a.kind, a.ptr_args) for a in s3.lowered] == [("store", ["y_ptr"])]
 
 
 def test_coalescing_and_lowering_of_the_row_load(loop90, facts: dict[str, VariantFacts]) -> None:  # type: ignore[no-untyped-def]

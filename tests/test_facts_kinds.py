@@ -7,6 +7,7 @@ on the Triton release's SSA numbering.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -87,6 +88,16 @@ def test_names_of_nested_and_assigned_loads_and_stores(kinds) -> None:  # type: 
         ("load", (64,), "f32"): [("w", "w"), ("a_ptrs", "a_ptrs"), ("x", "x_ptrs")],
         ("store", (64,), "f32"): [("scaled", "")],
     }
+    # `chase`: the scalar load `j` (no tensor type: not an access of the coalescing log) sits between tensor loads,
+    # which keep their names; the hinted `fixed` load's pointer follows its first `=`; `moving` loads through `p`;
+    # the store after the loop goes through the loop's result named after `acc` (`%acc_2#0`)
+    chase_ops, _ = _walk_mlir(stage_text(kinds.variants["chase"], "ttir"), "ttir")
+    assert _name_loads(chase_ops) == {
+        ("load", (64,), "f32"): [
+            ("fixed", "fixed"), ("chased", "chased"), ("counted", "counted"), ("moving", "p"), ("pre", "pre"),
+        ],
+        ("store", (64,), "f32"): [("acc", ""), ("acc", "acc")],
+    }  # fmt: skip
     loads = [i for i, o in enumerate(ttir_ops) if o.op == "tt.load"]
     assert [_load_name(ttir_ops, i, "p") for i in loads] == ["w", "p", "x"]  # only the nested one takes the pointer
     assert [_load_name(ttir_ops, i, "") for i in loads] == ["w", "acc", "x"]  # no pointer name: the value's own
@@ -112,6 +123,21 @@ def test_names_of_nested_and_assigned_loads_and_stores(kinds) -> None:  # type: 
     _check_refs([a.ptx_ref for a in f.lowered if a.ptx_ref], stage_text(v, "ptx"), "ptx")
     _check_refs([a.llir_ref for a in f.lowered if a.llir_ref], stage_text(v, "llir"), "llir")
     assert f.arg_roles == {"w_ptr": ["pointer"], "a_ptr": ["pointer"], "x_ptr": ["pointer"], "out_ptr": ["pointer"]}
+    # a bundle without the LLVM debug log (no coalescing log): the same names, read from TTGIR itself (the loads'
+    # result and pointer names, the stored value's name), with no coalescing facts to pair
+    bare = dataclasses.replace(
+        v,
+        stages={k: x for k, x in v.stages.items() if k != "llvm_debug"},
+        logs={k: x for k, x in v.logs.items() if k != "llvm_debug"},
+    )
+    g = extract_facts(bare)
+    assert not g.llvm_debug_present and g.accesses == [] and g.pipeline == []
+    assert [(a.kind, a.name, a.coalesce_index, a.per_thread, a.coalesce_bits) for a in g.lowered] == [
+        ("load", "w", None, None, None),
+        ("load", "a_ptrs", None, None, None),
+        ("load", "x", None, None, None),
+        ("store", "scaled", None, None, None),
+    ]
 
 
 def test_unsigned_64_bit_division(kinds) -> None:  # type: ignore[no-untyped-def]
@@ -202,6 +228,12 @@ def test_what_each_access_address_and_mask_come_from(kinds) -> None:  # type: ig
         ("store", "acc", ["x_ptr", "N"], "", []),
     ]
     assert re.search(r"tt\.store %\w+#0, ", chase.lowered[-1].ref.text)
+    # each access is paired with its own block of the coalescing log (the two stores of `acc` with one each)
+    idx = [a.coalesce_index for a in chase.lowered]
+    assert None not in idx and len(set(idx)) == len(idx) == 7
+    assert all(
+        (chase.accesses[i].kind, chase.accesses[i].shape) == (a.kind, a.shape) for i, a in zip(idx, chase.lowered)
+    )
     assert chase.arg_roles == {k: ["pointer"] for k in ("w_ptr", "idx_ptr", "K", "cnt_ptr", "y_ptr", "N", "x_ptr")}
     piped = extract_facts(kinds.variants["piped"])
     ld, st = piped.lowered
