@@ -948,3 +948,92 @@ def test_register_story_keeps_mechanisms_before_the_tile_causes(compile_suite, o
         "R. Evidence for the difference: the dot's input precision differs: tf32x3 keeps each operand's high and low "
         "tf32 parts; the dot accumulator holds "
     )
+
+
+def test_rewrite_threshold_and_which_rule_findings_start_chains(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``REWRITE_CHANGES`` unclaimed changes are still roots; one more makes a rewrite. In a rewrite every rule finding
+    without a cause starts a chain except the counts (PTX, SASS, resources) and the time: those follow the one real
+    root when they have no line evidence."""
+    import dataclasses
+
+    b = compile_suite("persistent-matmul", ["tiled", "persistent", "persistent-noflatten"], "sm90")
+    a, o = "persistent-noflatten", "tiled"
+    va, vb = b.variants[a], b.variants[o]
+    fs, sd = rule_findings(b, a, o)
+    sem = [c for c in sd.changes if c.semantic and c.kind != "option"]
+    assert len(sem) > R.REWRITE_CHANGES + 1
+    at = dataclasses.replace(sd, changes=sem[: R.REWRITE_CHANGES])
+    out, _ = R.apply_roots(copy.deepcopy(fs), a, o, va, vb, sd=at)
+    assert not any("(a rewrite)" in f.title for f in out)
+    assert {f.id for f in out if f.id.startswith("source.")} == {R.source_id(c.kind) for c in at.semantic} - {
+        f.id for f in fs
+    }
+    over = dataclasses.replace(sd, changes=sem[: R.REWRITE_CHANGES + 1])
+    counts = [Finding(f"x.{s}", "minor", s, ".", [], stage=s) for s in ("sass", "resources", "time", "ptx")]
+    ttgir = Finding("x.ttgir", "minor", "t", ".", [], stage="ttgir")
+    out, unexplained = R.apply_roots([*copy.deepcopy(fs), *counts, ttgir], a, o, va, vb, sd=over)
+    by = {f.id: f for f in out}
+    assert by["source.statement"].title == (
+        f"Source: the kernels differ in {R.REWRITE_CHANGES + 1} places (a rewrite); see the python stage diff"
+    )
+    # two chains start (the loop nest and the TTGIR finding), so the counts stay unlinked and unexplained
+    assert ttgir.causes == [] and by["loop.nest"].causes == []
+    assert sorted(unexplained) == ["x.ptx", "x.resources", "x.sass", "x.time"]
+    # with the loop nest alone, they follow it
+    out, unexplained = R.apply_roots([*copy.deepcopy(fs), *copy.deepcopy(counts)], a, o, va, vb, sd=over)
+    assert unexplained == [] and all(f.causes == ["loop.nest"] for f in out if f.id.startswith("x."))
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_attribute_change_without_a_source_change_follows_the_configuration(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
+    """The load's ``evict_first`` attribute with no source change named for it (a source diff that only pairs the
+    lines): no root on its lines, no claim, so the configuration root that nothing causes is its cause."""
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    paired = SourceDiff(line_pairs=sd.line_pairs)
+    opts = Finding("options.changed", "major", "Options", "O.", [], causes=["config.changed"], stage="options")
+    cfg = Finding("config.changed", "major", "Config", "C.", [], stage="options")
+    out, unexplained = R.apply_roots([opts, cfg], a, o, va, vb, sd=paired)
+    by = {f.id: f for f in out}
+    assert by["ttir.attr-changed"].causes == ["config.changed"] and unexplained == []
+    out, _ = R.apply_roots([], a, o, va, vb, sd=paired)
+    assert [(f.id, f.causes) for f in out] == [("ttir.attr-changed", [])]  # a root of its own
+
+
+@pytest.mark.parametrize("order", [("plain", "restated"), ("restated", "plain")])
+def test_only_the_hint_rule_claims_a_hint_off_its_line(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Another rule finding without a cause and without evidence on the hint's line does not claim the hint call;
+    the informational source root is still the one real root, so a whole-kernel finding follows it."""
+    b = compile_suite(str(SUITES / "hint_restated.py"), ["plain", "restated"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    other = Finding("pipeline.wait-depth", "minor", "W", "W.", [Evidence(a, "python", line_of(va, "keep = "), "k")])
+    whole = Finding("sass.instructions", "minor", "S", "S.", [], stage="sass")
+    out, unexplained = R.apply_roots([other, whole], a, o, va, vb, sd=sd)
+    kind = "source.call-added" if a == "plain" else "source.call-removed"
+    by = {f.id: f for f in out}
+    assert kind in by and other.title == "W" and by[kind].severity == "minor"
+    # it uses the hinted value (``keep = offs < n``): an effect of the hint's attribute, not its claimer
+    assert whole.causes == [kind] and other.causes == ["ttir.attr-changed"] and unexplained == []
+    # an info root that is no source change is no real root: the count follows the option root
+    spec = Finding("spec.x", "info", "X", "X.", [], stage="spec")
+    opts = Finding("options.changed", "major", "O", "O.", [], stage="options")
+    whole2 = Finding("sass.instructions", "minor", "S", "S.", [], stage="sass")
+    out, _ = R.apply_roots([spec, opts, whole2], a, o, va, vb, sd=SourceDiff())
+    assert whole2.causes == ["options.changed"]
+
+
+@pytest.mark.parametrize("order", [("inside", "hoisted"), ("hoisted", "inside")])
+def test_a_finding_on_a_line_using_a_moved_value_follows_the_move(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``scale = tl.load(s_ptr) * 0.5`` moved out of the loop: a finding cited at the TTGIR ``tt.store`` (which stores
+    ``v * scale``) is linked to the move by provenance."""
+    b = compile_suite(CASES + "::moved", ["inside", "hoisted"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    store = Finding("x.store", "minor", "S", "S.", [Evidence(o, "ttgir", _ir_line(vb, "ttgir", "tt.store"), "st")])
+    out, unexplained = R.apply_roots([store], a, o, va, vb, sd=sd)
+    assert [f.id for f in out] == ["source.moved", "x.store"] and store.causes == ["source.moved"]
+    assert unexplained == []
