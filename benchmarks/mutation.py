@@ -181,6 +181,7 @@ SELECTIONS: dict[str, list[str]] = {
         "test_rule_mma_lowering or fma_lowering or mma_downgrade or blackwell or wait_depth or precision_dot or tf32x3 or fp8",
     ],
     "irdiff/diagnose/rules/common.py": [
+        "tests/test_rule_common.py",
         "tests/test_rule_units.py",
         "tests/test_rule_parameters.py",
         "tests/test_rule_pipelining.py",

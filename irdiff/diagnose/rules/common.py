@@ -98,7 +98,7 @@ def _param_line(python: str, kernel: str, name: str) -> Ref | None:
     for i in range(start, min(start + 80, len(lines))):
         if re.search(rf"(?:\(|,|^)\s*{re.escape(name)}\s*(?::|,|=|\))", lines[i]):
             return Ref("python", i + 1, lines[i].strip())
-        if i > start and re.search(r"\)\s*(->[^:]*)?:\s*$", lines[i]):
+        if re.search(r"\)\s*(->[^:]*)?:\s*$", lines[i]):  # the signature ends here (also on the def's own line)
             break
     return None
 
