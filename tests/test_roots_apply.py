@@ -592,6 +592,7 @@ def test_trace_of_one_root_among_several_stays_at_its_lines(compile_suite, order
     f = _trace(b, r, a, o, [r.finding, other], whole_ok=False)
     x = f.explanation
     assert "(whole kernel)" not in x and "; PTX at these lines: " in x
+    assert x.startswith("S. Downstream: TTIR at these lines: ") and "; TTGIR at these lines: " in x
     ptx = x.split("; PTX at these lines: ")[1]
     mine, theirs = ("div.full.f32", "div.rn.f32") if a == "approx" else ("div.rn.f32", "div.full.f32")
     assert ptx.index(f"`{mine}`") < ptx.index(f" in `{a}` where `{o}` has ") < ptx.index(f"`{theirs}`")
@@ -1037,3 +1038,20 @@ def test_a_finding_on_a_line_using_a_moved_value_follows_the_move(compile_suite,
     out, unexplained = R.apply_roots([store], a, o, va, vb, sd=sd)
     assert [f.id for f in out] == ["source.moved", "x.store"] and store.causes == ["source.moved"]
     assert unexplained == []
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_trace_of_lines_on_one_side_only(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A root with lines in one variant only (a statement the other lacks): its IR at those lines is what only that
+    variant has, and the other side's list is empty."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o, _, _ = _pair(order, b)
+    ln = line_of(b.variants["ieee"], "tl.div_rn")
+    f = Finding("source.statement", "minor", "Source", "S.", [], stage="python")
+    root = R._Root(f, {ln} if a == "ieee" else set(), {ln} if o == "ieee" else set())
+    x = _trace(b, root, a, o, whole_ok=False).explanation
+    ttir = x.split(" Downstream: TTIR at these lines: ")[1].split("; TTGIR")[0]
+    if a == "ieee":
+        assert "precise_divf" in ttir.split(f" in `{a}` where `{o}` has ")[0] and ttir.endswith(" has nothing")
+    else:
+        assert ttir.startswith(f"nothing in `{a}` where `{o}` has ") and "precise_divf" in ttir
