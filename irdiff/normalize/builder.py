@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -80,11 +80,6 @@ class Builder:
             else:
                 parts.extend(_tokenize_segment(p, syn.pattern, syn.make))
         return self.add(parts, raw_line, column)
-
-    def add_texts(self, texts: list[str], raw_lines: Iterable[int], columns: list[str]) -> None:
-        """:meth:`add_text` of each of ``texts`` (with its raw line number and side column), in order."""
-        for text, raw_line, column in zip(texts, raw_lines, columns, strict=True):
-            self.add_text(text, raw_line, column)
 
     def build(self) -> NormalizedStage:
         lines: list[str] = []
@@ -331,27 +326,6 @@ class BulkBuilder:
         if len(self._chunk) >= _CHUNK:
             self._flush()
         return self._n - 1
-
-    def add_texts(self, texts: list[str], raw_lines: Iterable[int], columns: list[str]) -> None:
-        """:meth:`add_text` of each of ``texts`` (with its raw line number and side column), in order: the lines
-        join the chunk in one step when no string must be skipped in them; raises ValueError before :meth:`use`."""
-        syn = self.symbols
-        if syn is None:
-            raise ValueError("add_texts needs the dialect's symbols (BulkBuilder.use)")
-        if syn.strings and any('"' in t for t in texts):
-            for text, raw_line, column in zip(texts, raw_lines, columns, strict=True):
-                self.add_text(text, raw_line, column)
-            return
-        before = len(self.raw_line)
-        self.raw_line.extend(raw_lines)
-        if len(self.raw_line) - before != len(texts) or len(columns) != len(texts):
-            raise ValueError("add_texts: texts, raw lines and columns differ in length")
-        self._chunk.extend(texts)
-        if self.columns is not None:
-            self.columns.extend(map(self._pool.setdefault, columns, columns))  # a few distinct control codes
-        self._n += len(texts)
-        if len(self._chunk) >= _CHUNK:
-            self._flush()
 
     def _name(self, s: str) -> str:
         """Name a symbol text (or a placeholder) seen for the first time: its readable text (``_shown``'s missing
