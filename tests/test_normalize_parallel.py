@@ -178,10 +178,9 @@ def test_huge_stages_recompute_their_per_line_symbols(matmul_sm86: Bundle, monke
 
 
 def test_when_the_second_side_is_forked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """By default only a pair whose SHORTER text has at least PARALLEL_CHARS characters forks, and only with an
-    idle core; ``parallel`` overrides the default; raw texts and plain-text stages never fork. Whatever the
-    decision, both sides are what two ``normalize`` calls give (each with its own kernel name and line range)."""
-    import irdiff.normalize as N
+    """Only ``parallel=True`` forks (the default stays in this process, whatever the size: forking was turned off
+    for memory); raw texts and plain-text stages never fork. Whatever the decision, both sides are what two
+    ``normalize`` calls give (each with its own kernel name and line range)."""
     from irdiff.normalize import parallel
 
     started: list[str] = []
@@ -192,27 +191,16 @@ def test_when_the_second_side_is_forked(monkeypatch: pytest.MonkeyPatch) -> None
         return real(normalize_it, raw, again)
 
     monkeypatch.setattr(parallel.Forked, "start", spy)
-    idle = [True]
-    monkeypatch.setattr(parallel, "idle_core", lambda: idle[0])
     a = ".visible .entry ka(\n)\n{\n\tmov.u32 %r4, %tid.x;\n\tret;\n}\n"
     b = ".visible .entry kb(\n)\n{\n\tadd.s32 %r9, %r7, 1;\n\tmov.u32 %r7, %r9;\n\tret;\n}\n"
-    monkeypatch.setattr(N, "PARALLEL_CHARS", len(a))  # a is the shorter text
-    for parallel_arg, is_idle, forks in ((None, True, True), (None, False, False), (True, False, True),
-                                         (False, True, False)):  # fmt: skip
+    for kwargs, forks in (({}, False), ({"parallel": True}, True), ({"parallel": False}, False)):
         for x, y, kx, ky in ((a, b, "ka", "kb"), (b, a, "kb", "ka")):
-            idle[0] = is_idle
             started.clear()
-            na, nb = normalize_pair("ptx", x, y, kx, ky, parallel=parallel_arg)
+            na, nb = normalize_pair("ptx", x, y, kx, ky, **kwargs)  # type: ignore[arg-type]
             assert started == ([y] if forks else [])
             _same(na, normalize("ptx", x, kx))
             _same(nb, normalize("ptx", y, ky))
             assert na.lines[0] == nb.lines[0] == ".visible .entry KERNEL("
-    idle[0] = True
-    monkeypatch.setattr(N, "PARALLEL_CHARS", len(a) + 1)  # the shorter text is one character short
-    started.clear()
-    normalize_pair("ptx", a, b, "ka", "kb")
-    normalize_pair("ptx", b, a, "kb", "ka")
-    assert started == []
     # raw texts and plain-text stages stay here even when asked to fork; ranges and names are each side's own
     py = "def ka(x):\n    return x\n\ndef kb(y):  \n    return ka(y)\n"
     for stage, raw, ra, rb in (("ptx", True, None, None), ("python", False, (1, 2), (4, 5)),

@@ -156,12 +156,6 @@ def _dialect(mod: Any, stage: str, text: str, raw_lines: list[str], kernel_name:
     return result
 
 
-# Both texts of a pair at least this long (characters): the second may be normalized in a forked process while
-# this one normalizes the first (:func:`normalize_pair`). A 4 MB stage takes about a second per side; forking and
-# sending the result back add about a quarter of that in CPU time.
-PARALLEL_CHARS = 4_000_000
-
-
 def normalize_pair(
     stage: str,
     a: str,
@@ -172,24 +166,24 @@ def normalize_pair(
     raw: bool = False,
     line_range_a: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
     line_range_b: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
-    parallel: bool | None = None,
+    parallel: bool = False,
 ) -> tuple[NormalizedStage, NormalizedStage]:
     """:func:`normalize` of both sides of a diff, the same result as two calls (``tests/test_normalize_parallel.py``).
 
-    With ``parallel`` (default: when both texts hold at least :data:`PARALLEL_CHARS` characters and another core is
-    idle, :func:`irdiff.normalize.parallel.idle_core`), ``b`` is normalized in a forked process while this process
-    normalizes ``a`` (:mod:`irdiff.normalize.parallel`: the child dies with this process and is stopped on an
-    interruption); its lines, shapes, raw line numbers, columns and regions come back through a pipe, and its
-    per-line symbols and spans are computed here only if read (the aligner of a huge function does not read them).
-    On an idle machine the wall time should drop by up to one side's normalization (not measured yet: the
-    development machine was never idle); the CPU time rises by the fork, its copy-on-write faults and the transfer
-    (+1.4-1.8 CPU s on the 10 MB PTX pair, +25 %), and both processes at once hold 70-100 MB more than one
-    (``benchmarks/bench_align_large.py --normalize fork``), which is why a busy machine does not fork. Raw texts, plain-text stages, no ``os.fork``, other threads running: ``b``
-    is normalized here after ``a``, as when the child fails.
+    With ``parallel``, ``b`` is normalized in a forked process while this process normalizes ``a``
+    (:mod:`irdiff.normalize.parallel`: the child dies with this process and is stopped on an interruption); its
+    lines, shapes, raw line numbers, columns and regions come back through a pipe, and its per-line symbols and
+    spans are computed here only if read (the aligner of a huge function does not read them). Off by default (it
+    was on for two texts over 4 MB with an idle core until this stop): both processes at once hold 70-110 MB more
+    than one, over the 300 MB target on the 10 MB LLIR pair (PSS 325 MB vs 217 MB serial; PTX 292 vs 222 MB), and
+    the fork, its copy-on-write faults and the transfer add CPU (+0.4-1.0 s on those pairs), while the wall time it
+    saves was never measured on an idle machine (``benchmarks/bench_align_large.py --normalize fork|serial``,
+    ``benchmarks/results/bench_align_large.txt``). Raw texts, plain-text stages, no ``os.fork``, other threads
+    running: ``b`` is normalized here after ``a``, as when the child fails.
 
     :raises: what :func:`normalize` raises (nothing for any text).
     """
-    from irdiff.normalize.parallel import Forked, idle_core
+    from irdiff.normalize.parallel import Forked
 
     def norm_b() -> NormalizedStage:
         return normalize(stage, b, kernel_b, raw=raw, line_range=line_range_b)
@@ -198,8 +192,6 @@ def normalize_pair(
         return _normalize(stage, b, kernel_b, raw=raw, line_range=line_range_b, keep=True)
 
     child = None
-    if parallel is None:
-        parallel = min(len(a), len(b)) >= PARALLEL_CHARS and idle_core()
     if parallel and not raw and dialect_of(stage) in _DIALECTS:
         import importlib
 

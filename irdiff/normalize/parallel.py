@@ -21,22 +21,6 @@ from typing import Any
 from irdiff.interrupt import die_with_parent
 from irdiff.normalize.model import LazyPerLine, NormalizedStage
 
-
-def idle_core() -> bool:
-    """True when another core is free for a forked normalizer: this process may run on at least two CPUs and the
-    1-minute load average is at most that count minus one (on a busy machine a second process only adds the cost
-    of forking and of sending the result back, and its memory)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        return False
-    return cpus >= 2 and load <= cpus - 1
-
-
 # NormalizedStage fields sent back whole (the lazy per-line symbols and spans are recomputed here when read).
 _FIELDS = ("stage", "lines", "shapes", "raw_line", "columns", "regions", "fallback")
 
