@@ -57,6 +57,7 @@ def test_sizes_in_words() -> None:
     assert _kb(1025) == "1.0 KB (1025 B)"
     assert _kb(1536) == "1.5 KB (1536 B)"
     assert _kb(10240 + 512) == "10.5 KB (10752 B)"
+    assert _kb(102500) == "100.1 KB (102500 B)"  # KB of 1024 bytes
 
 
 def test_names_and_ratio() -> None:
@@ -145,6 +146,15 @@ def test_decorator_line_above_def() -> None:
     # a decorator stack: the word two and 14 lines above the def is found, 15 lines above is not
     stack = "@triton.jit(do_not_specialize=['n'])\n@other\ndef c(n):\n    pass\n"
     assert _decorator_line(stack, "c", "do_not_specialize") == Ref("python", 1, "@triton.jit(do_not_specialize=['n'])")
+    # a kernel on the file's first line has nothing above it (the search never wraps to the file's last line)
+    first = "def f(n):\n    pass\n# do_not_specialize\n"
+    assert _decorator_line(first, "f", "do_not_specialize") is None
+    # a blank line ends the decorators even when no def is above it
+    comment = "# do_not_specialize is not used here\n\n@triton.jit\ndef g(n):\n    pass\n"
+    assert _decorator_line(comment, "g", "do_not_specialize") is None
+    # an indented def (a method) above ends them too
+    methods = "class K:\n    @triton.jit(do_not_specialize=['n'])\n    def a(n):\n        pass\n    @triton.jit\n    def b(n):\n"
+    assert _decorator_line(methods, "b", "do_not_specialize") is None
     for gap, found in ((13, True), (14, False)):
         deep = "@triton.jit(do_not_specialize=['n'])\n" + "@d\n" * gap + "def e(n):\n    pass\n"
         assert (_decorator_line(deep, "e", "do_not_specialize") is not None) is found, gap
@@ -177,6 +187,9 @@ def test_quoted_comparisons() -> None:
     assert quoted_comparisons("registers 40 vs 64, stages 2→3") == [("40", "64"), ("2", "3")]
     # a per-variant pair is not counted again as a bare "X vs Y"
     assert quoted_comparisons("width 128 in `a` vs 64 in `b`; 4 vs 2 warps") == [("128", "64"), ("4", "2")]
+    # the per-variant pair is taken out whole: neither its parts nor the gap it leaves read as another pair
+    assert quoted_comparisons("n 1 in `a` vs 2→3 in `b`") == [("1", "2→3")]
+    assert quoted_comparisons("n 1 in `a` vs 2 in `b` vs 3") == [("1", "2")]
     assert states_no_difference("Async copies: 0/0 in `a` vs 0/0 in `b`")
     assert not states_no_difference("width 128 in `a` vs 64 in `b`")
     assert not states_no_difference("no values here")
