@@ -1055,3 +1055,59 @@ def test_trace_of_lines_on_one_side_only(compile_suite, order: tuple[str, str]) 
         assert "precise_divf" in ttir.split(f" in `{a}` where `{o}` has ")[0] and ttir.endswith(" has nothing")
     else:
         assert ttir.startswith(f"nothing in `{a}` where `{o}` has ") and "precise_divf" in ttir
+
+
+@pytest.mark.parametrize("order", [("plain", "twice"), ("twice", "plain")])
+def test_whole_kernel_delta_on_one_side_only(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``twice`` stores its result a second time: its PTX is ``plain``'s and more, so the whole-kernel PTX delta is
+    one-sided; it is still reported ("nothing only in `plain`") and only ``twice``'s side is cited."""
+    b = compile_suite(str(SUITES / "hint_restated.py"), ["plain", "twice"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    d_plain, d_twice = R._whole_delta(b.variants["plain"], b.variants["twice"], "ptx")
+    assert d_plain == {} and any(k.startswith("st.global") for k in d_twice)
+    f = Finding("settings.changed", "major", "S", "S.", [], stage="options")
+    R._add_trace(R._Root(f, set(), set()), a, o, va, vb, [], SourceDiff(), [f], True)
+    ptx = R._fmt_ops(d_twice)
+    said = (
+        f"nothing only in `plain`, {ptx} only in `twice`"
+        if a == "plain"
+        else f"{ptx} only in `twice`, nothing only in `plain`"
+    )
+    assert f" Downstream: PTX (whole kernel): {said}; SASS (whole kernel): " in f.explanation
+    assert [(e.variant, e.stage) for e in f.evidence if e.stage == "ptx"] == [("twice", "ptx")]
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_trace_attribute_words_by_line_of_either_side_and_at_most_three(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """An attribute change is the root's when its line is among the root's lines on either side; at most three are
+    said, joined by semicolons."""
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    sd = R.diff_sources(va, vb)
+    (ac,) = R.attr_changes(va, vb, sd.line_pairs)
+    for la, lb in (({ac.line_a}, set()), (set(), {ac.line_b})):
+        f = Finding("source.kwarg-changed", "minor", "Source", "S.", [], stage="python")
+        R._add_trace(R._Root(f, la, lb), a, o, va, vb, [ac], sd, [f], False)
+        assert f.explanation.startswith(f"S. {ac.words(a, o)}. Downstream: ")
+    f = Finding("source.kwarg-changed", "minor", "Source", "S.", [], stage="python")
+    R._add_trace(R._Root(f, {ac.line_a}, {ac.line_b}), a, o, va, vb, [ac] * 4, sd, [f], False)
+    assert f.explanation.startswith(f"S. {'; '.join([ac.words(a, o)] * 3)}. Downstream: ")
+
+
+@pytest.mark.parametrize("order", [("cols", "rows"), ("rows", "cols")])
+def test_mechanisms_see_the_changes_on_the_root_lines_of_either_side(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """The reduction-axis sentence needs the ``axis=`` change among the root's changes: a root on its line in one
+    variant has it, a root on the ``tl.arange`` line does not."""
+    b = compile_suite(str(SUITES / "kinds" / "kinds.py") + "::redaxis", ["cols", "rows"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    sd = R.diff_sources(va, vb)
+    (c,) = sd.semantic
+    axis = "The reduction runs along another axis of the same tile"
+    for la, lb in (({c.line_a}, set()), (set(), {c.line_b})):
+        f = Finding("source.kwarg-changed", "minor", "Source", "S.", [], stage="python")
+        R._add_trace(R._Root(f, la, lb), a, o, va, vb, [], sd, [f], True)
+        assert axis in f.explanation
+    g = Finding("source.kwarg-changed", "minor", "Source", "S.", [], stage="python")
+    other = {line_of(va, "i = tl.arange")}, {line_of(vb, "i = tl.arange")}
+    R._add_trace(R._Root(g, *other), a, o, va, vb, [], sd, [g], True)
+    assert axis not in g.explanation
