@@ -1102,6 +1102,7 @@ def test_mechanisms_see_the_changes_on_the_root_lines_of_either_side(compile_sui
     a, o, va, vb = _pair(order, b)
     sd = R.diff_sources(va, vb)
     (c,) = sd.semantic
+    assert c.line_a is not None and c.line_b is not None
     axis = "The reduction runs along another axis of the same tile"
     for la, lb in (({c.line_a}, set()), (set(), {c.line_b})):
         f = Finding("source.kwarg-changed", "minor", "Source", "S.", [], stage="python")
