@@ -566,3 +566,202 @@ def test_has_and_all_ops() -> None:
     assert R._all_ops(ctx) == ({"div.full.f32", "FMUL"}, {"x", "MUFU.RCP"})
     assert R._has({"div.full.f32"}, "div", "full") and not R._has({"div.full.f32"}, "div", "rn")
     assert not R._has(set(), "div")
+
+
+# ------------------------------------------------------------------------------------------------ survivors of the device run
+
+
+def _edited(tmp: Path, v: Bundle | object, name: str, edit: object, options: dict | None = None):  # type: ignore[no-untyped-def]
+    """A copy of variant ``v`` whose TTGIR is ``edit(text)`` (other stages absent) and whose options are ``options``."""
+    import copy as _copy
+
+    from irdiff.diagnose.texts import stage_text
+
+    d = tmp / name
+    d.mkdir()
+    (d / "ttgir.mlir").write_text(edit(stage_text(v, "ttgir")))  # type: ignore[operator,arg-type]
+    w = _copy.copy(v)
+    w.directory, w.stages, w.options = str(d), {"ttgir": "ttgir.mlir"}, dict(options or {})  # type: ignore[attr-defined]
+    return w
+
+
+def test_per_thread_sizes_read_the_module_warps_first(compile_suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``ttg.num-warps`` of the TTGIR module decides the threads; the options' ``num_warps`` only when the module does
+    not say it, 4 when neither does; register counts are integers; no TTGIR, no sizes."""
+    from irdiff.bundle import VariantResult
+
+    d4 = compile_suite(str(SUITES / "diag_loop.py"), ["dot3", "dot3w8"], "sm86").variants["dot3"]
+    same = _edited(tmp_path, d4, "opt8", lambda t: t, {"num_warps": 8})
+    assert R._dot_facts(same) == R._dot_facts(d4) == (32, "mma")
+    assert R._address_regs(same) == R._address_regs(d4)
+    drop = '"ttg.num-warps" = 4 : i32, '
+    assert drop in R.stage_text(d4, "ttgir")
+    w8 = _edited(tmp_path, d4, "w8", lambda t: t.replace(drop, ""), {"num_warps": 8})
+    assert R._dot_facts(w8) == (16, "mma") and R._address_regs(w8) == R._address_regs(d4) // 2
+    bare = _edited(tmp_path, d4, "bare", lambda t: t.replace(drop, ""), {})
+    assert R._dot_facts(bare) == (32, "mma") and R._address_regs(bare) == R._address_regs(d4)
+    s = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80").variants["keep"]
+    assert isinstance(R._address_regs(s), int) and R._address_regs(s) == 12
+    # one element per thread and vector (sizePerThread [1], 512 over 128 threads): 4 addresses of 2 registers per op
+    h = compile_suite(str(SUITES / "hint_statement.py"), ["plain", "hinted"], "sm80").variants["plain"]
+    assert "sizePerThread = [1]" in R.stage_text(h, "ttgir") and R._address_regs(h) == 2 * (2 * 4)
+    # two elements per thread in one vector of 2: one address per op, 2 registers (not fewer than one)
+    r = compile_suite(str(SUITES / "hint_restated.py"), ["plain", "twice"], "sm80").variants["plain"]
+    assert "sizePerThread = [2]" in R.stage_text(r, "ttgir") and R._address_regs(r) == 2 * 2
+    empty = VariantResult("e", kernel="k", directory=str(tmp_path / "none"))
+    assert R._address_regs(empty) == 0 and R._dot_facts(empty) is None and R._count(empty, "ptx", "ld") == 0
+
+
+def test_annotation_words_sides_pronoun_and_three_names(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(str(SUITES / "spec_kinds.py"), ["plain", "mixed", "ragged", "wide", "tall"], "sm80")
+    v = b.variants
+    one = [SourceChange("annotation", True, "", name="C", new="int")]
+    assert R._annotation_words(one, "ragged", "plain", v["ragged"], v["plain"]) == (
+        "1 parameter annotation only in `plain` (`C`: `int`): the JIT specializes it alike in both (same type, "
+        "divisibility, constant)"
+    )
+    both = [SourceChange("annotation", True, "", name="C", old="int", new="tl.int32")]
+    assert R._annotation_words(both, "ragged", "plain", v["ragged"], v["plain"]).startswith(  # type: ignore[union-attr]
+        "1 parameter annotation that differ between `ragged` and `plain` (`C`: `int` vs `tl.int32`)"
+    )
+    mixed = [SourceChange("annotation", True, "", name="C", new="int"), *both]
+    assert "that differ between" in R._annotation_words(mixed, "ragged", "plain", v["ragged"], v["plain"])  # type: ignore[operator]
+    three = [SourceChange("annotation", True, "", name=n, new="int") for n in ("C", "incx", "BR")]
+    said = R._annotation_words(three, "plain", "tall", v["plain"], v["tall"])
+    assert said is not None and said.startswith("3 parameter annotations only in `tall` (`C`, `incx`, `BR`: `int`)")
+    deco = [SourceChange("annotation", True, "decorator `@triton.jit` has `do_not_specialize`", name="n")]
+    assert R._annotation_words(deco, "a", "b", v["plain"], v["tall"]) is None
+
+
+def test_attribute_root_cuts_texts_and_lists_six(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    va, vb = b.variants["evict"], b.variants["keep"]
+    (ac,) = attr_changes(va, vb, diff_sources(va, vb).line_pairs)
+    long = dataclasses.replace(ac, text_a="a" * 300, text_b="b" * 300)
+    g = R._attr_finding([long] * 7, "evict", "keep")
+    assert len(g.evidence) == 12 and {len(e.text) for e in g.evidence} == {240}
+    assert g.explanation == "; ".join([ac.words("evict", "keep")] * 6) + "."
+    assert g.title.endswith(" (and 6 more op(s))")
+
+
+def test_claims_of_annotation_names_that_are_no_parameter() -> None:
+    f = Finding("spec.x", "minor", "", "", [])
+    for name in ("jit", "jit_opts", "tl.constexpr", "x.y"):
+        c = SourceChange("annotation", True, "", name=name, line_a=3, line_b=4)
+        assert R._claims(f, c, {3}, set()) and R._claims(f, c, set(), {4}), name  # by line, not by stage 0
+    span = SourceChange("kwarg-changed", True, "", line_a=10, line_b=20, end_b=22)
+    assert R._claims(f, span, set(), {22}) and not R._claims(f, span, set(), {23})
+
+
+def test_op_lists_ties_by_name_and_the_limit() -> None:
+    from irdiff.diagnose.provenance import StageDelta
+
+    assert R._fmt_ops({"b": 1, "a": 1, "c": 2}) == "`c` ×2, `a`, `b`"
+    assert R._fmt_ops({"a": 1, "b": 1, "c": 1, "d": 1}) == "`a`, `b`, `c`, `d`"
+    assert R._short("k" * 111) == "k" * 107 + "..."
+    one_sided = [StageDelta("ttgir", {}, {}, True), StageDelta("ttir", {"x": 1}, {}, False)]
+    assert R._trace_text("p", "q", one_sided, {"ptx": ({"y": 2}, {})}) == (
+        "TTIR at these lines: `x` in `p` where `q` has nothing; PTX (whole kernel): `y` ×2 only in `p`, nothing only "
+        "in `q`"
+    )
+    assert R._hint_attrs_only([R.AttrChange("arith.muli", 1, 1, 2, 2, "", "", [], ["tt.contiguity=dense<4>"])])  # type: ignore[attr-defined]
+
+
+def test_claimed_change_title_words_and_lines() -> None:
+    def kw(old: str, line_a: int = 5, line_b: int = 6) -> SourceChange:
+        return SourceChange(
+            "kwarg-changed",
+            True,
+            "`tl.load` has `x` in `{A}`",
+            line_a=line_a,
+            line_b=line_b,
+            name="eviction_policy",
+            old=old,
+        )
+
+    f = Finding("hint.cache", "minor", "eviction_policy differs", "", [])
+    R._name_claimed_change(f, [kw("'evict_first'")], "a", "b")
+    assert f.title == "`tl.load` has `x` in `a` (line 5 of `a`, line 6 of `b`): eviction_policy differs"
+    g = Finding("hint.cache", "minor", "eviction_policy=evict_first", "", [])
+    R._name_claimed_change(g, [kw('"evict_first"')], "a", "b")
+    assert g.title == "eviction_policy=evict_first (line 5 of `a`, line 6 of `b`)"
+    h = Finding("hint.cache", "minor", "eviction_policy=evict_first (line 99 of `a`)", "", [])
+    R._name_claimed_change(h, [kw("'evict_first'")], "a", "b")
+    assert h.title == "eviction_policy=evict_first (line 99 of `a`)"  # a title that names its lines keeps them
+    # a called function is named only when the kernel is known
+    k = Finding("x", "minor", "T", "", [])
+    R._name_claimed_change(
+        k, [SourceChange("op-changed", True, "`/` is `*`", function="helper", line_a=3, line_b=3)], "a", "b"
+    )
+    assert k.title == "`/` is `*` (line 3 of `a`, line 3 of `b`): T"
+    # one-character and two-character names: a one-character name is no evidence that the title names it
+    short = SourceChange("op-changed", True, "`/` is `*`", name="/", old="/", new="*", line_a=1, line_b=1)
+    m = Finding("x", "minor", "Division / rounding", "", [])
+    R._name_claimed_change(m, [short], "a", "b")
+    assert m.title == "`/` is `*` (line 1 of `a`, line 1 of `b`): Division / rounding"
+    two = SourceChange("op-changed", True, "`lu` is `cg`", name="lu", line_a=1, line_b=1)
+    n = Finding("x", "minor", "lu hint", "", [])
+    R._name_claimed_change(n, [two], "a", "b")
+    assert n.title == "lu hint (line 1 of `a`, line 1 of `b`)"
+    # two named changes on one line: only a respelling is named beside the first; no lines, no parentheses
+    op = SourceChange("op-changed", True, "`+` is `-`", name="+", line_a=7, line_b=7)
+    p = Finding("x", "minor", "T", "", [])
+    R._name_claimed_change(p, [kw("'evict_first'", line_a=7, line_b=7), op], "a", "b")
+    assert p.title == "`tl.load` has `x` in `a` (line 7 of `a`, line 7 of `b`): T"
+    q = Finding("x", "minor", "T", "", [])
+    R._name_claimed_change(q, [SourceChange("op-changed", True, "`+` is `-`", name="+")], "a", "b")
+    assert q.title == "`+` is `-`: T"
+
+
+def test_respelling_compares_the_last_dotted_part() -> None:
+    assert R._respelling(SourceChange("call-changed", True, "", old="tl.exp", new="tl.math.exp"))
+    assert not R._respelling(SourceChange("call-changed", True, "", old=None, new="tl.exp"))  # type: ignore[arg-type]
+    assert not R._respelling(SourceChange("call-changed", True, "", old="tl.exp", new="tl.math.log"))
+
+
+def test_settings_evidence_stage_and_one_sided_triton_version(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    import copy
+
+    k80 = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80").variants["keep"]
+    k90 = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm90").variants["keep"]
+    f = R._settings_finding("x", "y", k80, k90)
+    assert f is not None and {e.stage for e in f.evidence} == {"options"}
+    assert f.explanation.endswith(
+        " The target selects the backend's pass pipeline and lowering (MMA version, async copies, TMA on sm90+) and "
+        "the ptxas that assembles the PTX (Triton bundles a different ptxas for sm90+)."
+    )
+    blind = copy.copy(k80)
+    blind.metadata = {k: v for k, v in k80.metadata.items() if k != "triton_version"}
+    assert R._settings_finding("x", "y", blind, k80) is None and R._settings_finding("x", "y", k80, blind) is None
+
+
+def test_source_root_word_counts_and_lines_of_one_side(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(CASES + "::hinted", ["bare", "hint"], "sm80")
+    va, vb = b.variants["bare"], b.variants["hint"]
+    two = [SourceChange("statement", True, f"s{i}", line_a=i, line_b=None) for i in (1, 2)]
+    f = R._source_finding("statement", two, "p", "q", va, vb)
+    assert f.title == "Source: s1 (and 1 more) (line 1 of `p`, line — of `q`)"
+    for n, tail in ((8, "s8."), (9, "s8. … and 1 more.")):
+        many = [SourceChange("statement", True, f"s{i}", line_a=i, line_b=i) for i in range(1, n + 1)]
+        assert R._source_finding("statement", many, "p", "q", va, vb).explanation.endswith(tail)
+    nowhere = R._source_finding("statement", [SourceChange("statement", True, "s")], "p", "q", va, vb)
+    assert nowhere.title == "Source: s"
+    ann = [SourceChange("annotation", True, "", name="M", new="int")]
+    assert R._source_finding("annotation", ann, "p", "q", va, vb).title == (
+        "Source: 1 parameter annotation only in `q` (`M`: `int`): the JIT specializes it alike in both (same type, "
+        "divisibility, constant)"
+    )
+    other_file = [SourceChange("op-changed", True, "u", function="helper", line_a=5, line_b=6, file_b="lib.py")]
+    k = R._source_finding("op-changed", other_file, "p", "q", va, vb)
+    assert [(e.variant, e.line) for e in k.evidence] == [("p", 5), ("q", None)]
+
+
+def test_spec_words_of_a_parameter_one_side_lacks() -> None:
+    from irdiff.bundle import ArgSpec, VariantResult
+
+    a = VariantResult(name="a", kernel="k", directory="/nonexistent")
+    a.specialization = [ArgSpec(name="n", index=0, type="i32", divisibility=16)]
+    b = VariantResult(name="b", kernel="k", directory="/nonexistent")
+    assert R._spec_words("n", "a", "b", a, b) is None and R._spec_words("n", "b", "a", b, a) is None
