@@ -11,6 +11,7 @@ Kernels (from the shared compile cache): ``tests/suites/rule_loops.py`` on sm80 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,56 @@ def test_invariant_load_of_another_kernel(real, swap: bool) -> None:  # type: ig
     assert f.predicts == "reread" and f"{n[a]} in `{a}` vs {n[b]} in `{b}`" in f.title
     assert len(f.evidence) == 1 and "tt.load %g_ptr" in f.evidence[0].text
     assert run(rule_invariant_loads, real, "once", "unroll2", swap) == []
+
+
+def test_flattened_exact_texts(real) -> None:  # type: ignore[no-untyped-def]
+    """The whole explanation, severity, remedy and evidence lines (the first 240 characters of each loop header)."""
+    f = only(real, "flat", "nest", False)
+    ff, fn = real["flat"][0], real["nest"][0]
+    main = max(lp.iter_args for lp in ff.loops_ttgir)
+    other = max(lp.iter_args for lp in fn.loops_ttgir)
+    assert f.explanation == (
+        "In `flat` the tile loop is written `tl.range(..., flatten=True)` (`tt.flatten` on the outer `scf.for`), and "
+        "the NVIDIA backend's `TritonGPUFuseNestedLoops` pass (run for compute capability 8.x and 9.x) fuses it with "
+        "the inner K loop into a single loop over tiles × K steps (TTIR: 2 nested `scf.for`; TTGIR: "
+        f"{len(ff.loops_ttgir)} `scf.for`, the steady-state one carrying {main} values); `nest` keeps "
+        f"{len(fn.loops_ttgir)} loop(s) with {other} loop-carried values. The per-tile work (computing the tile's "
+        "row/column offsets, the epilogue store) now happens inside the fused loop under `scf.if`, and values that "
+        "used to be recomputed per tile become loop-carried."
+    )
+    assert f.severity == "major" and f.remedy == (
+        "`flatten=False` on the tile loop keeps the nest (both operands can then be pipelined)"
+    )
+    outer = next(lp for lp in ff.loops_ttir if lp.flatten)
+    assert f.evidence[1].line == outer.end_line and f.evidence[0].line == outer.ref.line
+    assert "} {tt.flatten}" in line(real, "flat", "ttir", outer.end_line)
+    longest = 0
+    for e in f.evidence:
+        if e.text == "} {tt.flatten}":
+            continue
+        full = line(real, e.variant, e.stage, e.line).strip()
+        assert full.startswith(e.text) and len(e.text) <= 240
+        assert len(e.text) == 240 or e.text == full.split(" loc(")[0]
+        longest = max(longest, len(full))
+    assert longest > 240  # the fused loop's header, with all its iter_args, is cut at 240 characters
+
+
+def test_flatten_attribute_without_fusion_is_no_finding(real) -> None:  # type: ignore[no-untyped-def]
+    """A nest marked ``tt.flatten`` whose TTGIR still has both loops (the pass did not fuse it) is not
+    ``loop.flattened``, nor a different nest; a nest whose inner loop is gone from TTGIR without ``tt.flatten`` is a
+    ``loop.nest`` difference, not a fusion."""
+    ff, fn = real["flat"][0], real["nest"][0]
+    unfused = dataclasses.replace(ff, loops_ttgir=fn.loops_ttgir)
+    for swap in (False, True):
+        a, b = ("nest", "flat") if swap else ("flat", "nest")
+        facts = {"flat": unfused, "nest": fn}
+        assert rule_loops(Context(a, b, facts[a], facts[b])) == []
+    shallow = dataclasses.replace(fn, loops_ttgir=[lp for lp in fn.loops_ttgir if lp.depth == 1])
+    for swap in (False, True):
+        a, b = ("nest", "cut") if swap else ("cut", "nest")
+        facts = {"cut": shallow, "nest": fn}
+        assert [f.id for f in rule_loops(Context(a, b, facts[a], facts[b]))] == ["loop.nest"]
+    # no loops at all against a nest: the nest differs (not a fusion)
+    empty = dataclasses.replace(fn, loops_ttir=[], loops_ttgir=[])
+    (f,) = rule_loops(Context("none", "nest", empty, fn))
+    assert f.id == "loop.nest" and f.title.startswith("Loop nest differs: 0 `scf.for` (depth 0) in `none` vs 2")

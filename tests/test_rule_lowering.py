@@ -10,6 +10,8 @@ Python texts by variant.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import re
 from pathlib import Path
 
@@ -182,6 +184,7 @@ def test_the_remedied_hint_leaves_nothing(add80: Bundle, swap: bool) -> None:
     f = one(add80, "dns", "dns_hint", swap)
     assert f.predicts == "dns" and "into 32-bit accesses in `dns` (128-bit in `dns_hint`)" in f.title
     assert f.remedy is None and "The mask is computed from" not in f.explanation
+    assert f.explanation.startswith("The coalescing pass treats these accesses alike in both variants: each thread")
     assert f.explanation.endswith("In `dns` that constancy is lower, so the lowering splits each thread's vector.")
 
 
@@ -207,3 +210,154 @@ def test_mask_source_reads_only_the_kernel_body() -> None:
     assert _mask_source(text, "after", ["n"]) == (11, "q = offs < n")
     assert _mask_source(text, "missing", ["n"]) is None
     assert _mask_source("def kk(n):\n    m = offs < n\n", "k", ["n"]) is None
+
+
+def test_exact_explanation_and_evidence_texts(axpy: Bundle) -> None:
+    """The whole explanation of ``dns`` vs ``spec``, and each evidence line's text: the coalescing line prefixed
+    with the access label, the LLIR instruction (first 200 characters) and the PTX instruction with their counts."""
+    f = one(axpy, "dns", "spec", False)
+    src = stage_text(axpy.compiled_variant("dns"), "python").splitlines()
+    line = next(i + 1 for i, t in enumerate(src) if "keep = i < count" in t)
+    assert f.explanation == (
+        "The coalescing pass treats these accesses alike in both variants: each thread gets 8 contiguous elements "
+        "(`perThread: 8`), and AxisInfo proves the same pointer contiguity and alignment, enough for 128-bit "
+        "vectors. The difference appears when TTGIR is lowered to LLVM IR: `x` load 2048xf16, `y` load 2048xf16: "
+        "16 × 16-bit instructions per thread each in `dns` vs 2 × 128-bit in `spec` (`ld.global.b16` vs "
+        "`ld.global.v4.b32`); store 2048xf16 to `out_ptr`: 16 × 16-bit instructions per thread in `dns` vs 2 × "
+        "128-bit in `spec` (`st.global.b16` vs `st.global.v4.b32`). Triton's load/store lowering "
+        "(`LoadOpConversion`/`StoreOpConversion` in `LoadStoreOpToLLVM.cpp`) takes `vec = min(vector size of the "
+        "pointer, getMaskAlignment(mask))`, where the mask alignment is AxisInfo's constancy of the mask along the "
+        "fastest dimension: how many consecutive elements are known to share one mask bit. The mask is computed "
+        f"from `count` (`keep = i < count`, line {line}), which `spec` marks `tt.divisibility = 16` and `dns` does "
+        "not. For a bound check `offs < n` on contiguous offsets, AxisInfo's `CmpOpAxisInfoVisitor` sets the mask's "
+        "constancy to gcd(contiguity of `offs`, divisibility of `offs`, divisibility of `n`): with `n` a multiple of "
+        "16 that is up to 16 elements (enough for the 8-element vectors of `spec`), without it 1, so every element "
+        "in `dns` gets its own predicated 16-bit instruction."
+    )
+    labels = ["`x` load 2048xf16", "`y` load 2048xf16", "store 2048xf16 to `out_ptr`"]
+    coalescing = [e for e in f.evidence if e.stage == "llvm_debug"]
+    assert [e.variant for e in coalescing] == ["dns", "spec"] * 3
+    for e, label in zip(coalescing, [x for x in labels for _ in (0, 1)]):
+        assert e.text == f"{label}: {line_of(axpy, e.variant, e.stage, e.line)}"
+    llir = [e for e in f.evidence if e.stage == "llir"]
+    assert [e.variant for e in llir] == ["dns", "spec"] * 3
+    counts = {"dns": 16, "spec": 2}
+    for e in llir:
+        real = line_of(axpy, e.variant, "llir", e.line).strip()
+        assert e.text == f"{real[:200]}   ({counts[e.variant]}× for this op)"
+    # the 128-bit inline asm is longer than 200 characters: the evidence quotes its first 200
+    assert any(len(line_of(axpy, e.variant, "llir", e.line).strip()) > 200 for e in llir)
+    for e in f.evidence:
+        if e.stage == "ttgir":
+            assert line_of(axpy, e.variant, "ttgir", e.line).strip().startswith(e.text)
+
+
+def test_without_python_source_the_comparison_is_named_in_ttgir(axpy: Bundle) -> None:
+    """No saved Python source: the mask's comparison is named by its TTGIR predicate (``arith.cmpi slt``); with
+    neither a source nor a comparison among the mask's definitions, no parenthesis at all."""
+    ctx = context(axpy, "dns", "spec")
+    ctx.python = {}
+    (f,) = rule_mask_alignment(ctx)
+    assert "The mask is computed from `count` (an `arith.cmpi slt` in TTGIR), which `spec` marks" in f.explanation
+    fd = dataclasses.replace(ctx.fa, lowered=[dataclasses.replace(x, mask_refs=[]) for x in ctx.fa.lowered])
+    (g,) = rule_mask_alignment(Context("dns", "spec", fd, ctx.fb))
+    assert "The mask is computed from `count`, which `spec` marks" in g.explanation
+    assert all(e.stage != "ttgir" or "tt.load" in e.text or "tt.store" in e.text for e in g.evidence)
+
+
+@BOTH
+def test_only_the_mask_limited_accesses_are_named(axpy: Bundle, swap: bool) -> None:
+    """``skew`` vs ``dns``: ``x`` is 16-bit in both (the pointer limits ``skew``'s, the mask ``dns``'s): not a
+    difference; ``y`` and the store are 128-bit in ``skew``, 16-bit in ``dns`` because of the mask."""
+    f = one(axpy, "dns", "skew", swap)
+    assert f.predicts == "dns"
+    assert f.title == (
+        "Mask alignment splits `y` load 2048xf16, store 2048xf16 to `out_ptr` into 16-bit accesses in `dns` "
+        "(128-bit in `skew`)"
+    )
+    assert "`x` load" not in f.explanation and "which `skew` marks `tt.divisibility = 16`" in f.explanation
+
+
+def _facts(bundle: Bundle, variant: str) -> VariantFacts:
+    context(bundle, variant, variant)
+    return copy.deepcopy(_FACTS[f"{bundle.suite}:{bundle.target}:{variant}"])
+
+
+def test_what_excludes_an_access(axpy: Bundle) -> None:
+    """On the real facts of ``dns``/``spec`` with one fact changed at a time: an access without LLIR bits, an unmasked
+    narrow access, and one the coalescing pass gave fewer elements per thread are not the mask's doing; the rest
+    still are (the first listed access need not be the one found)."""
+    fd, fs = _facts(axpy, "dns"), _facts(axpy, "spec")
+
+    def labels(a: VariantFacts, b: VariantFacts) -> list[str]:
+        found = rule_mask_alignment(Context("dns", "spec", a, b))
+        return [] if not found else found[0].title.split("splits ")[1].split(" into ")[0].split(", ")
+
+    assert labels(fd, fs) == ["`x` load 2048xf16", "`y` load 2048xf16", "store 2048xf16 to `out_ptr`"]
+    for change in ({"llir_bits": None}, {"mask": ""}, {"per_thread": 4}, {"per_thread": None}):
+        x = dataclasses.replace(fd.lowered[0], **change)
+        assert labels(dataclasses.replace(fd, lowered=[x, *fd.lowered[1:]]), fs) == [
+            "`y` load 2048xf16",
+            "store 2048xf16 to `out_ptr`",
+        ], change
+    # the wide side without LLIR bits for `x` (no debug location): `x` is left out as well
+    wx = dataclasses.replace(fs.lowered[0], llir_bits=None)
+    assert labels(fd, dataclasses.replace(fs, lowered=[wx, *fs.lowered[1:]]))[0] == "`y` load 2048xf16"
+    # one access only: its label alone; four: three and an ellipsis
+    assert labels(dataclasses.replace(fd, lowered=fd.lowered[:1]), fs) == ["`x` load 2048xf16"]
+    more = [dataclasses.replace(x, name=f"{x.name}{i}") for i in (1, 2) for x in fd.lowered[:2]]
+    wide = [dataclasses.replace(x, name=f"{x.name}{i}") for i in (1, 2) for x in fs.lowered[:2]]
+    title = rule_mask_alignment(
+        Context("dns", "spec", dataclasses.replace(fd, lowered=more), dataclasses.replace(fs, lowered=wide))
+    )[0].title
+    assert title.startswith("Mask alignment splits `x1` load 2048xf16, `y1` load 2048xf16, `x2` load 2048xf16 … into")
+
+
+def test_remedy_pads_a_negative_or_odd_value_only(axpy: Bundle) -> None:
+    """The padding remedy depends on the value the JIT saw: a multiple of 16 (unspecialized by
+    ``do_not_specialize``) asks to remove it from the list; an odd or negative-odd value asks to pad."""
+    fd, fs = _facts(axpy, "dns"), _facts(axpy, "spec")
+    for value, pad in (("1048576", False), ("1048568", True), ("-8", True), ("-16", False)):
+        args = [dataclasses.replace(a, value=value) if a.name == "count" else a for a in fd.args]
+        (f,) = rule_mask_alignment(Context("dns", "spec", dataclasses.replace(fd, args=args), fs))
+        assert f.remedy is not None
+        assert ("pad the tensor so that `count` is a multiple of 16" in f.remedy) is pad, value
+        assert f.remedy.startswith("remove `count` from `do_not_specialize`")
+        assert f.remedy.count("; ") == (2 if pad else 1) + f.remedy.count("; `tl.multiple_of(count")
+
+
+def test_pairing_of_lowered_accesses(axpy: Bundle) -> None:
+    """``_pair_lowered`` on real lowered accesses: by (kind, shape, element type) and name in order, whatever the
+    other variant's order; unnamed ones (the store) by pointer origin; left-overs with another tile shape by
+    pointer origin; never two accesses of different names. Pairs are given as (index in a, index in b)."""
+    fd, fs = _facts(axpy, "dns"), _facts(axpy, "spec")
+    x, y, st = fs.lowered
+    dx, dy, dst = fd.lowered
+
+    def pairs(a: list, b: list) -> list[tuple[int, int]]:  # type: ignore[type-arg]
+        got = _pair_lowered(dataclasses.replace(fd, lowered=a), dataclasses.replace(fs, lowered=b))
+        return [
+            (next(i for i, v in enumerate(a) if v is p), next(j for j, v in enumerate(b) if v is q)) for p, q in got
+        ]
+
+    assert pairs([dx, dy, dst], [st, y, x]) == [(0, 2), (1, 1), (2, 0)]
+    # another name is never paired, in either pass
+    assert pairs([dx, dst], [dataclasses.replace(x, name="z"), st]) == [(1, 1)]
+    # unnamed accesses of another pointer are not paired; of the same pointer (or both without one) they are
+    assert pairs([dst], [dataclasses.replace(st, ptr_args=["y_ptr"])]) == []
+    assert pairs([dst], [dataclasses.replace(st, ptr_args=[])]) == []
+    assert pairs([dataclasses.replace(dst, ptr_args=[])], [st]) == []
+    assert pairs([dataclasses.replace(dst, ptr_args=[])], [dataclasses.replace(st, ptr_args=[])]) == [(0, 0)]
+    assert pairs([dataclasses.replace(dst, ptr_args=["out_ptr", "x_ptr"])], [st]) == [(0, 0)]
+    # another tile shape: paired by pointer origin (kind, element type and rank equal), each partner once
+    hx, hy, hst = (dataclasses.replace(v, shape=[1024]) for v in (x, y, st))
+    assert pairs([dx, dy, dst], [hst, hy, hx]) == [(0, 2), (1, 1), (2, 0)]
+    assert pairs([dx, dataclasses.replace(dx, name="")], [hx]) == [(0, 0)]
+    assert pairs([dx, dataclasses.replace(dx)], [hx, dataclasses.replace(hx)]) == [(0, 0), (1, 1)]
+    assert pairs([dataclasses.replace(dst, ptr_args=[])], [hst]) == []
+    assert pairs([dx], [dataclasses.replace(hx, name="w")]) == []
+    assert pairs([dx], [dataclasses.replace(hx, ptr_args=["y_ptr"], name="")]) == []
+    assert pairs([dx], [dataclasses.replace(hx, kind="store")]) == []
+    assert pairs([dx], [dataclasses.replace(hx, elem="f32")]) == []
+    assert pairs([dx], [dataclasses.replace(hx, shape=[32, 32])]) == []
+    assert pairs([dx, dy], [hy, dataclasses.replace(hx, kind="store"), hx]) == [(0, 2), (1, 0)]
