@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from irdiff.bundle import Bundle
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.params import pair_params
@@ -33,36 +32,44 @@ COALESCE = (
     "contiguous and how aligned (in bytes) the first one is; "
 )
 
-# Facts extracted once per process, on first use (mutation runs fork the test process per mutant).
-_FACTS: dict[str, tuple[VariantFacts, Bundle]] = {}
-_BUNDLES: dict[str, Bundle] = {}
+# Facts, specializations and stage texts read once per process, when the fixture first runs (mutmut runs the
+# selection twice in one process, then forks it per mutant; a bundle directory of the first session may be gone by
+# the second: the memo never reads a bundle file again).
+STAGES = ("ttir", "ttgir", "llvm_debug")
+_FACTS: dict[str, tuple[VariantFacts, list, dict[str, str]]] = {}  # type: ignore[type-arg]
 
 
 class Real:
-    def __getitem__(self, variant: str) -> tuple[VariantFacts, Bundle]:
-        if variant not in _FACTS:
-            bundle = _BUNDLES[variant]
-            _FACTS[variant] = (extract_facts(bundle.compiled_variant(variant)), bundle)
+    """``real[variant]``: ``(facts, specialization, {stage: text})`` of a variant of the suites below."""
+
+    def __getitem__(self, variant: str) -> tuple[VariantFacts, list, dict[str, str]]:  # type: ignore[type-arg]
         return _FACTS[variant]
 
 
 @pytest.fixture(scope="module")
 def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
-    for suite, variants, target in (
-        (TILE, ["rows", "gather", "skew", "cols", "pairs"], "sm80"),
-        # the same variant lists as tests/test_rules.py (one compile per session)
-        (ADDV, ["plain", "mis8", "w8", "i64"], "sm80"),
-        (LOOP, ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"], "sm90"),
+    for suite, variants, target, used in (
+        (TILE, ["rows", "gather", "skew", "cols", "pairs"], "sm80", None),
+        # the same variant lists as tests/test_rules.py (one compile per session); facts of the variants used here
+        (ADDV, ["plain", "mis8", "w8", "i64"], "sm80", ["plain", "mis8"]),
+        (
+            LOOP,
+            ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"],
+            "sm90",
+            ["stages3", "warps8"],
+        ),
     ):
         bundle = compile_suite(suite, variants, target)
-        _BUNDLES.update({v: bundle for v in variants if v not in _BUNDLES})
+        for n in used or variants:
+            if n not in _FACTS:
+                v = bundle.compiled_variant(n)
+                _FACTS[n] = (extract_facts(v), v.specialization, {s: stage_text(v, s) for s in STAGES})
     return Real()
 
 
 def context(real: Real, a: str, b: str) -> Context:
-    (fa, ba), (fb, bb) = real[a], real[b]
-    va, vb = ba.compiled_variant(a), bb.compiled_variant(b)
-    pairing = pair_params(va.specialization, stage_text(va, "ttir"), vb.specialization, stage_text(vb, "ttir"))
+    (fa, sa, ta), (fb, sb, tb) = real[a], real[b]
+    pairing = pair_params(sa, ta["ttir"], sb, tb["ttir"])
     fa.peer_names, fb.peer_names = pairing.aliases("a"), pairing.aliases("b")
     return Context(a, b, fa, fb, pairing=pairing)
 
@@ -76,7 +83,7 @@ def one(rule, real: Real, x: str, y: str, swap: bool) -> tuple[Finding, str, str
 
 def line(real: Real, variant: str, stage: str, n: int | None) -> str:
     assert n is not None
-    return stage_text(real[variant][1].compiled_variant(variant), stage).splitlines()[n - 1]
+    return real[variant][2][stage].splitlines()[n - 1]
 
 
 @BOTH

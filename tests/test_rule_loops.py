@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from irdiff.bundle import Bundle
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.common import Context
@@ -35,32 +34,39 @@ FACTS_LOOPS = str(SUITES / "facts_loops.py")
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
 RULES = (rule_loops, rule_num_stages_attr, rule_unrolled, rule_invariant_loads)
 
-# Facts extracted once per process, on first use (mutation runs fork the test process per mutant: the facts are
-# inputs, not under test).
-_FACTS: dict[str, tuple[VariantFacts, Bundle]] = {}
-_BUNDLES: dict[str, Bundle] = {}
+# Facts, specializations and stage texts read once per process, when the fixture first runs (mutmut runs the
+# selection twice in one process, then forks it per mutant; a bundle directory of the first session may be gone by
+# the second: the memo never reads a bundle file again).
+STAGES = ("ttir", "ttgir", "llvm_debug")
+_FACTS: dict[str, tuple[VariantFacts, list, dict[str, str]]] = {}  # type: ignore[type-arg]
 
 
 class Real:
-    """``real[variant]``: ``(facts, bundle)`` of a variant of the three suites, its facts extracted on first use."""
+    """``real[variant]``: ``(facts, specialization, {stage: text})`` of a variant of the suites below."""
 
-    def __getitem__(self, variant: str) -> tuple[VariantFacts, Bundle]:
-        if variant not in _FACTS:
-            bundle = _BUNDLES[variant]
-            _FACTS[variant] = (extract_facts(bundle.compiled_variant(variant)), bundle)
+    def __getitem__(self, variant: str) -> tuple[VariantFacts, list, dict[str, str]]:  # type: ignore[type-arg]
         return _FACTS[variant]
 
 
 @pytest.fixture(scope="module")
 def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
-    for suite, variants, target in (
-        (LOOPS, ["base", "u2", "u4", "st1", "st3u2", "reload", "inner"], "sm80"),
-        # the same variant lists as tests/test_rules.py and tests/test_facts.py (one compile per session)
-        (LOOP, ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"], "sm90"),
-        (FACTS_LOOPS, ["reread", "once", "unroll2"], "sm80"),
+    for suite, variants, target, used in (
+        (LOOPS, ["base", "u2", "u4", "st1", "st3u2", "reload", "inner"], "sm80", None),
+        # the same variant lists as tests/test_rules.py and tests/test_facts.py (one compile per session); facts of
+        # the variants used here only
+        (
+            LOOP,
+            ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"],
+            "sm90",
+            ["flat", "nest", "dot3"],
+        ),
+        (FACTS_LOOPS, ["reread", "once", "unroll2"], "sm80", None),
     ):
         bundle = compile_suite(suite, variants, target)
-        _BUNDLES.update(dict.fromkeys(variants, bundle))
+        for n in used or variants:
+            if n not in _FACTS:
+                v = bundle.compiled_variant(n)
+                _FACTS[n] = (extract_facts(v), v.specialization, {s: stage_text(v, s) for s in STAGES})
     return Real()
 
 
@@ -78,7 +84,7 @@ def only(real, x: str, y: str, swap: bool) -> Finding:  # type: ignore[no-untype
 
 def line(real, variant: str, stage: str, n: int | None) -> str:  # type: ignore[no-untyped-def]
     assert n is not None
-    return stage_text(real[variant][1].compiled_variant(variant), stage).splitlines()[n - 1]
+    return real[variant][2][stage].splitlines()[n - 1]
 
 
 def check_evidence(real, f: Finding) -> None:  # type: ignore[no-untyped-def]

@@ -31,36 +31,53 @@ ADD = str(SUITES / "readme_add.py")
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
 LABELS = "`x` load 2048xf16, `y` load 2048xf16, store 2048xf16 to `out_ptr`"
 
-# Facts extracted once per process (mutation runs fork the test process per mutant: the facts are inputs).
+# Facts and stage texts read once per process, when the bundle is compiled (mutmut runs the selection twice in one
+# process, then forks it per mutant; a bundle directory of the first session may be gone by the second: the
+# memo never reads a bundle file again).
 _FACTS: dict[str, VariantFacts] = {}
+_TEXTS: dict[tuple[str, str], str] = {}
+STAGES = ("python", "ttir", "ttgir", "llir", "ptx", "llvm_debug")
+
+
+def _key(bundle: Bundle, variant: str) -> str:
+    return f"{bundle.suite}:{bundle.target}:{variant}"
+
+
+def _read(bundle: Bundle) -> Bundle:
+    for n in bundle.variants:
+        if _key(bundle, n) not in _FACTS:
+            v = bundle.compiled_variant(n)
+            _FACTS[_key(bundle, n)] = extract_facts(v)
+            _TEXTS.update({(_key(bundle, n), s): stage_text(v, s) for s in STAGES})
+    return bundle
+
+
+def text(bundle: Bundle, variant: str, stage: str) -> str:
+    return _TEXTS[(_key(bundle, variant), stage)]
 
 
 @pytest.fixture(scope="module")
 def axpy(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
-    return compile_suite(LOWER, ["spec", "dns", "ragged", "skew"], "sm80")
+    return _read(compile_suite(LOWER, ["spec", "dns", "ragged", "skew"], "sm80"))
 
 
 @pytest.fixture(scope="module")
 def add80(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
-    return compile_suite(ADD, ["plain", "dns", "dns_hint", "dns_param_hint"], "sm80")
+    return _read(compile_suite(ADD, ["plain", "dns", "dns_hint", "dns_param_hint"], "sm80"))
 
 
 def context(bundle: Bundle, a: str, b: str) -> Context:
-    va, vb = bundle.compiled_variant(a), bundle.compiled_variant(b)
-    for n, v in ((a, va), (b, vb)):
-        key = f"{bundle.suite}:{bundle.target}:{n}"
-        if key not in _FACTS:
-            _FACTS[key] = extract_facts(v)
-    fa, fb = (_FACTS[f"{bundle.suite}:{bundle.target}:{n}"] for n in (a, b))
-    pairing = pair_params(va.specialization, stage_text(va, "ttir"), vb.specialization, stage_text(vb, "ttir"))
+    fa, fb = _FACTS[_key(bundle, a)], _FACTS[_key(bundle, b)]
+    spec = {n: bundle.compiled_variant(n).specialization for n in (a, b)}
+    pairing = pair_params(spec[a], text(bundle, a, "ttir"), spec[b], text(bundle, b, "ttir"))
     fa.peer_names, fb.peer_names = pairing.aliases("a"), pairing.aliases("b")
     return Context(
         a,
         b,
         fa,
         fb,
-        {a: stage_text(va, "ttgir"), b: stage_text(vb, "ttgir")},
-        {a: stage_text(va, "python"), b: stage_text(vb, "python")},
+        {a: text(bundle, a, "ttgir"), b: text(bundle, b, "ttgir")},
+        {a: text(bundle, a, "python"), b: text(bundle, b, "python")},
         pairing=pairing,
     )
 
@@ -74,7 +91,7 @@ def one(bundle: Bundle, x: str, y: str, swap: bool) -> Finding:
 
 def line_of(bundle: Bundle, variant: str, stage: str, line: int | None) -> str:
     assert line is not None
-    return stage_text(bundle.compiled_variant(variant), stage).splitlines()[line - 1]
+    return text(bundle, variant, stage).splitlines()[line - 1]
 
 
 @BOTH
@@ -92,7 +109,7 @@ def test_unspecialized_bound_splits_every_masked_access(axpy: Bundle, swap: bool
         "thread in `dns` vs 2 × 128-bit in `spec` (`st.global.b16` vs `st.global.v4.b32`)."
     ) in f.explanation
     # the mask is named by its Python source and its real line, the wide side by its divisibility
-    src = stage_text(axpy.compiled_variant("dns"), "python").splitlines()
+    src = text(axpy, "dns", "python").splitlines()
     line = next(i + 1 for i, t in enumerate(src) if "keep = i < count" in t)
     assert f"The mask is computed from `count` (`keep = i < count`, line {line}), which `spec` marks " in f.explanation
     assert "and `dns` does not." in f.explanation
@@ -168,7 +185,7 @@ def test_hint_on_the_bare_parameter_is_dropped(add80: Bundle, swap: bool) -> Non
     )
     assert "(`perThread: 4`)" in f.explanation and "4-element vectors of `plain`" in f.explanation
     assert "8 × 32-bit instructions per thread each in `dns_param_hint` vs 2 × 128-bit in `plain`" in f.explanation
-    src = stage_text(add80.compiled_variant("dns_param_hint"), "python").splitlines()
+    src = text(add80, "dns_param_hint", "python").splitlines()
     line = next(i + 1 for i, t in enumerate(src) if t.strip() == "m = offs < n" and i > 40)
     assert f"The mask is computed from `n` (`m = offs < n`, line {line})" in f.explanation
     assert f.remedy is not None and f.remedy.startswith("remove `n` from `do_not_specialize`")
@@ -216,7 +233,7 @@ def test_exact_explanation_and_evidence_texts(axpy: Bundle) -> None:
     """The whole explanation of ``dns`` vs ``spec``, and each evidence line's text: the coalescing line prefixed
     with the access label, the LLIR instruction (first 200 characters) and the PTX instruction with their counts."""
     f = one(axpy, "dns", "spec", False)
-    src = stage_text(axpy.compiled_variant("dns"), "python").splitlines()
+    src = text(axpy, "dns", "python").splitlines()
     line = next(i + 1 for i, t in enumerate(src) if "keep = i < count" in t)
     assert f.explanation == (
         "The coalescing pass treats these accesses alike in both variants: each thread gets 8 contiguous elements "
@@ -279,8 +296,7 @@ def test_only_the_mask_limited_accesses_are_named(axpy: Bundle, swap: bool) -> N
 
 
 def _facts(bundle: Bundle, variant: str) -> VariantFacts:
-    context(bundle, variant, variant)
-    return copy.deepcopy(_FACTS[f"{bundle.suite}:{bundle.target}:{variant}"])
+    return copy.deepcopy(_FACTS[_key(bundle, variant)])
 
 
 def test_what_excludes_an_access(axpy: Bundle) -> None:
