@@ -613,7 +613,7 @@ def test_trace_of_lines_that_compile_alike_is_information(compile_suite, order: 
     r = _division_root(b, a, o, ("offs = ", "offs = "))
     f = _trace(b, r, a, o, whole_ok=False)
     assert f.severity == "info" and f.evidence == []
-    assert " Downstream: " not in f.explanation
+    assert " Downstream: " not in f.explanation and f.explanation.startswith("S. No TTIR/TTGIR/LLIR/PTX difference")
     assert f.explanation.endswith(
         " No TTIR/TTGIR/LLIR/PTX difference is traced to these lines (their IR is the same, or they have none, like "
         "an ignored annotation)."
@@ -737,6 +737,7 @@ def test_hint_statement_is_claimed_by_the_hint_rule_off_its_line(compile_suite, 
     src = out[0]
     assert "PTX (whole kernel): " in src.explanation and "`ld.global.v4.b32`" in src.explanation
     assert "It only adds AxisInfo hint attributes" not in src.explanation and src.severity == "major"
+    assert "Nothing else differs" not in src.explanation  # the attribute a line above differs in TTIR
 
 
 def test_rewrite_lists_the_changes_and_lets_the_rules_root_the_chain(compile_suite) -> None:  # type: ignore[no-untyped-def]
@@ -1051,6 +1052,7 @@ def test_trace_of_lines_on_one_side_only(compile_suite, order: tuple[str, str]) 
     root = R._Root(f, {ln} if a == "ieee" else set(), {ln} if o == "ieee" else set())
     x = _trace(b, root, a, o, whole_ok=False).explanation
     ttir = x.split(" Downstream: TTIR at these lines: ")[1].split("; TTGIR")[0]
+    assert "No TTIR/TTGIR/LLIR/PTX difference" not in x  # one side's IR is a difference
     if a == "ieee":
         assert "precise_divf" in ttir.split(f" in `{a}` where `{o}` has ")[0] and ttir.endswith(" has nothing")
     else:
@@ -1112,3 +1114,87 @@ def test_mechanisms_see_the_changes_on_the_root_lines_of_either_side(compile_sui
     other = {line_of(va, "i = tl.arange")}, {line_of(vb, "i = tl.arange")}
     R._add_trace(R._Root(g, *other), a, o, va, vb, [], sd, [g], True)
     assert axis not in g.explanation
+
+
+def _with_regs(v: VariantResult, n: int) -> VariantResult:
+    import dataclasses
+
+    w = copy.copy(v)
+    w.resources = dataclasses.replace(v.resources, registers=n)
+    return w
+
+
+@pytest.mark.parametrize("order", [("notf32", "default"), ("default", "notf32")])
+def test_register_story_names_the_fma_side(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``allow_tf32=False`` lowers the fp32 dot to FMA on a ``#blocked`` layout, the default to MMA: the story names
+    the FMA variant; the layout, settings and option roots fit it, after a mechanism finding."""
+    b = compile_suite(str(SUITES / "kinds" / "kinds.py") + "::notf32", ["notf32", "default"], "sm80")
+    a, o = order
+    assert R._dot_facts(b.variants["notf32"])[1].startswith("blocked")  # type: ignore[index]
+    assert R._dot_facts(b.variants["default"])[1] == "mma"  # type: ignore[index]
+    f = _regs(b, a, o, Finding("mma.lowering", "minor", "", "", []), Finding("layout.mma", "minor", "", "", []))
+    assert "`notf32` lowers the dot to FMA (blocked layout), the other to MMA" in f.explanation
+    assert f.causes == ["mma.lowering", "layout.mma"]
+    for fid in ("settings.changed", "options.changed"):
+        g = _regs(b, a, o, Finding(fid, "major", "", "", []))
+        assert g.causes == [fid]
+    assert _regs(b, a, o).causes == []
+
+
+@pytest.mark.parametrize("order", [("dot3", "dot3w8"), ("dot3w8", "dot3")])
+def test_register_story_address_and_copy_causes(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """More address registers fit the coalescing and mask-alignment findings; more ``cp.async`` the pipelining ones;
+    the tile difference fits the settings root."""
+    b = compile_suite(str(SUITES / "diag_loop.py"), ["dot3", "dot3w8"], "sm86")
+    a, o = order
+
+    def fs(*ids: str) -> list[Finding]:
+        return [Finding(i, "minor", "", "", []) for i in ids]
+
+    assert _regs(b, a, o, *fs("coalesce.vector-width", "coalesce.contiguity", "lower.mask-alignment")).causes == [
+        "coalesce.vector-width",
+        "coalesce.contiguity",
+        "lower.mask-alignment",
+    ]
+    assert _regs(b, a, o, *fs("pipeline.async-copies", "pipeline.buffers", "loop.num-stages")).causes == [
+        "pipeline.async-copies",
+        "pipeline.buffers",
+        "loop.num-stages",
+    ]
+    assert _regs(b, a, o, *fs("settings.changed")).causes == ["settings.changed"]
+
+
+def test_register_story_options_only_when_num_warps_differ_and_the_cap(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """The option root fits the per-thread evidence only when ``num_warps`` differs (the hinted matmul: same warps);
+    255 registers is the cap (the severity stays); below it, without an occupancy finding, a major difference is
+    information; ancestors are followed through the whole chain; a cause that is no finding is ignored."""
+    h = compile_suite(CASES + "::hinted", ["bare", "hint"], "sm80")
+    f = _regs(h, "bare", "hint", Finding("options.changed", "major", "", "", []))
+    assert "Evidence for the difference" in f.explanation and "options.changed" not in f.causes
+    d = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    va, vb = d.variants["approx"], d.variants["ieee"]
+    for top, sev in ((255, "major"), (254, "info")):
+        g = Finding("resources.registers", "major", "R", "R.", [])
+        R.register_story(g, "x", "y", _with_regs(va, top), _with_regs(vb, 200), [g])
+        assert g.severity == sev and ("255-register cap" in g.explanation) == (top == 255)
+    # fp64 bound with one instruction: 2 registers (not 4)
+    g = Finding("resources.registers", "minor", "R", "R.", [])
+    fp = Finding("precision.fp64", "minor", "", "", [], instructions=1)
+    R.register_story(g, "x", "y", _with_regs(va, 24), _with_regs(vb, 20), [g, fp])
+    assert g.causes == []
+    g = Finding("resources.registers", "minor", "R", "R.", [])
+    chain = [
+        Finding("loop.flattened", "minor", "", "", [], causes=["loop.nest"]),
+        Finding("loop.nest", "minor", "", "", [], causes=["layout.mma", "ghost"]),
+        Finding("layout.mma", "minor", "", "", []),
+    ]
+    R.register_story(g, "approx", "ieee", va, vb, [g, *chain])
+    assert g.causes == ["loop.flattened"]
+    assert g.explanation.startswith(
+        "R. Evidence for the difference: the fused loop carries more values across iterations; another loop nest "
+        "changes which values stay live across iterations; another MMA layout changes the fragment sizes per thread."
+    )
+    i64 = Finding("ttir.i64-index-math", "minor", "", "", [])
+    g = Finding("resources.registers", "minor", "R", "R.", [])
+    R.register_story(g, "approx", "ieee", va, vb, [g, i64])
+    assert g.explanation.startswith("R. Evidence for the difference: 64-bit index math takes two registers per index.")
