@@ -17,6 +17,8 @@ import pytest
 from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines
 
 from irdiff.bundle import Bundle
+from irdiff.diagnose.facts import Access, Ref, VariantFacts
+from irdiff.diagnose.mechfacts import AsyncWaitFact, HintFact, MechFacts, compiler_messages
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.hints import (
     _hinted_value,
@@ -25,6 +27,7 @@ from irdiff.diagnose.rules.hints import (
     rule_compiler_messages,
     rule_wait_depth,
 )
+from irdiff.diagnose.testing import make_context, make_facts
 from irdiff.diagnose.texts import stage_text
 
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
@@ -216,6 +219,7 @@ def test_hinted_value() -> None:
     got = _hinted_value(long, "multiple_of")
     assert len(got) == 60 and got.endswith("...") and got.startswith("v0 + v1")
     assert _hinted_value("x = tl.multiple_of(" + "a" * 60 + ", 16)", "multiple_of") == "a" * 60
+    assert _hinted_value("x = tl.multiple_of(" + "a" * 61 + ", 16)", "multiple_of") == "a" * 57 + "..."
     assert _hinted_value("x = tl.multiple_of(", "multiple_of") == ""
     assert _hinted_value("x = tl.assume(a > 0)", "multiple_of") == ""
     assert _hinted_value("x = f()(a)", "multiple_of") == ""
@@ -296,3 +300,102 @@ def test_wait_depth_silent_without_waits_or_difference(mech80: Bundle) -> None:
     assert rule_wait_depth(context(mech80, "kloop4", "kloop4")) == []
     assert rule_wait_depth(context(mech80, "kloop2", "tf32")) == []  # no async copies in the other
     assert rule_wait_depth(context(mech80, "tf32", "kloop2")) == []
+
+
+# ---------------------------------------------------------------- the same rules on logs and waits written out here
+
+
+R = Ref("ttir", 1, "op")
+
+
+def _log_facts(name: str, log: str) -> VariantFacts:
+    return make_facts(name, mech=MechFacts(compiler_messages=compiler_messages(log)))
+
+
+def test_compiler_message_compared_without_its_file_prefix() -> None:
+    """The same warning printed from another install (another path and line of ``semantic.py``) is not a difference:
+    messages compare from their "Warning: " on; an MLIR ``warning:`` line has no such prefix and compares whole."""
+    a = _log_facts("a", "/x/triton/semantic.py:9: UserWarning: odd mask\n  warnings.warn(\n")
+    b = _log_facts("b", "/y/site-packages/triton/language/semantic.py:1759: UserWarning: odd mask\n")
+    assert rule_compiler_messages(make_context(a, b)) == [] == rule_compiler_messages(make_context(b, a))
+    m = _log_facts("m", "loc(3): warning: the layout conversion is expensive\n")
+    (f,) = rule_compiler_messages(make_context(m, a))
+    assert f.title == "Compiler message for `m`: loc(3): warning: the layout conversion is expensive"
+    assert [(e.variant, e.line) for e in f.evidence] == [("m", 1), ("a", 1)]
+    assert f.explanation.startswith(
+        "The compiler printed messages for one variant only (2 shown): `m`: loc(3): warning: the layout conversion "
+        "is expensive | `a`: /x/triton/semantic.py:9: UserWarning: odd mask. These are Triton's"
+    )
+    # a message quoting another warning keeps everything after its first "Warning: "
+    q = _log_facts("q", "/x/semantic.py:1: UserWarning: UserWarning: nested\n")
+    r = _log_facts("r", "/z/semantic.py:2: UserWarning: UserWarning: nested\n")
+    assert rule_compiler_messages(make_context(q, r)) == []
+
+
+def test_compiler_messages_quote_at_most_six() -> None:
+    log = "".join(f"/x/semantic.py:{i}: UserWarning: message {i}\n" for i in range(1, 9))
+    many = _log_facts("many", log)
+    (f,) = rule_compiler_messages(make_context(many, make_facts("none")))
+    assert [e.line for e in f.evidence] == [1, 2, 3, 4, 5, 6]
+    assert f.explanation.startswith("The compiler printed messages for one variant only (6 shown): `many`: ")
+    assert " | `many`: /x/semantic.py:6: UserWarning: message 6. These" in f.explanation
+
+
+def _waits(name: str, *waits: tuple[int, bool], ptx: tuple[int, ...] = ()) -> VariantFacts:
+    ws = [
+        AsyncWaitFact(n, imm, Ref("ttgir", 10 + k, f"ttg.async_wait {{num = {n} : i32}} #{k}"))
+        for k, (n, imm) in enumerate(waits)
+    ]
+    cw = [(n, Ref("ptx", 50 + k, f"cp.async.wait_group {n};")) for k, n in enumerate(ptx)]
+    return make_facts(name, mech=MechFacts(async_waits=ws, cp_async_waits=cw))
+
+
+def test_wait_depth_same_deepest_and_several_waits() -> None:
+    """Waits of two loops with the same deepest depth but another set: no side keeps more in flight; several depths
+    are listed; the evidence is the first immediate wait (else the first) and the first PTX wait with all depths."""
+    a = _waits("a", (1, False), (2, False), ptx=(1, 2))
+    b = _waits("b", (2, False), (0, True), ptx=(2, 0))
+    for x, y in ((a, b), (b, a)):
+        (f,) = rule_wait_depth(make_context(x, y))
+        assert f.predicts == "b" and f.title.endswith("(`b` waits for the copies it just issued)")
+        assert f.stage == "ttgir" and f.severity == "minor"
+    (f,) = rule_wait_depth(make_context(a, b))
+    assert (
+        f.title
+        == "Async-copy wait depth in the loop: [1, 2] in `a` vs [0, 2] in `b` (`b` waits for the copies it just issued)"
+    )
+    assert f.explanation.startswith(
+        "In the loop, `ttg.async_wait` lets 1, 2 copy group(s) stay in flight in `a` and 0, 2 in `b` (`cp.async."
+        "wait_group N` in PTX). In `b` the loop waits"
+    )
+    assert [(e.variant, e.stage, e.line, e.text) for e in f.evidence] == [
+        ("a", "ttgir", 10, "ttg.async_wait {num = 1 : i32} #0"),
+        ("a", "ptx", 50, "cp.async.wait_group 1;   (cp.async.wait_group depths [1, 2])"),
+        ("b", "ttgir", 11, "ttg.async_wait {num = 0 : i32} #1"),
+        ("b", "ptx", 50, "cp.async.wait_group 2;   (cp.async.wait_group depths [0, 2])"),
+    ]
+    # neither waits for its own copies and the deepest depth is the same: nothing to say
+    assert rule_wait_depth(make_context(_waits("c", (2, False)), _waits("d", (2, False), (1, False)))) != []
+    assert rule_wait_depth(make_context(_waits("c", (2, False)), _waits("d", (2, False)))) == []
+    assert rule_wait_depth(make_context(_waits("c", (2, False)), _waits("d"))) == []
+    (g,) = rule_wait_depth(make_context(_waits("c", (2, False)), _waits("d", (2, False), (1, False))))
+    assert g.predicts is None and "keeps more loads" not in g.explanation
+    assert g.explanation.startswith(
+        "In the loop, `ttg.async_wait` lets 2 copy group(s) stay in flight in `c` and 1, 2 in `d` (`cp.async."
+        "wait_group N` in PTX). Deeper pipelines"
+    )
+    assert g.title == "Async-copy wait depth in the loop: [2] in `c` vs [1, 2] in `d`"
+
+
+def test_assume_hint_counts_as_an_axis_hint() -> None:
+    """``tl.assume`` (``llvm.intr.assume`` in TTIR) present in one variant only, with the accesses differing: named."""
+    acc = Access("load", [1024], "f16", 16, [8], [16], [0], 8, 128, "x", "x_ptr", R, R, R)
+    narrow = Access("load", [1024], "f16", 16, [1], [2], [0], 8, 16, "x", "x_ptr", R, R, R)
+    a = make_facts("a", mech=MechFacts(hints=[HintFact("assume", "", "llvm.intr.assume", R, None)]), accesses=[acc])
+    b = make_facts("b", accesses=[narrow])
+    (f,) = rule_axis_hints(make_context(a, b))
+    assert f.title == "AxisInfo hints differ: `tl.assume` only in `a`, none only in `b`"
+    assert (
+        rule_axis_hints(make_context(b, a))[0].title
+        == "AxisInfo hints differ: none only in `b`, `tl.assume` only in `a`"
+    )

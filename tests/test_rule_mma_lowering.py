@@ -70,8 +70,10 @@ def test_ieee_dot_is_fma_and_critical(request: pytest.FixtureRequest, target: st
     f, a, b = one(rule_mma_lowering, bundle, "ieee", "tf32", swap)
     assert (f.id, f.severity, f.stage, f.predicts) == ("mma.lowering", "critical", "ttgir", "ieee")
     assert f.title == f"`acc` dot 64x64x32 (f32 × f32) lowered to FMA in `ieee` vs mma_v2 in `tf32` ({IEEE})"
-    nf = n_ptx(bundle, "ieee", r"\bfma\.rn\.f32\b")
-    nm = n_ptx(bundle, "tf32", r"\bmma\.sync\.aligned\b")
+    # the counts the rule quotes are the facts' (counts.py: every `fma.*.f32`, every `mma.sync`); the PTX has them
+    ci, ct = context(bundle, "ieee", "ieee").fa.counts["ptx"], context(bundle, "tf32", "tf32").fa.counts["ptx"]
+    nf, nm = ci.get("fma.f32", 0), ct.get("mma.sync", 0)
+    assert 0 < n_ptx(bundle, "ieee", r"\bfma(\.\w+)*\.f32\b") and 0 < n_ptx(bundle, "tf32", r"\bmma\.sync\.aligned\b")
     assert nf > 0 and nm > 0 and n_ptx(bundle, "ieee", r"\bmma\.sync\b") == 0
     assert f.explanation == (
         f"`acc` dot 64x64x32 (f32 × f32) is lowered to {FMA} in `ieee` and to {V2} in `tf32` (per thread, PTX: "
