@@ -16,9 +16,10 @@ from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines
 
 from irdiff.bundle import Bundle
 from irdiff.diagnose.facts import Ref
-from irdiff.diagnose.mechfacts import ConvertFact
+from irdiff.diagnose.mechfacts import AtomicFact, ConvertFact, MechFacts
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.atomics import _added, _required_by, rule_atomic_ordering, rule_cas_loop, rule_convert_shared
+from irdiff.diagnose.testing import make_context, make_facts
 
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
 TAIL = (
@@ -325,3 +326,68 @@ def test_required_by_names_the_consumer() -> None:
     assert _required_by(_cvt("blocked", ["arith.mulf", "arith.addf"])) == (
         "a consumer that expects another layout (arith.addf, arith.mulf)"
     )
+
+
+# ------------------------------------------------------------- the same rules on counts of PTX/SASS written out here
+
+
+def test_ptx_fences_counted_when_sass_has_none() -> None:
+    """Inline-asm fences (``fence.sc.gpu``, ``fence.acq_rel.gpu``, ``membar.gl``) counted from PTX text: they make a
+    difference, and the heavier side is named with them when SASS shows no fence kind."""
+    from irdiff.diagnose.counts import count_ops
+
+    ptx = "\tfence.sc.gpu;\n\tfence.acq_rel.gpu;\n\tmembar.gl;\n\tred.global.gpu.relaxed.add.f32 [%rd1], %r1;\n"
+    plain = "\tred.global.gpu.relaxed.add.f32 [%rd1], %r1;\n"
+    atom = [AtomicFact("fadd", "relaxed", "gpu", "f32", [], False, R, None)]
+    a = make_facts("fenced", counts={"ptx": count_ops("ptx", ptx)}, mech=MechFacts(atomics=atom))
+    b = make_facts("plain", counts={"ptx": count_ops("ptx", plain)}, mech=MechFacts(atomics=atom))
+    (f,) = rule_atomic_ordering(make_context(a, b))
+    assert f.predicts == "fenced" and f.severity == "major"
+    assert f.title.endswith(
+        "(`fenced` adds a sequentially consistent fence (`fence.sc`) and a fence (`fence.acq_rel`) and a fence "
+        "(`membar`) per atomic)"
+    )
+    assert "`fenced` 1× `fence.acq_rel`, 1× `fence.sc`, 1× `membar`; `plain` none." in f.explanation
+    assert rule_atomic_ordering(make_context(a, a)) == []
+
+
+def test_sys_fence_and_generic_atomics_in_sass() -> None:
+    """A system-scope fence (``MEMBAR.SYS``) and shared/generic atomics (``ATOMS``, ``ATOM``) from SASS text."""
+    from irdiff.diagnose.counts import count_ops
+
+    sys_sass = "\tMEMBAR.SC.SYS ;\n\tATOM.E.ADD.STRONG.SYS PT, R1, [R2], R3 ;\n\tATOMS.ADD R1, [R2], R3 ;\n"
+    cta_sass = "\tMEMBAR.SC.CTA ;\n\tATOM.E.ADD.STRONG.GPU PT, R1, [R2], R3 ;\n\tATOMS.ADD R1, [R2], R3 ;\n"
+    at = [AtomicFact("add", "acq_rel", "sys", "i32", [], False, R, None)]
+    ac = [AtomicFact("add", "acq_rel", "cta", "i32", [], False, R, None)]
+    a = make_facts("sys", counts={"sass": count_ops("sass", sys_sass)}, mech=MechFacts(atomics=at))
+    b = make_facts("cta", counts={"sass": count_ops("sass", cta_sass)}, mech=MechFacts(atomics=ac))
+    (f,) = rule_atomic_ordering(make_context(a, b))
+    assert f.predicts is None and f.severity == "minor"  # one fence each: neither side is heavier
+    assert "Fences and L1 invalidations in SASS: `sys` 1× `MEMBAR.SYS`; `cta` 1× `MEMBAR.CTA`." in f.explanation
+    counts = [e.text for e in f.evidence if e.stage == "sass" and e.line is None]
+    assert counts == ["1× ATOM, 1× ATOM.ADD, 1× ATOMS, 1× ATOMS.ADD"] * 2
+
+
+def test_cas_loop_of_one_atomic_and_without_ttir_atomics() -> None:
+    """One ``atom.cas`` per thread is a loop too; without a TTIR atomic (facts without them) the op is "the
+    atomic"; long TTIR lines are cut at 220 characters."""
+    long_ref = Ref("ttir", 7, "%1 = tt.atomic_rmw fadd, relaxed, gpu, " + "x" * 300)
+    one = make_facts(
+        "one",
+        counts={"ptx": {"atom.cas": 1, "atom": 1}},
+        mech=MechFacts(atomics=[AtomicFact("fadd", "relaxed", "gpu", "bf16", [], False, long_ref, None)]),
+    )
+    native = make_facts("native", counts={"ptx": {"red": 1, "red.add.f32": 1}})
+    for x, y in ((one, native), (native, one)):
+        (f,) = rule_cas_loop(make_context(x, y))
+        assert f.predicts == "one" and f.title == "`one` emulates `fadd` on `bf16` with a compare-and-swap loop"
+        assert f.evidence[0].text == long_ref.text[:220] and f.evidence[0].line == 7
+        assert "(1 `atom.cas` per thread)" in f.explanation
+    bare = make_facts("bare", counts={"ptx": {"atom.cas": 2}})
+    (g,) = rule_cas_loop(make_context(bare, native))
+    assert g.title == "`bare` emulates the atomic with a compare-and-swap loop"
+    assert "In `bare` the atomic has no native atomic instruction on sm90" in g.explanation
+
+
+def test_required_by_reshape_alone() -> None:
+    assert _required_by(_cvt("blocked", ["tt.reshape"])) == "a `tt.reshape`"
