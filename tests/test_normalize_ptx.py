@@ -8,11 +8,24 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import pytest
+
 from irdiff.normalize import NormalizedStage, Region, normalize
 from irdiff.normalize.builder import Sym
 
 DATA = Path(__file__).parent / "data" / "normalize"
 SMALL = (DATA / "helper_and_kernel.ptx").read_text()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_class_tables() -> None:
+    """The fast path's per-class name tables (``ptx._prefix``, ``ptx._erased``) fill themselves on first use and
+    live as long as the module: emptied before each test, so that every test builds them (a mutation run forks
+    each mutant from a process whose tables the clean run filled; see benchmarks/results/mutation/README.md)."""
+    from irdiff.normalize import ptx
+
+    ptx._prefix.clear()
+    ptx._erased.clear()
 
 
 def test_small_module_lines_symbols_and_regions() -> None:
@@ -178,7 +191,8 @@ def test_fast_path_equals_the_general_normalizer_on_the_data() -> None:
     """Cheap and exact (the mutation selection of ptx.py): the small module, the real Triton 3.6 kernel, and texts
     that stress the fast path's own loop: comments and trailing blanks, a string-free kernel name in several places,
     stray braces, a function left open, labels before any function, more than one chunk of lines."""
-    big = "\n".join(f"\tadd.s32 \t%r{k % 7}, %r{k % 5}, {k};  // c{k}" for k in range(4200))
+    # new registers in the second chunk too (%rd1 from line 4100 on)
+    big = "\n".join(f"\tadd.s32 \t%r{k % 7}, %r{k % 5}, %rd{k // 4100};  // c{k}" for k in range(4200))
     texts = [
         (SMALL, "my_kernel"),
         (gzip.decompress((DATA / "triton36-sm86-moved_a.ptx.gz").read_bytes()).decode(), "moved_kernel"),
@@ -186,6 +200,21 @@ def test_fast_path_equals_the_general_normalizer_on_the_data() -> None:
         ("$L__BB0_1:\n{\n}\n.entry k(\n.param .u64 k_param_0\n)\n{\n$L__BB0_2:\n\tbra $L__BB0_1;  \n", "k"),
         (".func f()\n{\n\tmov.u32 %r1, %rd2;\n\t}\n}\n\n\t// x\n.visible .entry kk()\n{\n" + big + "\n}\n", "kk"),
         (".visible .entry k()\n{\n\t.loc 1 2 3\n$L__tmp0:\n\t@%p1 bra $L__BB0_3;\n$L__BB0_3:\n\tret;\n", None),
+        # one kept line; a chunk with one symbol, with two; a register with Unicode digits (digits to the split)
+        ("\tret;\n", None),
+        (".entry k()\n{\n\tmov.u32 %r1, 1;\n}\n", "k"),
+        (".entry k()\n{\n\tmov.u32 %r1, %r1;\n}\n", "k"),
+        (".entry k()\n{\n\tmov.u32 %r\u0661, %rd2;\n\tmov.u32 %r1, %r\u0661;\n}\n", "k"),
+        # a kernel name holding a line break: replaced line by line only (never across two lines)
+        (".entry a\nb()\n{\n\tmov.u32 %r1, a\nb.u32 %r2;\n}\n", "a\nb"),
+        # braces and block labels where LLVM never puts them: an indented label, a brace opening a function on a
+        # line with a branch, one closing it on such a line, functions named like labels, a function opened by a
+        # balanced line that does not end in "}" and closed by a balanced one that does not start with "{", an
+        # unbalanced brace in the middle of a line
+        (".entry k()\n{ bra $L__BB0_1;\n  $L__BB0_1:\n\tbra $L__BB0_1; }\n.entry k2()\n{\n\tret;\n}\n", "k"),
+        (".entry $L__BB9_9()\n{\n\tret;\n}\n.func $L__BB8_8()\n{\n$L__BB0_1:\n\tret;\n}\n", None),
+        (".entry k()\n\t{ x } y\n\tmov.u32 %r1, 1;\nz {}\n.entry k2()\n{\n\tfoo {\n\t}\n$L__BB0_1:\n}\n", "k"),
+        (".entry k()\n{\n\tret;\n} x\n.entry k2()\n{\n$L__BB0_1:\n\tret;\n}\n", "k"),  # a "}" not at the end
         # the kernel's name before a symbol (spans move), a symbol in a comment, a section that is not DWARF
         (".entry kk()\n{\n\tld.u64 %rd1, [kk_param_0], %rd2; // %r9 x\n.section .nv.info\n\tmov %r3, %r9;\n}\n", "kk"),
     ]
@@ -308,3 +337,15 @@ def test_quick_names_symbols_as_make_does() -> None:
                 assert prefix + str(n) == sym.fmt.format(stem=stem, n=n)
             seen.add(ns)
     assert len(seen) == 11  # ten register classes and the block labels, each its own namespace
+
+
+def test_class_tables_name_and_erase_each_class() -> None:
+    """The fast path's class tables (a symbol's text without its digits → its new name's prefix, or its shape):
+    registers keep their class (``%rd`` → ``%rd0``..., shape ``%rd_``), block labels lose the ``_`` between their
+    two numbers (``$L__BB_`` → ``$L__BB0``..., shape ``$L__BB_``), as the general normalizer's Sym formats say."""
+    from irdiff.normalize.ptx import _ClassNames
+
+    prefix, erased = _ClassNames(erased=False), _ClassNames(erased=True)
+    assert [prefix[c] for c in ("%rd", "%p", "$L__BB_")] == ["%rd", "%p", "$L__BB"]
+    assert [erased[c] for c in ("%rd", "%p", "$L__BB_")] == ["%rd_", "%p_", "$L__BB_"]
+    assert dict(prefix) == {"%rd": "%rd", "%p": "%p", "$L__BB_": "$L__BB"}  # each computed once, then looked up
