@@ -17,9 +17,11 @@ import pytest
 from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines
 
 from irdiff.bundle import Bundle
-from irdiff.diagnose.mechfacts import DotFact
+from irdiff.diagnose.facts import Ref, VariantFacts
+from irdiff.diagnose.mechfacts import DotFact, MechFacts, MmaWaitFact
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.mma_lowering import _why, rule_blackwell_wait, rule_mma_lowering
+from irdiff.diagnose.testing import make_context, make_facts
 
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
 FMA = "FMA instructions (`fma.rn.f32`: one multiply-add per thread and instruction, no tensor cores)"
@@ -266,3 +268,64 @@ def test_blackwell_wait_silent_elsewhere(loop100: Bundle, mech80: Bundle) -> Non
     assert rule_blackwell_wait(context(loop100, "dot1", "dot1")) == []
     assert rule_blackwell_wait(context(loop100, "dot3", "dot3")) == []
     assert rule_blackwell_wait(context(mech80, "kloop2", "kloop4")) == []  # no tcgen05 on sm80
+
+
+# ----------------------------------------------------------------------- the same rules on dot and wait facts written out
+
+
+def _facts(name: str, *dots: DotFact, arch: int = 90) -> VariantFacts:
+    return make_facts(name, arch=arch, target=f"sm{arch}", mech=MechFacts(dots=list(dots)))
+
+
+def test_fma_against_shared_operands_names_no_register_reason() -> None:
+    """An FMA dot reads registers by nature: against a ``wgmma`` with shared operands that is not a reason."""
+    fma = _dot("fma", a_type="f32", b_type="f32", precision="ieee", operands=["registers", "registers"])
+    assert _why(fma, _dot("wgmma", precision="tf32"), 90) == [IEEE]  # the precision is named once
+
+
+def test_mma_lowering_pairs_dots_in_order_and_skips_unknown() -> None:
+    """Two dots per kernel, paired in program order: the first pair lowered alike is skipped, the second reported;
+    a dot whose lowering is unknown (no TTGIR) is never compared; a cross-target pair names the target."""
+    long = Ref("ttgir", 40, "%acc = tt.dot " + "t" * 300)
+    a = _facts("a", _dot("mma_v2"), _dot("mma_v2", ttgir=long))
+    b = _facts("b", _dot("mma_v2"), _dot("wgmma"))
+    for x, y in ((a, b), (b, a)):
+        (f,) = rule_mma_lowering(make_context(x, y))
+        assert f.predicts == "a" and f.severity == "major"
+    (f,) = rule_mma_lowering(make_context(a, b))
+    assert f.evidence[0].text == long.text[:240] and f.evidence[0].line == 40
+    assert rule_mma_lowering(make_context(_facts("u", _dot("")), _facts("v", _dot("fma")))) == []
+    assert rule_mma_lowering(make_context(_facts("v", _dot("fma")), _facts("u", _dot("")))) == []
+    old = _facts("old", _dot("mma_v2"), arch=80)
+    new = _facts("new", _dot("wgmma"), arch=90)
+    for x, y in ((old, new), (new, old)):
+        (g,) = rule_mma_lowering(make_context(x, y))
+        assert g.predicts == "old" and g.title.endswith("(sm80 has no `wgmma`)")
+
+
+def _mw(immediate: bool, ring: int, k: int) -> MmaWaitFact:
+    wait = Ref("ttgir", 20 + k, "ttng.wait_barrier " + "w" * 250)
+    mma = Ref("ttgir", 19 + k, "ttng.tc_gen5_mma " + "m" * 250)
+    return MmaWaitFact(immediate, ring, wait, mma)
+
+
+def test_blackwell_wait_against_a_loop_without_waits() -> None:
+    """The serial side against a variant with no MMA wait in a loop: said so, no barrier ring named; long lines are
+    cut at 200 characters."""
+    serial = make_facts("s", mech=MechFacts(mma_waits=[_mw(True, 1, 0)]))
+    none = make_facts("n")
+    for x, y in ((serial, none), (none, serial)):
+        (f,) = rule_blackwell_wait(make_context(x, y))
+        assert f.predicts == "s" and "`n` has no such wait in a loop. " in f.explanation
+        assert "MMA barriers" not in f.explanation
+        assert [(e.variant, e.line, len(e.text)) for e in f.evidence] == [("s", 19, 200), ("s", 20, 200)]
+    ring = make_facts("r", mech=MechFacts(mma_waits=[_mw(False, 3, 5)]))
+    (g,) = rule_blackwell_wait(make_context(serial, ring))
+    assert "(3 MMA barriers)" in g.explanation
+    assert [(e.variant, e.line, len(e.text)) for e in g.evidence] == [
+        ("s", 19, 200),
+        ("s", 20, 200),
+        ("r", 24, 200),
+        ("r", 25, 200),
+    ]
+    assert rule_blackwell_wait(make_context(none, none)) == []
