@@ -377,3 +377,71 @@ def test_pairing_of_lowered_accesses(axpy: Bundle) -> None:
     assert pairs([dx], [dataclasses.replace(hx, elem="f32")]) == []
     assert pairs([dx], [dataclasses.replace(hx, shape=[32, 32])]) == []
     assert pairs([dx, dy], [hy, dataclasses.replace(hx, kind="store"), hx]) == [(0, 2), (1, 0)]
+
+
+def test_access_the_coalescing_log_does_not_show_is_left_out(axpy: Bundle) -> None:
+    """An access whose coalescing-log entry is unknown (no index, or one past the log) on either side: the rule
+    cannot tell the pointer from the mask, so that access is left out and the others are still named."""
+    fd, fs = _facts(axpy, "dns"), _facts(axpy, "spec")
+    rest = "`y` load 2048xf16, store 2048xf16 to `out_ptr`"
+    for index in (None, len(fd.accesses), -1):
+        for narrow in (True, False):
+            a, b = (fd, fs) if narrow else (fs, fd)
+            x = dataclasses.replace(a.lowered[0], coalesce_index=index)
+            changed = dataclasses.replace(a, lowered=[x, *a.lowered[1:]])
+            fa, fb = (changed, fs) if narrow else (fd, changed)
+            (f,) = rule_mask_alignment(Context("dns", "spec", fa, fb))
+            assert f.title.startswith(f"Mask alignment splits {rest} into 16-bit"), (index, narrow)
+
+
+def test_rows_mixed_from_real_facts(axpy: Bundle) -> None:
+    """``dns``/``spec``'s real accesses with one fact changed: which side is narrow is decided by the first row
+    found; the title's widths are the first row's; the PTX keys are quoted only when both sides have one; long TTGIR
+    lines are cut at 240 characters and at most three mask definitions are quoted; the facts of each side are read
+    from that side (a coalescing index valid on one side only)."""
+    fd, fs = _facts(axpy, "dns"), _facts(axpy, "spec")
+    x, y, st = fd.lowered
+    sx, sy, sst = fs.lowered
+
+    def run(la: list, lb: list, a: dict | None = None, b: dict | None = None) -> Finding:  # type: ignore[type-arg]
+        fa = dataclasses.replace(fd, lowered=la, **(a or {}))
+        fb = dataclasses.replace(fs, lowered=lb, **(b or {}))
+        (f,) = rule_mask_alignment(Context("dns", "spec", fa, fb))
+        return f
+
+    # `y` is 32-bit (8 per thread) in `dns` and the store 64-bit in `spec`: the title quotes the first row's widths
+    f = run(
+        [x, dataclasses.replace(y, llir_bits=32, llir_count=8), st], [sx, sy, dataclasses.replace(sst, llir_bits=64)]
+    )
+    assert f.title.endswith("into 16-bit accesses in `dns` (128-bit in `spec`)")
+    assert "`y` load 2048xf16: 8 × 32-bit instructions per thread in `dns` vs 2 × 128-bit in `spec`" in f.explanation
+    # `x` narrow in `dns`, `y` narrow in `spec` (a mask limited there): the first row's side is named, only its rows
+    f = run(
+        [x, dataclasses.replace(y, llir_bits=128, llir_count=2), dataclasses.replace(st, llir_bits=128)],
+        [sx, dataclasses.replace(sy, llir_bits=16, llir_count=16), sst],
+    )
+    assert f.predicts == "dns" and f.title.startswith("Mask alignment splits `x` load 2048xf16 into 16-bit")
+    # without a PTX key on one side the keys are not quoted
+    f = run([dataclasses.replace(x, ptx_key="")], [sx])
+    assert "in `spec`." in f.explanation and "`ld.global.b16` vs" not in f.explanation
+    # long TTGIR lines and four mask definitions
+    long = dataclasses.replace(x.ref, text="%x_6 = tt.load " + "y" * 300)
+    refs = [dataclasses.replace(r, text=f"{i}:" + "m" * 300) for i, r in enumerate([*x.mask_refs, *x.mask_refs])][:4]
+    f = run([dataclasses.replace(x, ref=long, mask_refs=refs)], [sx])
+    ttgir = [e.text for e in f.evidence if e.stage == "ttgir"]
+    assert [len(t) for t in ttgir] == [240, 240, 240, 240] and [t[:2] for t in ttgir[1:]] == ["0:", "1:", "2:"]
+    # the pointer, not the mask: `dns`'s `x` proven less aligned in its coalescing log, or its coalescing width
+    # already 16 bits: `x` is left out, the others stay
+    acc = list(fd.accesses)
+    acc[x.coalesce_index] = dataclasses.replace(acc[x.coalesce_index], divisibility=[2])
+    f = run([x, y, st], [sx, sy, sst], a={"accesses": acc})
+    assert f.title.startswith("Mask alignment splits `y` load 2048xf16, store")
+    f = run([dataclasses.replace(x, coalesce_bits=16), y, st], [sx, sy, sst])
+    assert f.title.startswith("Mask alignment splits `y` load 2048xf16, store")
+    # a coalescing index valid only in the side's own log: each side's facts are read from that side
+    extra = [*fd.accesses, fd.accesses[x.coalesce_index]]
+    f = run([dataclasses.replace(x, coalesce_index=len(fd.accesses))], [sx], a={"accesses": extra})
+    assert f.title.startswith("Mask alignment splits `x` load")
+    extra = [*fs.accesses, fs.accesses[sx.coalesce_index]]
+    f = run([x], [dataclasses.replace(sx, coalesce_index=len(fs.accesses))], b={"accesses": extra})
+    assert f.title.startswith("Mask alignment splits `x` load")
