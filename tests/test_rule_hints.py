@@ -330,6 +330,10 @@ def test_compiler_message_compared_without_its_file_prefix() -> None:
     q = _log_facts("q", "/x/semantic.py:1: UserWarning: UserWarning: nested\n")
     r = _log_facts("r", "/z/semantic.py:2: UserWarning: UserWarning: nested\n")
     assert rule_compiler_messages(make_context(q, r)) == []
+    s = _log_facts("s", "/x/semantic.py:1: UserWarning: cast A; DeprecationWarning: x\n")
+    t = _log_facts("t", "/x/semantic.py:1: UserWarning: cast B; DeprecationWarning: x\n")
+    (g,) = rule_compiler_messages(make_context(s, t))
+    assert [e.variant for e in g.evidence] == ["s", "t"]
 
 
 def test_compiler_messages_quote_at_most_six() -> None:
