@@ -333,3 +333,26 @@ def test_flatten_attribute_without_fusion_is_no_finding(real) -> None:  # type: 
     empty = dataclasses.replace(fn, loops_ttir=[], loops_ttgir=[])
     (f,) = rule_loops(Context("none", "nest", empty, fn))
     assert f.id == "loop.nest" and f.title.startswith("Loop nest differs: 0 `scf.for` (depth 0) in `none` vs 2")
+
+
+def test_flattened_without_ttgir_loops_on_either_side(real) -> None:  # type: ignore[no-untyped-def]
+    """The fusion is read from TTIR's ``tt.flatten`` nest and a shallower TTGIR: with no TTGIR loop left on the fused
+    side the steady-state count is unknown (``?``); with none on the other side, no count is claimed for it."""
+    ff, fn = real["flat"][0], real["nest"][0]
+    bare = dataclasses.replace(ff, loops_ttgir=[])
+    (f,) = rule_loops(Context("flat", "nest", bare, fn))
+    assert f.id == "loop.flattened" and "the steady-state one carrying ? values)" in f.explanation
+    assert "TTGIR: 0 `scf.for`" in f.explanation and "`nest` keeps" in f.explanation
+    (g,) = rule_loops(Context("nest", "flat", dataclasses.replace(fn, loops_ttgir=[]), ff))
+    assert g.id == "loop.flattened" and "keeps" not in g.explanation
+    assert "values). The per-tile work" in g.explanation
+    assert [e.variant for e in g.evidence] == ["flat"] * 4
+
+
+def test_nest_evidence_is_cut_at_240_characters(real) -> None:  # type: ignore[no-untyped-def]
+    """``loop.nest`` quotes at most three TTGIR loop headers per side, each cut at 240 characters (the K loop's
+    header, with its iter_args, is longer)."""
+    f = only(real, "nest", "dot3", False)
+    full = [line(real, e.variant, e.stage, e.line).strip() for e in f.evidence]
+    assert all(len(e.text) <= 240 and t.startswith(e.text) for e, t in zip(f.evidence, full))
+    assert any(len(t.split(" loc(")[0]) > 240 and len(e.text) == 240 for e, t in zip(f.evidence, full))

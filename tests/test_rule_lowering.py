@@ -227,6 +227,11 @@ def test_mask_source_reads_only_the_kernel_body() -> None:
     assert _mask_source(text, "after", ["n"]) == (11, "q = offs < n")
     assert _mask_source(text, "missing", ["n"]) is None
     assert _mask_source("def kk(n):\n    m = offs < n\n", "k", ["n"]) is None
+    # the body ends at the next top-level line (another def), not at a blank line inside it
+    two = "def k(n):\n    x = n + 1\n\n    y = x\ndef other(n):\n    m = offs < n\n"
+    assert _mask_source(two, "k", ["n"]) is None
+    assert _mask_source(two.replace("    y = x", "    y = x < n"), "k", ["n"]) == (4, "y = x < n")
+    assert _mask_source("@triton.jit\ndef k(n):\n    pass\n@deco\n    m = offs < n\n", "k", ["n"]) is None
 
 
 def test_exact_explanation_and_evidence_texts(axpy: Bundle) -> None:
