@@ -14,12 +14,14 @@ from irdiff.diagnose.facts import Ref
 from irdiff.diagnose.model import Evidence
 from irdiff.diagnose.rules.common import (
     _bytes,
+    _c,
     _decorator_line,
     _ev,
     _kb,
     _names,
     _param_line,
     _ratio,
+    _same_warps,
     _stem_of,
     _warps_note,
     quoted_comparisons,
@@ -201,3 +203,21 @@ def test_same_param_by_role() -> None:
     assert same_param(fb, "x_ptr", "src") and same_param(fb, "ld", "stride")
     assert not same_param(fb, "x_ptr", "x_ptr")  # paired by role with another name
     assert same_param(fb, "acc", "acc") and not same_param(fb, "acc", "src")  # locals: by name
+
+
+def test_context_facts_counts_and_warps() -> None:
+    """``Context.facts`` by variant name, ``_c`` (a stage's count, 0 when absent), ``_same_warps``."""
+    fa = make_facts("a", counts={"ptx": {"mma.sync": 3}}, options={"num_warps": 4})
+    fb = make_facts("b", counts={"sass": {"HMMA": 2}}, options={"num_warps": 8})
+    ctx = make_context(fa, fb)
+    assert ctx.facts("a") is fa and ctx.facts("b") is fb
+    assert (_c(fa, "ptx", "mma.sync"), _c(fa, "ptx", "wgmma"), _c(fa, "sass", "HMMA"), _c(fb, "sass", "HMMA")) == (
+        3,
+        0,
+        0,
+        2,
+    )
+    assert not _same_warps(ctx)
+    assert _same_warps(make_context(fa, make_facts("c", options={"num_warps": 4})))
+    assert _same_warps(make_context(make_facts("d", options={}), make_facts("e", options={})))
+    assert not _same_warps(make_context(make_facts("d", options={}), fa))
