@@ -660,6 +660,9 @@ def test_trace_of_hint_attributes_alone_does_not_weigh(compile_suite, order: tup
     assert "`tl.multiple_of` attaches `tt.divisibility`" in f.explanation
     # the rest of the TTGIR differs (vector widths, async copies), the rest of the TTIR does not: not "nothing else"
     assert "Nothing else differs" not in f.explanation
+    single = Finding("source.call-added", "minor", "Source", "S.", [], stage="python")
+    g = _trace(b, R._Root(single, {lines[a]}, {lines[o]}), a, o)  # the one root: the whole PTX/SASS, no PTX trace
+    assert "(whole kernel)" in g.explanation and "Nothing else differs" not in g.explanation
 
 
 def test_a_failing_mechanism_does_not_break_the_trace(compile_suite) -> None:  # type: ignore[no-untyped-def]
