@@ -131,6 +131,13 @@ def test_kernel_named_otherwise_is_the_first_def_inside_its_lines(tmp_path: Path
     )
     missing = diff_sources(va, vb)
     assert missing.changes == [] and missing.note == "`one`: kernel function `k_fast` not found in its source"
+    # recorded lines that hold no function (stale: the file was edited since) find no kernel either
+    stale = {"kernel_lines": [1, 3]}
+    va, vb = (
+        variant(tmp_path / "s", "one", named["one"], "k_fast", **stale),
+        variant(tmp_path / "s", "half", named["half"], "k_fast", **stale),
+    )
+    assert diff_sources(va, vb).note == "`one`: kernel function `k_fast` not found in its source"
 
 
 # ------------------------------------------------------------------------------------------------ called functions
@@ -195,7 +202,7 @@ KERNEL_CALLS_LIB = """
 def k(x_ptr, n):
     offs = tl.arange(0, 16)
     v = lib.broken(tl.load(x_ptr + offs))
-    tl.store(x_ptr + offs, lib.scale(v, 2.0))
+    tl.store(x_ptr + offs, lib.scale(v, 2.0) + lib.scale(v, 0.5))
 """
 
 
@@ -223,7 +230,7 @@ def test_recorded_function_lines_are_its_own_files(
     """A helper from another file, known from the compile worker's record: its changes carry that file and its
     lines there (``first_line`` + the line in its source; without a position, the line in the recorded source),
     with the text of those lines, in both variants; a record whose source does not parse is skipped (not the
-    records after it)."""
+    records after it). Called twice, the helper is compared once."""
     meta = {"mul": {"jit_functions": _lib("*", first, file)}, "div": {"jit_functions": _lib("/", first, file)}}
     sd, a, b = diff(tmp_path, {"mul": KERNEL_CALLS_LIB, "div": KERNEL_CALLS_LIB}, swap, **meta)
     assert sd.functions == [("k", "k"), ("scale", "scale")]
@@ -516,6 +523,9 @@ def test_statement_removed_beside_a_changed_one(tmp_path: Path, swap: bool) -> N
     got = sorted((c.kind, c.line_a, c.line_b, c.name) for c in sd.changes)
     removed = ("statement", 10, None, "") if a == "two" else ("statement", None, 10, "")
     assert got == sorted([("kwarg-changed", 9, 9, "other"), removed])
+    (gone,) = (c for c in sd.changes if c.kind == "statement")
+    extra = "w = tl.load(x_ptr + offs + 16, mask=offs < n)"
+    assert (gone.text_a, gone.text_b) == ((extra, "") if a == "two" else ("", extra))
 
 
 GLUON = """
