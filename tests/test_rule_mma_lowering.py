@@ -329,3 +329,20 @@ def test_blackwell_wait_against_a_loop_without_waits() -> None:
         ("r", 25, 200),
     ]
     assert rule_blackwell_wait(make_context(none, none)) == []
+
+
+def test_mma_lowering_without_a_known_reason() -> None:
+    """``wgmma`` against ``tcgen05`` with the same warps, operands and precision: no reason is claimed (no "What
+    forced it", nothing in parentheses)."""
+    a = _facts("hopper", _dot("wgmma"), arch=90)
+    b = _facts("blackwell", _dot("tcgen05"), arch=100)
+    for x, y in ((a, b), (b, a)):
+        (f,) = rule_mma_lowering(make_context(x, y))
+        assert f.predicts == "hopper" and f.severity == "major"
+        assert f.title == "`acc` dot 64x64x32 (f16 × f16) lowered to wgmma in `hopper` vs tcgen05 in `blackwell`"
+        assert "What forced it" not in f.explanation and "XXXX" not in f.explanation
+        assert f.explanation.startswith("`acc` dot 64x64x32 (f16 × f16) is lowered to `wgmma` (Hopper warpgroup MMA")
+        assert (
+            "(per thread, PTX: `hopper`: 0 `wgmma`; `blackwell`: 0 `tcgen05.mma`). The older instruction"
+            in f.explanation
+        )
