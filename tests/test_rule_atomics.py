@@ -12,12 +12,11 @@ never hard-coded: the kernels force one fence per atomic, not a number of atomic
 from __future__ import annotations
 
 import pytest
-from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines
+from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, n_ptx, n_sass, one
 
 from irdiff.bundle import Bundle
 from irdiff.diagnose.facts import Ref
 from irdiff.diagnose.mechfacts import AtomicFact, ConvertFact, MechFacts
-from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.atomics import _added, _required_by, rule_atomic_ordering, rule_cas_loop, rule_convert_shared
 from irdiff.diagnose.testing import make_context, make_facts
 
@@ -57,21 +56,6 @@ def sem(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="module")
 def own(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
     return compile_suite(OWN, OWN_VARIANTS, "sm80")  # type: ignore[no-any-return]
-
-
-def one(rule, bundle: Bundle, x: str, y: str, swap: bool) -> tuple[Finding, str, str]:  # type: ignore[no-untyped-def]
-    a, b = (y, x) if swap else (x, y)
-    found = rule(context(bundle, a, b))
-    assert len(found) == 1, found
-    return found[0], a, b
-
-
-def n_sass(bundle: Bundle, v: str, pattern: str) -> int:
-    return len([t for _, t in lines(bundle, v, "sass", pattern) if not t.startswith("@!PT")])
-
-
-def n_ptx(bundle: Bundle, v: str, pattern: str) -> int:
-    return len(lines(bundle, v, "ptx", pattern))
 
 
 # ------------------------------------------------------------------------------------------------ atomic.ordering

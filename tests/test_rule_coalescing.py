@@ -14,13 +14,12 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from rule_pairs import Real, read_once
 
-from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.params import pair_params
 from irdiff.diagnose.rules.coalescing import _pair_accesses, _width_phrase, rule_contiguity, rule_vector_width
 from irdiff.diagnose.rules.common import Context
-from irdiff.diagnose.texts import stage_text
 
 SUITES = Path(__file__).parent / "suites"
 TILE = str(SUITES / "rule_coalescing.py")
@@ -32,39 +31,26 @@ COALESCE = (
     "contiguous and how aligned (in bytes) the first one is; "
 )
 
-# Facts, specializations and stage texts read once per process, when the fixture first runs (mutmut runs the
-# selection twice in one process, then forks it per mutant; a bundle directory of the first session may be gone by
-# the second: the memo never reads a bundle file again).
-STAGES = ("ttir", "ttgir", "llvm_debug")
-_FACTS: dict[str, tuple[VariantFacts, list, dict[str, str]]] = {}  # type: ignore[type-arg]
-
-
-class Real:
-    """``real[variant]``: ``(facts, specialization, {stage: text})`` of a variant of the suites below."""
-
-    def __getitem__(self, variant: str) -> tuple[VariantFacts, list, dict[str, str]]:  # type: ignore[type-arg]
-        return _FACTS[variant]
+_FACTS: Real = {}
 
 
 @pytest.fixture(scope="module")
 def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
-    for suite, variants, target, used in (
-        (TILE, ["rows", "gather", "skew", "cols", "pairs"], "sm80", None),
-        # the same variant lists as tests/test_rules.py (one compile per session); facts of the variants used here
-        (ADDV, ["plain", "mis8", "w8", "i64"], "sm80", ["plain", "mis8"]),
+    return read_once(
+        compile_suite,
         (
-            LOOP,
-            ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"],
-            "sm90",
-            ["stages3", "warps8"],
+            (TILE, ["rows", "gather", "skew", "cols", "pairs"], "sm80", None),
+            # the same variant lists as tests/test_rules.py (one compile per session); facts of the variants used here
+            (ADDV, ["plain", "mis8", "w8", "i64"], "sm80", ["plain", "mis8"]),
+            (
+                LOOP,
+                ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"],
+                "sm90",
+                ["stages3", "warps8"],
+            ),
         ),
-    ):
-        bundle = compile_suite(suite, variants, target)
-        for n in used or variants:
-            if n not in _FACTS:
-                v = bundle.compiled_variant(n)
-                _FACTS[n] = (extract_facts(v), v.specialization, {s: stage_text(v, s) for s in STAGES})
-    return Real()
+        _FACTS,
+    )
 
 
 def context(real: Real, a: str, b: str) -> Context:

@@ -14,12 +14,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines
+from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines, n_ptx, one
 
 from irdiff.bundle import Bundle
 from irdiff.diagnose.facts import Access, Ref, VariantFacts
 from irdiff.diagnose.mechfacts import AsyncWaitFact, HintFact, MechFacts, compiler_messages
-from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.hints import (
     _hinted_value,
     rule_axis_hints,
@@ -46,17 +45,6 @@ EVICT = "`L1::evict_first` plus an L2 `createpolicy` cache hint: evicted first."
 @pytest.fixture(scope="module")
 def own(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
     return compile_suite(OWN, OWN_VARIANTS, "sm80")  # type: ignore[no-any-return]
-
-
-def one(rule, bundle: Bundle, x: str, y: str, swap: bool) -> tuple[Finding, str, str]:  # type: ignore[no-untyped-def]
-    a, b = (y, x) if swap else (x, y)
-    found = rule(context(bundle, a, b))
-    assert len(found) == 1, found
-    return found[0], a, b
-
-
-def n_ptx(bundle: Bundle, v: str, pattern: str) -> int:
-    return len(lines(bundle, v, "ptx", pattern))
 
 
 # ------------------------------------------------------------------------------------------------------ hint.cache

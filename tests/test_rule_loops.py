@@ -15,8 +15,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from rule_pairs import Real, read_once
 
-from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.common import Context
 from irdiff.diagnose.rules.loops import (
@@ -25,7 +25,6 @@ from irdiff.diagnose.rules.loops import (
     rule_num_stages_attr,
     rule_unrolled,
 )
-from irdiff.diagnose.texts import stage_text
 
 SUITES = Path(__file__).parent / "suites"
 LOOPS = str(SUITES / "rule_loops.py")
@@ -34,40 +33,27 @@ FACTS_LOOPS = str(SUITES / "facts_loops.py")
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
 RULES = (rule_loops, rule_num_stages_attr, rule_unrolled, rule_invariant_loads)
 
-# Facts, specializations and stage texts read once per process, when the fixture first runs (mutmut runs the
-# selection twice in one process, then forks it per mutant; a bundle directory of the first session may be gone by
-# the second: the memo never reads a bundle file again).
-STAGES = ("ttir", "ttgir", "llvm_debug")
-_FACTS: dict[str, tuple[VariantFacts, list, dict[str, str]]] = {}  # type: ignore[type-arg]
-
-
-class Real:
-    """``real[variant]``: ``(facts, specialization, {stage: text})`` of a variant of the suites below."""
-
-    def __getitem__(self, variant: str) -> tuple[VariantFacts, list, dict[str, str]]:  # type: ignore[type-arg]
-        return _FACTS[variant]
+_FACTS: Real = {}
 
 
 @pytest.fixture(scope="module")
 def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
-    for suite, variants, target, used in (
-        (LOOPS, ["base", "u2", "u4", "st1", "st3u2", "reload", "inner"], "sm80", None),
-        # the same variant lists as tests/test_rules.py and tests/test_facts.py (one compile per session); facts of
-        # the variants used here only
+    return read_once(
+        compile_suite,
         (
-            LOOP,
-            ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"],
-            "sm90",
-            ["flat", "nest", "dot3"],
+            (LOOPS, ["base", "u2", "u4", "st1", "st3u2", "reload", "inner"], "sm80", None),
+            # the same variant lists as tests/test_rules.py and tests/test_facts.py (one compile per session); facts of
+            # the variants used here only
+            (
+                LOOP,
+                ["stages3", "stages1", "warps8", "dot3", "dot1", "dot3w8", "tma", "flat", "nest"],
+                "sm90",
+                ["flat", "nest", "dot3"],
+            ),
+            (FACTS_LOOPS, ["reread", "once", "unroll2"], "sm80", None),
         ),
-        (FACTS_LOOPS, ["reread", "once", "unroll2"], "sm80", None),
-    ):
-        bundle = compile_suite(suite, variants, target)
-        for n in used or variants:
-            if n not in _FACTS:
-                v = bundle.compiled_variant(n)
-                _FACTS[n] = (extract_facts(v), v.specialization, {s: stage_text(v, s) for s in STAGES})
-    return Real()
+        _FACTS,
+    )
 
 
 def run(rule, real, x: str, y: str, swap: bool = False) -> list[Finding]:  # type: ignore[no-untyped-def]

@@ -14,12 +14,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, lines
+from rule_pairs import KINDS, OWN, OWN_VARIANTS, at_line, context, ev, n_ptx, one
 
 from irdiff.bundle import Bundle
 from irdiff.diagnose.facts import Ref, VariantFacts
 from irdiff.diagnose.mechfacts import DotFact, MechFacts, MmaWaitFact
-from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.mma_lowering import _why, rule_blackwell_wait, rule_mma_lowering
 from irdiff.diagnose.testing import make_context, make_facts
 
@@ -47,17 +46,6 @@ REGS = "an operand comes from registers instead of shared memory (A: registers, 
 @pytest.fixture(scope="module")
 def own(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
     return compile_suite(OWN, OWN_VARIANTS, "sm80")  # type: ignore[no-any-return]
-
-
-def one(rule, bundle: Bundle, x: str, y: str, swap: bool) -> tuple[Finding, str, str]:  # type: ignore[no-untyped-def]
-    a, b = (y, x) if swap else (x, y)
-    found = rule(context(bundle, a, b))
-    assert len(found) == 1, found
-    return found[0], a, b
-
-
-def n_ptx(bundle: Bundle, v: str, pattern: str) -> int:
-    return len(lines(bundle, v, "ptx", pattern))
 
 
 # -------------------------------------------------------------------------------------------------- mma.lowering
