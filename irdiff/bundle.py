@@ -147,6 +147,8 @@ VARIANT_SCHEMA: dict[str, Any] = {
 }
 
 
+MEMO_MAX_MARKERS = 4096  # validation markers kept in a memo directory (see _bound_memo): ~4 KiB of inode each
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 MEMO_VERSION = 1  # part of every validation memo key: bump when what "valid" means changes without a schema change
 
 
@@ -168,7 +170,13 @@ def _memo_says_valid(memo: Path, key: str) -> bool:
         st = os.lstat(memo / key)
     except (OSError, ValueError):
         return False
-    return stat.S_ISREG(st.st_mode) and st.st_size == 0
+    if not (stat.S_ISREG(st.st_mode) and st.st_size == 0):
+        return False
+    try:  # recently used: the bound (:data:`MEMO_MAX_MARKERS`) removes the least recently used markers first
+        os.utime(memo / key, follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        pass
+    return True
 
 
 def _memo_record_valid(memo: Path, key: str) -> None:
@@ -177,7 +185,40 @@ def _memo_record_valid(memo: Path, key: str) -> None:
         memo.mkdir(parents=True, exist_ok=True)
         os.close(os.open(memo / key, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644))
     except OSError:
-        pass
+        return
+    _bound_memo(memo)
+
+
+def _bound_memo(memo: Path, limit: int | None = None) -> None:
+    """Keep the memo directory to at most ``limit`` markers (:data:`MEMO_MAX_MARKERS`): when it holds more, the least
+    recently used ones (oldest modification time: a hit touches its marker) are removed down to three quarters of
+    the limit. Only markers are removed (empty plain files named by 64 hex digits, as :func:`_memo_key` names them);
+    anything else in the directory is left alone. Best effort: a marker another process removed first is skipped."""
+    import stat
+
+    limit = MEMO_MAX_MARKERS if limit is None else limit
+    markers: list[tuple[int, str]] = []
+    try:
+        with os.scandir(memo) as it:
+            for e in it:
+                if len(e.name) != 64 or not _HEX64.fullmatch(e.name):
+                    continue
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and st.st_size == 0:
+                    markers.append((st.st_mtime_ns, e.name))
+    except OSError:
+        return
+    if len(markers) <= limit:
+        return
+    markers.sort()
+    for _, name in markers[: len(markers) - limit * 3 // 4]:
+        try:
+            os.unlink(memo / name)
+        except OSError:
+            pass
 
 
 def _validate(record: Any, schema: dict[str, Any], where: Path) -> None:

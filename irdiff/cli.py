@@ -1268,6 +1268,8 @@ def envs_cmd(prune: bool, prune_all: bool, keep: tuple[str, ...], as_json: bool)
     """List (or prune) the per-release Triton environments irdiff created under its cache directory."""
     from irdiff.compile.envs import current_env, envs_root, list_envs, prune_envs
 
+    if keep and not (prune and prune_all):
+        raise IrdiffError("--keep only applies with --prune --all")
     if prune:
         for e in prune_envs(list(keep), everything=prune_all):
             click.echo(f"removed Triton {e.version} ({e.bytes / 2**20:.0f} MiB) {e.path}")

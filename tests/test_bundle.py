@@ -585,6 +585,53 @@ def test_validation_memo_skips_only_the_exact_bytes_seen_valid(
         B.load_variant_dir(recorded / "annotated", memo)  # a refusal leaves no marker
 
 
+def test_validation_memo_is_bounded_least_recently_used_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo (``<cache>/validated``) never grows past :data:`irdiff.bundle.MEMO_MAX_MARKERS` markers: a new marker
+    over the bound removes the least recently used ones (a hit counts as a use) down to three quarters of it, and
+    nothing in the directory that is not a marker is touched."""
+    monkeypatch.setattr(B, "MEMO_MAX_MARKERS", 8)
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    foreign = {"README": b"mine", "f" * 64: b"not empty", "0" * 63: b""}
+    for name, data in foreign.items():
+        (memo / name).write_bytes(data)
+    (memo / ("a" * 64)).symlink_to(tmp_path / "nowhere")
+    schema = {"type": "object"}
+    seen = _count_validations(monkeypatch)
+    records = []
+    for k in range(20):
+        rec = tmp_path / f"r{k}.json"
+        rec.write_text(json.dumps({"k": k}))
+        records.append(rec)
+
+    def markers() -> set[str]:
+        return {p.name for p in memo.iterdir() if p.name not in foreign and p.name != "a" * 64}
+
+    def key(k: int) -> str:
+        return B._memo_key(schema, records[k].read_bytes())
+
+    for k in range(8):
+        B.read_record(records[k], schema, "record", memo)
+        os.utime(memo / key(k), ns=(k * 10**9, k * 10**9))  # distinct ages, oldest first
+    assert markers() == {key(k) for k in range(8)}
+    seen.clear()
+    B.read_record(records[0], schema, "record", memo)  # a hit: not validated, and now the most recently used
+    assert seen == []
+    B.read_record(records[8], schema, "record", memo)  # the ninth marker: down to 6, the oldest go
+    assert len(markers()) == 6
+    assert key(0) in markers() and key(8) in markers()
+    assert key(1) not in markers() and key(2) not in markers() and key(3) not in markers()
+    for k in range(9, 20):
+        B.read_record(records[k], schema, "record", memo)
+        assert len(markers()) <= 8
+    for name, data in foreign.items():  # only markers are removed
+        assert (memo / name).read_bytes() == data
+    assert (memo / ("a" * 64)).is_symlink()
+    seen.clear()
+    B.read_record(records[1], schema, "record", memo)  # a removed marker: validated again, correctly
+    assert seen == [records[1]]
+
+
 @pytest.mark.parametrize("shape", ["symlink", "nonempty", "directory"])
 def test_validation_memo_markers_of_another_shape_are_ignored(
     tmp_path: Path, recorded: Path, monkeypatch: pytest.MonkeyPatch, shape: str

@@ -6,6 +6,7 @@ Triton, ``.venv36`` with 3.6.0), registered through ``IRDIFF_TRITON_ENVS`` so no
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -278,6 +279,29 @@ def test_envs_lists_and_prunes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert "triton 3.4.0" in r.output and "incomplete" in r.output
     r = CliRunner().invoke(cli, ["envs", "--prune"])
     assert r.exit_code == 0 and "removed Triton 3.4.0" in r.output and not half.exists()
+
+
+def test_envs_prune_keep_refuses_a_release_it_does_not_have(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--keep`` naming no environment here (a typo: ``3.6`` for ``3.6.0``) is refused with one line and removes
+    nothing; a release that is there is kept while the others go; ``--keep`` alone is refused."""
+    monkeypatch.setenv("IRDIFF_CACHE_DIR", str(tmp_path))
+    envs = {}
+    for v in ("3.4.0", "3.6.0"):
+        d = tmp_path / "envs" / f"triton-{v}"
+        (d / "bin").mkdir(parents=True)
+        (d / "env.json").write_text(json.dumps({"triton": v}))
+        envs[v] = d
+    for bad in (["--keep", "3.6"], ["--keep", "zz"], ["--keep", "3.6.0", "--keep", "3.5.0"]):
+        r = CliRunner().invoke(cli, ["envs", "--prune", "--all", *bad])
+        assert r.exit_code != 0 and "no Triton environment of that release" in r.output, r.output
+        assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+        assert all(d.exists() for d in envs.values())
+    r = CliRunner().invoke(cli, ["envs", "--keep", "3.6.0"])
+    assert r.exit_code != 0 and "--keep only applies with --prune --all" in r.output
+    assert all(d.exists() for d in envs.values())
+    r = CliRunner().invoke(cli, ["envs", "--prune", "--all", "--keep", "3.6.0"])
+    assert r.exit_code == 0, r.output
+    assert "removed Triton 3.4.0" in r.output and not envs["3.4.0"].exists() and envs["3.6.0"].exists()
 
 
 def test_compile_says_what_an_old_release_lacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

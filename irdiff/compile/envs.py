@@ -411,11 +411,20 @@ def prune_envs(keep: list[str] | None = None, everything: bool = False) -> list[
     """Remove managed environments: incomplete ones always, and with ``everything`` all but the ``keep`` releases.
 
     :returns: the removed ones.
+    :raises EnvError: a ``keep`` release that no environment here has (a typo such as ``3.6`` for ``3.6.0`` would
+        otherwise remove the environment it meant to keep); nothing is removed then.
     """
     from filelock import FileLock, Timeout
 
+    envs = list_envs()
+    unknown = [v for v in keep or [] if v not in {e.version for e in envs}]
+    if unknown:
+        have = ", ".join(e.version for e in envs) or "none"
+        raise EnvError(
+            f"--keep {unknown[0]}: no Triton environment of that release here (environments: {have}); nothing removed"
+        )
     removed = []
-    for e in list_envs():
+    for e in envs:
         if e.complete and not everything:
             continue
         if keep and e.version in keep:
