@@ -4,7 +4,8 @@ both orders of the variants: ``coalesce.contiguity`` (AxisInfo's pointer contigu
 
 Kernels (from the shared compile cache): ``tests/suites/rule_coalescing.py`` on sm80 (a 2-D fp16 tile copy whose
 source is row-major, gathered with a runtime step, misaligned, column-major, or every other column of a narrower
-tile), ``tests/suites/diag_add_variants.py`` on sm80 (``mis8``: an 8-byte-aligned fp32 input), and
+tile; or whose source and destination are both column-major, the destination misaligned, or the column-major source
+misaligned), ``tests/suites/diag_add_variants.py`` on sm80 (``mis8``: an 8-byte-aligned fp32 input), and
 ``tests/suites/diag_loop.py`` on sm90 (``warps8``: 256 fp16 over 8 warps, one element per thread).
 """
 
@@ -39,7 +40,7 @@ def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
     return read_once(
         compile_suite,
         (
-            (TILE, ["rows", "gather", "skew", "cols", "pairs"], "sm80", None),
+            (TILE, ["rows", "gather", "skew", "cols", "pairs", "tt", "dskew", "tskew", "inline"], "sm80", None),
             # the same variant lists as tests/test_rules.py (one compile per session); facts of the variants used here
             (ADDV, ["plain", "mis8", "w8", "i64"], "sm80", ["plain", "mis8"]),
             (
@@ -92,10 +93,16 @@ def test_gathered_column_loses_contiguity_and_alignment(real: Real, swap: bool) 
     if order["gather"] == order["rows"]:
         assert "access order" not in f.explanation
     else:
-        assert f"`x` load 32x64xf16 order {order[a]} in `{a}` vs {order[b]} in `{b}`." in f.explanation
+        assert (
+            f"`x` load 32x64xf16 order {order[a]} in `{a}` vs {order[b]} in `{b}` (nothing is contiguous in `gather`: "
+            "the order there is the tie-break among equal contiguities)."
+        ) in f.explanation
     first, axa, axb = f.evidence
     assert (first.variant, axa.variant, axb.variant) == (a, a, b)
-    assert first.text.startswith("`x` load 32x64xf16: ") and "tt.load" in first.text
+    # the op the pass considered, as its log line prints it after "Considering op:" (the log's prefix left out)
+    op = first.text.removeprefix("`x` load 32x64xf16: ")
+    assert op.startswith("%") and " = tt.load %" in op and "Considering" not in op and "tritongpu-coalesce" not in op
+    assert line(real, a, "llvm_debug", first.line).endswith(f"Considering op: {op}") and first.line == axa.line - 1
     cont = {
         "gather": "contiguity = [1, 1], divisibility = [2, 2]",
         "rows": "contiguity = [1, 64], divisibility = [2, 16]",
@@ -135,7 +142,13 @@ def test_transposed_access_compares_each_own_dimension(real: Real, swap: bool) -
         f"`x` load 32x64xf16 (dim {dim[a]} in `{a}`, {dim[b]} in `{b}`): contiguity {c[a]} in `{a}` vs {c[b]} in `{b}`."
     ) in f.explanation
     assert "divisibility" not in f.explanation.split("first one is; ")[1].split(". Contiguity")[0]
-    assert f"`x` load 32x64xf16 order {order[a]} in `{a}` vs {order[b]} in `{b}`." in f.explanation
+    # contiguous on both sides, each along its own dimension: the pass orders by contiguity (not "nothing contiguous")
+    assert f.explanation.endswith(
+        " The coalescing pass orders each access's dimensions by proven contiguity, the most contiguous first, so the "
+        f"access order differs: `x` load 32x64xf16 order {order[a]} in `{a}` vs {order[b]} in `{b}` (most contiguous "
+        f"along dim {dim[a]} in `{a}`, dim {dim[b]} in `{b}`)."
+    )
+    assert "nothing" not in f.explanation.lower()
     assert rule_vector_width(context(real, a, b)) == []  # 128-bit either way
 
 
@@ -260,7 +273,151 @@ def test_width_phrase_reasons(real: Real) -> None:
     assert _width_phrase(pairs, "p").endswith(
         "32-bit (4-byte) accesses in `p` because the pointer is proven only 4-byte aligned"
     )
+    # a column-major load (fastest dimension 0, the layout's order [0, 1]) 4-byte aligned along it: dim 0's facts
+    # name the reason, not the strided dim 1's (2-byte aligned, 1 contiguous)
+    cols = dataclasses.replace(real["cols"][0].accesses[0], divisibility=[4, 2], vector_bits=32)
+    assert cols.order == [0, 1] and cols.contiguity == [32, 1]
+    assert _width_phrase(cols, "c") == (
+        "8 elements per thread, issued as 32-bit (4-byte) accesses in `c` because the pointer is proven only 4-byte "
+        "aligned"
+    )
     one = dataclasses.replace(rows, contiguity=[1, 1], vector_bits=16)
     assert _width_phrase(one, "o").endswith(" in `o` because only 1 consecutive element is proven contiguous")
     two = dataclasses.replace(rows, contiguity=[1, 2], vector_bits=32)
     assert _width_phrase(two, "t").endswith(" in `t` because only 2 consecutive elements are proven contiguous")
+
+
+TAIL = (
+    ". Contiguity along the fastest dimension and alignment bound how many elements one thread may load with a single "
+    "vector instruction."
+)
+
+
+@BOTH
+def test_both_accesses_transposed(real: Real, swap: bool) -> None:
+    """``tt`` reads ``src`` and writes ``dst`` column-major: both accesses contiguous along dim 0 (32), ``rows``' along
+    dim 1 (64), alignment 16 bytes on each side's own dimension. Two rows (the title counts the second), both order
+    changes named with their reason; major (both contiguous), ``tt`` predicted slower (less contiguity)."""
+    f, a, b = one(rule_contiguity, real, "tt", "rows", swap)
+    c, dim, order = {"tt": 32, "rows": 64}, {"tt": 0, "rows": 1}, {"tt": [0, 1], "rows": [1, 0]}
+    assert (f.severity, f.predicts) == ("major", "tt")
+    assert f.title == (
+        f"Pointer contiguity proven by AxisInfo: `x` load 32x64xf16 contiguity {c[a]} in `{a}` vs {c[b]} in `{b}` "
+        "(+1 more)"
+    )
+    rows = "; ".join(
+        f"`x` {k} 32x64xf16 (dim {dim[a]} in `{a}`, {dim[b]} in `{b}`): contiguity {c[a]} in `{a}` vs {c[b]} in `{b}`"
+        for k in ("load", "store")
+    )
+    orders = "; ".join(
+        f"`x` {k} 32x64xf16 order {order[a]} in `{a}` vs {order[b]} in `{b}` (most contiguous along dim {dim[a]} in "
+        f"`{a}`, dim {dim[b]} in `{b}`)"
+        for k in ("load", "store")
+    )
+    assert f.explanation == (
+        COALESCE + rows + TAIL + " The coalescing pass orders each access's dimensions by proven contiguity, the most "
+        "contiguous first, so the access order differs: " + orders + "."
+    )
+    assert [e.variant for e in f.evidence] == [a, a, b] * 2
+    assert rule_vector_width(context(real, a, b)) == []  # 128-bit either way
+
+
+@BOTH
+def test_alignment_lost_by_one_access_gained_by_another_predicts_neither(real: Real, swap: bool) -> None:
+    """``skew``'s source and ``dskew``'s destination are only 4-byte aligned (AxisInfo: 1 byte): the load loses the
+    alignment in one, the store in the other. Two rows, alignment only, nothing ordered differently; neither variant is
+    predicted slower by either rule (one access narrows where the other widens)."""
+    f, a, b = one(rule_contiguity, real, "dskew", "skew", swap)
+    d = {("load", "skew"): "1 byte", ("load", "dskew"): "16 bytes", ("store", "skew"): "16 bytes"}
+    d[("store", "dskew")] = "1 byte"
+    assert (f.severity, f.predicts) == ("major", None)
+    assert f.title == (
+        f"Pointer alignment proven by AxisInfo: `x` load 32x64xf16 divisibility {d['load', a]} in `{a}` vs "
+        f"{d['load', b]} in `{b}` (+1 more)"
+    )
+    assert (
+        f.explanation
+        == COALESCE
+        + "; ".join(
+            f"`x` {k} 32x64xf16 (dim 1): divisibility {d[k, a]} in `{a}` vs {d[k, b]} in `{b}`"
+            for k in ("load", "store")
+        )
+        + TAIL
+    )
+    w, _, _ = one(rule_vector_width, real, "dskew", "skew", swap)
+    bits = {("load", "skew"): 16, ("load", "dskew"): 128, ("store", "skew"): 128, ("store", "dskew"): 16}
+    assert (w.severity, w.predicts) == ("critical", None)
+    assert w.title == f"Vector width of global accesses (`{a}` vs `{b}`): " + ", ".join(
+        f"`x` {k} 32x64xf16 {bits[k, a]} vs {bits[k, b]} bits" for k in ("load", "store")
+    )
+    # and against the fully aligned `rows`, each one is the slower
+    for v in ("skew", "dskew"):
+        assert rule_contiguity(context(real, v, "rows"))[0].predicts == v
+        assert rule_vector_width(context(real, "rows", v))[0].predicts == v
+
+
+@BOTH
+def test_misaligned_column_major_load_compares_dim_0(real: Real, swap: bool) -> None:
+    """``tskew`` reads the column-major tile of ``cols`` from a 4-byte aligned ``src``: both contiguous (32) along dim 0,
+    so dim 0's divisibility is compared (1 byte vs 16 bytes), not the strided dim 1's (1 vs 2 bytes); same order, no
+    order sentence; the store is the same."""
+    f, a, b = one(rule_contiguity, real, "tskew", "cols", swap)
+    d = {"tskew": "1 byte", "cols": "16 bytes"}
+    assert (f.severity, f.predicts) == ("major", "tskew")
+    assert f.title == (
+        f"Pointer alignment proven by AxisInfo: `x` load 32x64xf16 divisibility {d[a]} in `{a}` vs {d[b]} in `{b}`"
+    )
+    assert (
+        f.explanation
+        == COALESCE + f"`x` load 32x64xf16 (dim 0): divisibility {d[a]} in `{a}` vs {d[b]} in `{b}`" + (TAIL)
+    )
+    w, _, _ = one(rule_vector_width, real, "tskew", "cols", swap)
+    assert (w.severity, w.predicts) == ("critical", "tskew")
+    assert w.title.endswith(f"`x` load 32x64xf16 {16 if a == 'tskew' else 128} vs {128 if a == 'tskew' else 16} bits")
+
+
+@BOTH
+def test_vector_width_explanation_and_evidence(real: Real, swap: bool) -> None:
+    """The whole ``coalesce.vector-width`` explanation for ``warps8`` against ``stages3`` (a load and a store, one
+    element per thread vs two), and its evidence: each access's ``perThread`` line labelled with the access, then each
+    variant's blocked layouts, each pointing at its own TTGIR line."""
+    f, a, b = one(rule_vector_width, real, "warps8", "stages3", swap)
+    phrase = {
+        "warps8": "1 element per thread × 16 bits = 16-bit (2-byte) accesses in `warps8`",
+        "stages3": "2 elements per thread × 16 bits = 32-bit (4-byte) accesses in `stages3`",
+    }
+    assert f.explanation == (
+        "The coalescing pass gives each thread `perThread` consecutive elements (the blocked layout's `sizePerThread` "
+        "along the fastest dimension); one access moves min(perThread × element bits, proven contiguity, proven "
+        f"alignment, 128 bits): `acc` load 256xf16: {phrase[a]} vs {phrase[b]}; store 256xf16: {phrase[a]} vs "
+        f"{phrase[b]}. Narrower accesses mean proportionally more load/store instructions for the same bytes."
+    )
+    labels = ["`acc` load 256xf16", "`acc` load 256xf16", "store 256xf16", "store 256xf16"]
+    for e, label, v in zip(f.evidence[:4], labels, [a, b, a, b], strict=True):
+        assert e.variant == v and e.stage == "llvm_debug"
+        assert e.text == f"{label}: {line(real, v, 'llvm_debug', e.line).strip()}" and "perThread: " in e.text
+    assert [e.variant for e in f.evidence[4:]] == [a, b]
+    for e in f.evidence[4:]:
+        assert e.stage == "ttgir" and e.text.strip() == line(real, e.variant, "ttgir", e.line).strip()
+        assert e.text.startswith("#blocked = #ttg.blocked<{sizePerThread = [")
+
+
+@BOTH
+def test_unnamed_access_pairs_with_a_named_one(real: Real, swap: bool) -> None:
+    """``inline`` loads and stores without Python names (no TTIR name hints on either access); ``rows`` names both
+    ``x``. An unnamed access pairs with a named one of the same kind, shape and element type: the loads (identical)
+    and the stores, whose difference is the transposed store (contiguous 32 along dim 0 vs 64 along dim 1)."""
+    a, b = ("rows", "inline") if swap else ("inline", "rows")
+    ctx = context(real, a, b)
+    pairs = _pair_accesses(ctx.fa, ctx.fb)
+    assert [(x.kind, y.kind) for x, y in pairs] == [("load", "load"), ("store", "store")]
+    assert {x.name for x, _ in pairs} | {y.name for _, y in pairs} == {"", "x"}
+    f, a, b = one(rule_contiguity, real, "inline", "rows", swap)
+    c, dim = {"inline": 32, "rows": 64}, {"inline": 0, "rows": 1}
+    label = {"inline": "store 32x64xf16", "rows": "`x` store 32x64xf16"}[a]
+    assert (f.severity, f.predicts) == ("major", "inline")
+    assert f.explanation.startswith(
+        COALESCE
+        + f"{label} (dim {dim[a]} in `{a}`, {dim[b]} in `{b}`): contiguity {c[a]} in `{a}` vs {c[b]} in `{b}`"
+        + TAIL
+    )

@@ -7,6 +7,11 @@
 - ``cols``: ``src`` read column-major (``src + c * ld + r``): contiguous along the other dimension.
 - ``pairs``: a ``[32, 32]`` tile of every other column (``src + r * ld + 2 * c``): another tile shape, paired with
   the ``[32, 64]`` loads of the others by its pointer ``src``.
+- ``tt``: ``src`` read and ``dst`` written column-major: both accesses contiguous along dimension 0.
+- ``dskew``: as ``rows`` with ``dst`` only 4-byte aligned (the mirror of ``skew``: the store loses the alignment).
+- ``tskew``: as ``cols`` with ``src`` only 4-byte aligned: contiguous along dimension 0, not aligned.
+- ``inline``: the loaded tile stored column-major without a name (``tl.store(dst + c * R + r, tl.load(...))``): its
+  store pairs with the others' named store by kind, shape and element type.
 """
 
 from __future__ import annotations
@@ -49,11 +54,26 @@ def tile_pairs(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
     tl.store(dst + r * C + c, x)
 
 
-def _args(align: int = 16):  # type: ignore[no-untyped-def]
+@triton.jit
+def tile_tt(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(src + c * ld + r)
+    tl.store(dst + c * R + r, x)
+
+
+@triton.jit
+def tile_inline(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    tl.store(dst + c * R + r, tl.load(src + r * ld + c))
+
+
+def _args(align: int = 16, dst_align: int = 16):  # type: ignore[no-untyped-def]
     def args(s):  # type: ignore[no-untyped-def]
         return {
             "src": Tensor((256 * 256,), "fp16", align=align),
-            "dst": Tensor((32 * 64,), "fp16", output=True),
+            "dst": Tensor((32 * 64,), "fp16", output=True, align=dst_align),
             "ld": 256,
             "step": 3,
         }
@@ -69,6 +89,10 @@ suite = Suite(
         "skew": Variant(tile_rows, args=_args(4)),
         "cols": Variant(tile_cols),
         "pairs": Variant(tile_pairs, constexprs={"C": 32}),
+        "tt": Variant(tile_tt),
+        "dskew": Variant(tile_rows, args=_args(dst_align=4)),
+        "tskew": Variant(tile_cols, args=_args(4)),
+        "inline": Variant(tile_inline),
     },
     args=_args(),
     shape={},

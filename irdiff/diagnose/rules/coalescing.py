@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from irdiff.diagnose.facts import Access, VariantFacts
 from irdiff.diagnose.model import Evidence, Finding
-from irdiff.diagnose.rules.common import Context, _bytes, _ev, same_param
+from irdiff.diagnose.rules.common import Context, _bytes, _ev, _names, same_param
 from irdiff.diagnose.rules.registry import Emits, rule
 
 
@@ -48,6 +48,19 @@ def _pair_label(x: Access, y: Access) -> str:
 
 def _fast_dim(acc: Access) -> int:
     return acc.order[0] if acc.order else len(acc.shape) - 1
+
+
+def _order_reason(x: Access, y: Access, ctx: Context) -> str:
+    """Why the coalescing pass ordered two paired accesses differently: each is most contiguous along another
+    dimension (a transposed access), or one has nothing contiguous and its order is the pass's tie-break among equally
+    contiguous dimensions (``lib/Dialect/TritonGPU/Transforms/Coalesce.cpp`` sorts the dimensions by contiguity:
+    ``getOrderFromContiguity`` in Triton 3.9, ``argSort`` in 3.6; the two break the tie differently)."""
+    flat = [v for v, acc in ((ctx.a, x), (ctx.b, y)) if max(acc.contiguity, default=1) <= 1]
+    if flat:
+        return f"nothing is contiguous in {_names(flat)}: the order there is the tie-break among equal contiguities"
+    ix = max(range(len(x.contiguity)), key=lambda i: x.contiguity[i])
+    iy = max(range(len(y.contiguity)), key=lambda i: y.contiguity[i])
+    return f"most contiguous along dim {ix} in `{ctx.a}`, dim {iy} in `{ctx.b}`"
 
 
 @rule(
@@ -112,12 +125,11 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
                 else f"divisibility {_bytes(dx)} in `{ctx.a}` vs {_bytes(dy)} in `{ctx.b}`"
             )
         parts.append(f"{_pair_label(x, y)} (dim {dim}): " + ", ".join(bits))
-    worse = (
-        ctx.a
-        if sum(r[3] or 0 for r in rows) + sum(r[5] or 0 for r in rows)
-        < sum(r[4] or 0 for r in rows) + sum(r[6] or 0 for r in rows)
-        else ctx.b
-    )
+    # the variant with less proven contiguity and alignment in all; neither when they balance out (one access loses
+    # what another gains)
+    sa = sum(r[3] or 0 for r in rows) + sum(r[5] or 0 for r in rows)
+    sb = sum(r[4] or 0 for r in rows) + sum(r[6] or 0 for r in rows)
+    worse = ctx.a if sa < sb else ctx.b if sb < sa else None
     expl = (
         "The coalescing pass (`tritongpu-coalesce`) asks AxisInfo how many consecutive elements of each pointer "
         "tensor are contiguous and how aligned (in bytes) the first one is; "
@@ -125,8 +137,12 @@ def rule_contiguity(ctx: Context) -> list[Finding]:
         + ". Contiguity along the fastest dimension and alignment bound how many elements one thread may load "
         "with a single vector instruction."
         + (
-            " With nothing contiguous the coalescing pass also changes the access order: "
-            + "; ".join(f"{x.label} order {x.order} in `{ctx.a}` vs {y.order} in `{ctx.b}`" for x, y in orders)
+            " The coalescing pass orders each access's dimensions by proven contiguity, the most contiguous first, so "
+            "the access order differs: "
+            + "; ".join(
+                f"{x.label} order {x.order} in `{ctx.a}` vs {y.order} in `{ctx.b}` ({_order_reason(x, y, ctx)})"
+                for x, y in orders
+            )
             + "."
             if orders
             else ""
@@ -211,7 +227,9 @@ def rule_vector_width(ctx: Context) -> list[Finding]:
         for bl in f.blocked[:2]:
             r = bl["ref"]
             ev.append(Evidence(v, r["stage"], r["line"], r["text"]))
-    narrow = ctx.a if sum(x.vector_bits for x, _ in rows) < sum(y.vector_bits for _, y in rows) else ctx.b
+    # the variant whose accesses move fewer bits in all; neither when they balance out (one access narrows, another widens)
+    na, nb = sum(x.vector_bits for x, _ in rows), sum(y.vector_bits for _, y in rows)
+    narrow = ctx.a if na < nb else ctx.b if nb < na else None
     expl = (
         "The coalescing pass gives each thread `perThread` consecutive elements (the blocked layout's "
         "`sizePerThread` along the fastest dimension); one access moves min(perThread × element bits, proven "
