@@ -28,7 +28,7 @@ from irdiff.bundle import Bundle, VariantResult
 from irdiff.diagnose import diagnose
 from irdiff.diagnose import roots as R
 from irdiff.diagnose.model import Evidence, Finding
-from irdiff.diagnose.source import SourceDiff
+from irdiff.diagnose.source import SourceChange, SourceDiff
 
 SUITES = Path(__file__).parent / "suites"
 CASES = str(SUITES / "root_cases.py")
@@ -216,6 +216,7 @@ def test_source_root_without_followers_is_information(compile_suite) -> None:  #
     (root,) = out
     assert root.id == "source.kwarg-changed" and root.severity == "info" and unexplained == []
     assert root.explanation.endswith(" No other finding follows from it.")
+    assert root.explanation.startswith("What changed in the source (compared as Python syntax trees): ")
 
 
 @pytest.mark.parametrize("order", [("bare", "hint"), ("hint", "bare")])
@@ -795,6 +796,7 @@ def test_measured_time_is_never_linked_nor_unexplained_and_cycles_reach_no_root(
     assert ids[-4:-1] == ["pipeline.buffers", "coalesce.contiguity", "coalesce.vector-width"]
     for f in (loop_a, loop_b, gone):
         assert f.explanation.endswith(R.UNEXPLAINED_NOTE) and f.explanation.count("Unexplained:") == 1
+        assert f.explanation == f.title + "." + R.UNEXPLAINED_NOTE
     assert R.UNEXPLAINED_NOTE not in tm.explanation
 
 
@@ -813,6 +815,7 @@ def test_hint_that_restates_what_axisinfo_proves_is_information(compile_suite, o
     src, attr = out
     assert src.severity == attr.severity == "info"
     assert "(whole kernel)" not in src.explanation  # the PTX and SASS are the same
+    assert src.explanation.startswith("What changed in the source (compared as Python syntax trees): ")
     assert src.explanation.endswith(
         " It only adds AxisInfo hint attributes (`tt.divisibility`/`tt.contiguity`); no access, layout or instruction "
         "differs because of them."
@@ -1203,3 +1206,315 @@ def test_register_story_options_only_when_num_warps_differ_and_the_cap(compile_s
     g = Finding("resources.registers", "minor", "R", "R.", [])
     R.register_story(g, "approx", "ieee", va, vb, [g, i64])
     assert g.explanation.startswith("R. Evidence for the difference: 64-bit index math takes two registers per index.")
+
+
+# ------------------------------------------------------------------------------------------------ mutation survivors
+
+
+def _change(kind: str, va: VariantResult, vb: VariantResult, needle: str, **kw: Any) -> SourceChange:
+    """A stand-in source change of ``kind`` on the (real) line holding ``needle`` in each variant's kernel."""
+    la, lb = line_of(va, needle), line_of(vb, needle)
+    fields: dict[str, Any] = {"line_a": la, "line_b": lb, "end_a": la, "end_b": lb, "name": "", "text_a": needle}
+    fields.update(kw)
+    return SourceChange(kind, True, f"`{needle}` differs", function=va.kernel, function_b=vb.kernel, **fields)
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_two_source_roots_each_traced_at_its_lines_and_judged(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Two unclaimed changes of different kinds (a stand-in change on the ``offs = `` line, whose IR is the same in
+    both variants, then the division): two roots, so no trace reads the whole kernel (it is not one root's doing);
+    the offsets root finds no IR difference (information, said once, nothing more appended); the division root
+    differs in PTX at its lines but no finding follows from it, so it becomes information and says so."""
+    import dataclasses
+
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    (div,) = sd.semantic
+    offs = _change("constant-changed", va, vb, "offs = ")
+    out, unexplained = R.apply_roots([], a, o, va, vb, sd=dataclasses.replace(sd, changes=[offs, div]))
+    by = {f.id: f for f in out}
+    assert set(by) == {"source.constant-changed", "source.op-changed"} and unexplained == []
+    same, op = by["source.constant-changed"], by["source.op-changed"]
+    assert same.severity == "info" and "No TTIR/TTGIR/LLIR/PTX difference is traced" in same.explanation
+    assert "No other finding follows" not in same.explanation
+    assert op.severity == "info" and op.explanation.endswith(" No other finding follows from it.")
+    assert "; PTX at these lines: " in op.explanation and "(whole kernel)" not in op.explanation
+    assert op.explanation.startswith("What changed in the source")
+
+
+@pytest.mark.parametrize("order", [("annotated", "plain"), ("plain", "annotated")])
+def test_annotation_root_without_ir_difference_is_still_the_one_real_root(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
+    """``n: int`` and ``scale: float`` (the JIT specializes them alike): the annotation root's title says so (stage 0
+    of both variants), its trace finds nothing (information); being a source change it is still the one real root,
+    so a whole-kernel finding without line evidence follows it."""
+    b = compile_suite(str(SUITES / "annot_scalars.py"), ["annotated", "plain"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    sd = R.diff_sources(va, vb)
+    whole = Finding("sass.instructions", "minor", "S", "S.", [], stage="sass")
+    out, unexplained = R.apply_roots([whole], a, o, va, vb, sd=sd)
+    assert [f.id for f in out] == ["source.annotation", "sass.instructions"] and unexplained == []
+    root = out[0]
+    assert root.title.startswith(
+        "Source: 2 parameter annotations only in `annotated` (`n`: `int`; `scale`: `float`): the JIT specializes them "
+        "alike in both (same type, divisibility, constant)"
+    )
+    assert root.severity == "info" and "No TTIR/TTGIR/LLIR/PTX difference is traced" in root.explanation
+    assert whole.causes == ["source.annotation"] and "No other finding follows" not in root.explanation
+
+
+@pytest.mark.parametrize("order", [("inside", "hoisted"), ("hoisted", "inside")])
+def test_findings_using_a_moved_value_follow_the_claimer_or_the_root_from_either_side(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
+    """``scale = tl.load(s_ptr) * 0.5`` moved out of the loop. A finding cited at the TTGIR ``tt.store`` (which uses
+    ``scale``) of either variant is linked by provenance: to the rule finding that claimed the move (its evidence on
+    the moved line, in ``a`` only) when there is one, else to the ``source.moved`` root."""
+    b = compile_suite(CASES + "::moved", ["inside", "hoisted"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+
+    def stores() -> list[Finding]:
+        return [
+            Finding(f"x.store-{v}", "minor", "S", "S.", [Evidence(v, "ttgir", _ir_line(x, "ttgir", "tt.store"), "st")])
+            for v, x in ((a, va), (o, vb))
+        ]
+
+    claimer = Finding("x.scale", "minor", "Scale", "C.", [Evidence(a, "python", line_of(va, "scale = "), "s")])
+    linked = stores()
+    out, unexplained = R.apply_roots([claimer, *linked], a, o, va, vb, sd=sd)
+    assert not any(f.id.startswith("source.") for f in out) and unexplained == []
+    assert claimer.causes == [] and [f.causes for f in linked] == [["x.scale"], ["x.scale"]]
+    linked = stores()
+    out, unexplained = R.apply_roots(linked, a, o, va, vb, sd=sd)
+    assert [f.causes for f in linked] == [["source.moved"], ["source.moved"]] and unexplained == []
+
+
+@pytest.mark.parametrize("order", [("inside", "hoisted"), ("hoisted", "inside")])
+def test_a_finding_hit_by_several_roots_names_the_first_two(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """The move plus two stand-in changes of other kinds on the store line: a count cited at the TTGIR ``tt.store`` uses
+    what all three change; it is linked to two of them (no attribute change among them), in root order."""
+    import dataclasses
+
+    b = compile_suite(CASES + "::moved", ["inside", "hoisted"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    (mv,) = sd.semantic
+    extra = [_change(k, va, vb, "tl.store(") for k in ("op-changed", "call-added")]
+    count = Finding(
+        "ptx.memory-ops", "minor", "M", "M.", [Evidence(o, "ttgir", _ir_line(vb, "ttgir", "tt.store"), "st")]
+    )
+    out, unexplained = R.apply_roots([count], a, o, va, vb, sd=dataclasses.replace(sd, changes=[mv, *extra]))
+    assert count.causes == ["source.moved", "source.op-changed"] and unexplained == []
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_attribute_change_cause_by_side_and_by_kind(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Which finding the ``evict_first`` attribute change follows: a change with a line on one side only roots or is
+    claimed from that side (also when it spans two lines there); a root or claim on another line is not its cause,
+    even when it is a hint call (a hint call only explains AxisInfo hint attributes); then the option or settings root
+    that nothing causes; and a claimed change does not stop the changes after it from becoming roots."""
+    import dataclasses
+
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    fs, sd = rule_findings(b, a, o)
+    (kw,) = sd.semantic
+
+    def run(changes: list[SourceChange], findings: list[Finding]) -> dict[str, Finding]:
+        out, _ = R.apply_roots(findings, a, o, va, vb, sd=dataclasses.replace(sd, changes=changes))
+        return {f.id: f for f in out}
+
+    # the keyword located on one side only: a root from either side; claimed by the rule, whose evidence is in
+    # `evict` only, from that side (also when the change spans two lines there: the one before and its own)
+    for side in ("a", "b"):
+        one = dataclasses.replace(kw, **{f"line_{x}": None for x in "ab" if x != side})
+        assert run([one], [])["ttir.attr-changed"].causes == ["source.kwarg-changed"]
+    side = "a" if a == "evict" else "b"
+    one = dataclasses.replace(kw, **{f"line_{x}": None for x in "ab" if x != side})
+    assert run([one], copy.deepcopy(fs))["ttir.attr-changed"].causes == ["hint.cache"]
+    ln = getattr(kw, f"line_{side}")
+    two = dataclasses.replace(one, **{f"line_{side}": ln - 1, f"end_{side}": ln})
+    by = run([two], copy.deepcopy(fs))
+    assert by["ttir.attr-changed"].causes == ["hint.cache"] and not any(i.startswith("source.") for i in by)
+    # a change after the claimed one is a root of its own, and not the attribute's cause
+    by = run([kw, _change("constant-changed", va, vb, "inb = ")], copy.deepcopy(fs))
+    assert by["ttir.attr-changed"].causes == ["hint.cache"] and "source.constant-changed" in by
+    # a hint call on another line (a root, or claimed by a rule there): the options or settings root instead
+    hint = _change("call-added", va, vb, "inb = ", text_a="inb = tl.multiple_of(offs, 4) < n")
+    claimer = Finding("x.inb", "minor", "I", "I.", [Evidence(a, "python", hint.line_a, "i")])
+    for root in ("options.changed", "settings.target-changed"):
+        for findings in ([], [claimer]):
+            top = Finding(root, "major", "R", "R.", [], stage="options")
+            by = run([hint], [*copy.deepcopy(findings), top])
+            assert by["ttir.attr-changed"].causes == [root]
+
+
+@pytest.mark.parametrize("order", [("evict", "keep"), ("keep", "evict")])
+def test_a_finding_using_the_changed_value_in_the_other_variant_follows_the_attribute(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
+    """The TTGIR ``tt.store`` of the other variant (``o``) uses the changed load too: linked to the attribute change."""
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    _, sd = rule_findings(b, a, o)
+    store = Finding("x.store", "minor", "S", "S.", [Evidence(o, "ttgir", _ir_line(vb, "ttgir", "tt.store"), "st")])
+    out, unexplained = R.apply_roots([store], a, o, va, vb, sd=sd)
+    assert store.causes == ["ttir.attr-changed"] and unexplained == []
+
+
+@pytest.mark.parametrize("order", [("approx", "ieee"), ("ieee", "approx")])
+def test_claimed_change_in_a_called_function_is_named_with_it(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """The division change as if it sat in a called ``@triton.jit`` function ``helper`` (same file): the claiming
+    rule's title names the edit and the function (the kernel's name is what it is compared with)."""
+    import dataclasses
+
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    fs, sd = rule_findings(b, a, o)
+    (div,) = sd.semantic
+    inner = dataclasses.replace(div, function="helper", function_b="helper")
+    out, _ = R.apply_roots(fs, a, o, va, vb, sd=dataclasses.replace(sd, changes=[inner]))
+    f = next(f for f in out if f.id == "precision.division")
+    assert " in the called `@triton.jit` function `helper` (line " in f.title
+    out, _ = R.apply_roots(rule_findings(b, a, o)[0], a, o, va, vb, sd=sd)
+    assert "called" not in next(f for f in out if f.id == "precision.division").title
+
+
+@pytest.mark.parametrize("order", [("bare", "hint"), ("hint", "bare")])
+def test_hint_call_with_a_file_on_one_side_is_not_claimed_off_its_line(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A hint call recorded in another file on one side (a called function whose lines are not the kernel's): the hint
+    rule's evidence cannot be matched to it, so it does not claim it; it stays a source root."""
+    import dataclasses
+
+    b = compile_suite(CASES + "::hinted", ["bare", "hint"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    fs, sd = rule_findings(b, a, o)
+    hints = [c for c in sd.semantic if R._is_hint_change(c)]
+    assert hints
+    moved = [dataclasses.replace(c, file_a="<lib.hints>") if R._is_hint_change(c) else c for c in sd.changes]
+    out, _ = R.apply_roots(fs, a, o, va, vb, sd=dataclasses.replace(sd, changes=moved))
+    ids = {f.id for f in out}
+    assert {R.source_id(c.kind) for c in hints} <= ids
+
+
+@pytest.mark.parametrize("order", [("wide", "plain"), ("plain", "wide")])
+def test_annotation_claim_with_python_evidence_elsewhere_still_cites_the_annotation(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
+    """The stage-0 finding of ``n: tl.int64`` also cites another Python line (the compare): that does not show the
+    annotation, so the claim adds the annotated line of each variant."""
+    b = compile_suite(str(SUITES / "annot_scalars.py"), ["wide", "plain"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    fs, sd = rule_findings(b, a, o)
+    spec = next(f for f in fs if f.id == "spec.type-changed")
+    spec.evidence.append(Evidence(a, "python", line_of(va, "m = offs < n"), "m = offs < n"))
+    R.apply_roots(fs, a, o, va, vb, sd=sd)
+    cited = {(e.variant, e.line) for e in spec.evidence if e.text.startswith("source change: ")}
+    assert cited == {
+        ("wide", line_of(b.variants["wide"], "n: tl.int64")),
+        ("plain", line_of(b.variants["plain"], "n,")),
+    }
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_settings_root_beside_an_attribute_change(compile_suite, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``evict`` for sm80 against ``keep`` for sm90: a keyword root, its attribute change and the settings root; the
+    settings root has no lines, so the attribute change is not said in its explanation."""
+    from irdiff.pipeline import load_pair
+
+    b80 = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    b90 = compile_suite(CASES + "::streaming", ["keep"], "sm90")
+    bundle, x80, x90 = load_pair(Path(b80.directory) / "evict", Path(b90.directory) / "keep")
+    a, o = (x90, x80) if swap else (x80, x90)
+    out, _ = R.apply_roots([], a, o, bundle.variants[a], bundle.variants[o])
+    by = {f.id: f for f in out}
+    assert {"source.kwarg-changed", "ttir.attr-changed", "settings.changed"} <= set(by)
+    assert by["ttir.attr-changed"].causes == ["source.kwarg-changed"]
+    assert "evict_first" not in by["settings.changed"].explanation.split(" Downstream: ")[0]
+
+
+def test_chains_reach_their_root_up_to_forty_links(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """A chain of 40 links reaches its root; the walk (a guard against cycles) stops after 40, so the top of a chain
+    of 41 links is unexplained."""
+    b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
+    va, vb = b.variants["evict"], b.variants["keep"]
+
+    def chain(p: str, n: int, root: str) -> list[Finding]:
+        return [
+            Finding(f"{p}{k}", "minor", "", "", [], causes=[f"{p}{k - 1}" if k > 1 else root]) for k in range(n, 0, -1)
+        ]
+
+    roots = [
+        Finding("options.changed", "major", "", "", [], stage="options"),
+        Finding("config.changed", "major", "", "", [], stage="options"),
+    ]
+    fs = [*chain("a", 40, "options.changed"), *chain("b", 41, "config.changed"), *roots]
+    _, unexplained = R.apply_roots(fs, "evict", "keep", va, vb, sd=SourceDiff())
+    assert not any(i.startswith("a") for i in unexplained) and "b41" in unexplained
+
+
+@pytest.mark.parametrize("order", [("plain", "restated"), ("restated", "plain")])
+@pytest.mark.parametrize("stage", ["ptx", "sass"])
+def test_hint_is_not_called_inert_when_the_whole_ptx_or_sass_differs(
+    compile_suite, tmp_path: Path, order: tuple[str, str], stage: str
+) -> None:  # type: ignore[no-untyped-def]
+    """The restated hint (whole PTX and SASS equal: information, "only adds AxisInfo hint attributes") against a copy
+    of ``restated`` whose PTX (or SASS) has one instruction more: something differs that no rule named, so the hint
+    is not said to be inert."""
+    import shutil
+
+    b = compile_suite(str(SUITES / "hint_restated.py"), ["plain", "restated"], "sm80")
+    src = b.variants["restated"]
+    shutil.copytree(src.directory, tmp_path / "restated")
+    edited = copy.copy(src)
+    edited.directory = str(tmp_path / "restated")
+    path = Path(edited.directory) / src.stages[stage]
+    lines = path.read_text().splitlines(keepends=True)
+    no = R._instructions(stage, R.stage_text(src, stage))[3][0]
+    path.write_text("".join(lines[:no] + [lines[no - 1]] + lines[no:]))
+    vs = {"plain": b.variants["plain"], "restated": edited}
+    a, o = order
+    _, sd = rule_findings(b, a, o)
+    out, _ = R.apply_roots([], a, o, vs[a], vs[o], sd=sd)
+    src_root = out[0]
+    assert src_root.id.startswith("source.") and "It only adds AxisInfo hint attributes" not in src_root.explanation
+    assert f"{stage.upper()} (whole kernel): " in src_root.explanation
+
+
+def test_whole_kernel_delta_needs_both_texts(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """A variant without SASS (no disassembler) makes no SASS instruction of the other look one-sided."""
+    b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
+    va, vb = b.variants["approx"], b.variants["ieee"]
+    blind = copy.copy(vb)
+    blind.stages = {k: v for k, v in vb.stages.items() if k != "sass"}
+    assert R._whole_delta(va, blind, "sass") == ({}, {}) == R._whole_delta(blind, va, "sass")
+    assert R._whole_delta(va, vb, "sass") != ({}, {})
+
+
+def test_first_diverging_pass_that_only_records_the_option_and_no_pass_changes_code(
+    compile_suite, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """``w4``'s snapshots against copies where, from one pass on, only the recorded ``ttg.num-warps`` differs (no pass
+    changes the code): the root names the pass whose output differs first and says nothing about a later code pass."""
+    w4 = compile_suite(CASES + "::warps", ["w8", "w4"], "sm90", passes=True).variants["w4"]
+    from irdiff.diagnose.passes import first_diverging_pass, pass_names
+
+    names = pass_names(w4)
+    k = next(
+        i for i, fn in enumerate(w4.passes) if '"ttg.num-warps" = 4' in (Path(w4.directory) / "passes" / fn).read_text()
+    )
+    other = _snapshots(
+        tmp_path, w4, "w16", lambda pos, t: t.replace('"ttg.num-warps" = 4', '"ttg.num-warps" = 16') if pos >= k else t
+    )
+    for a, o, va, vb in (("w4", "w16", w4, other), ("w16", "w4", other, w4)):
+        pd = first_diverging_pass(va, vb)
+        assert pd is not None and pd.records_only and pd.code_pass == "" and pd.pass_name == names[k - 1]
+        p = R._pass_finding(a, o, va, vb, [])
+        assert p is not None and p.title == f"First diverging pass: `{names[k - 1]}`"
+        assert p.explanation == (
+            f"The per-pass snapshots are equal up to `{names[k - 1]}`, whose output differs first. Its output hunk is "
+            "in the evidence."
+        )

@@ -508,6 +508,50 @@ def test_restatement_is_no_more_severe_than_its_cause() -> None:
     assert orphan.severity == "major"
 
 
+def test_restatement_is_capped_at_its_most_severe_cause_and_never_raised() -> None:
+    """Several causes: the restatement is capped at the most severe one, whichever position it has among the causes;
+    a restatement already less severe than its cause keeps its severity (the cap never raises one); a restatement
+    whose causes are all absent is skipped without stopping the ones after it."""
+    minor, major = _f("hint.cache", severity="minor"), _f("precision.division", severity="major")
+    orphan = _f("source.statement", severity="critical", causes=["gone"])
+    attr = _f("ttir.attr-changed", severity="critical", causes=["hint.cache", "precision.division"])
+    src = _f("source.kwarg-changed", severity="critical", causes=["precision.division", "hint.cache"])
+    low = _f("source.call-added", severity="minor", causes=["precision.division"])
+    lowest = _f("source.op-changed", severity="info", causes=["hint.cache", "precision.division"])
+    fs = [orphan, minor, major, attr, src, low, lowest]
+    R._cap_restatements(fs, {f.id: f for f in fs})
+    assert [f.severity for f in fs] == ["critical", "minor", "major", "major", "major", "minor", "info"]
+
+
+def test_order_of_dangling_causes_and_unknown_stages() -> None:
+    """A finding whose causes are all absent is one level deep (after a finding without causes, tied with one a
+    level above a leaf: first listed first); a stage that is no pipeline stage sorts after every known stage."""
+    fs = [
+        _f("dangling", stage="ptx", causes=["ghost"]),
+        _f("upper", stage="ptx", causes=["leaf"]),
+        _f("leaf", stage="ptx"),
+    ]
+    out = R._order(fs, set(), {"dangling", "upper", "leaf"})
+    assert [f.id for f in out] == ["leaf", "dangling", "upper"]
+    fs = [
+        _f("odd", stage="custom", causes=["root"]),
+        _f("known", stage="sass", causes=["root"]),
+        _f("root", stage="python"),
+    ]
+    out = R._order(fs, {"root"}, set())
+    assert [f.id for f in out] == ["root", "known", "odd"]
+
+
+def test_order_measures_a_cycle_as_deep_as_the_guard() -> None:
+    """A cycle (``c1`` ↔ ``c2``) is measured as deep as the guard lets the walk go (31 levels): after every chain up
+    to 30 links, tied with deeper chains (listed first, first)."""
+    chain = [_f("n0", stage="ptx")] + [_f(f"n{k}", stage="ptx", causes=[f"n{k - 1}"]) for k in range(1, 32)]
+    cycle = [_f("c1", stage="ptx", causes=["c2"]), _f("c2", stage="ptx", causes=["c1"])]
+    fs = cycle + chain
+    out = R._order(fs, set(), {f.id for f in fs})
+    assert [f.id for f in out] == [f"n{k}" for k in range(31)] + ["c1", "c2", "n31"]
+
+
 def test_trace_text_and_op_lists() -> None:
     from irdiff.diagnose.provenance import StageDelta
 
