@@ -40,7 +40,7 @@ def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
     return read_once(
         compile_suite,
         (
-            (TILE, ["rows", "gather", "skew", "cols", "pairs", "tt", "dskew", "tskew", "inline"], "sm80", None),
+            (TILE, ["rows", "gather", "skew", "cols", "pairs", "tt", "dskew", "tskew", "inline", "two"], "sm80", None),
             # the same variant lists as tests/test_rules.py (one compile per session); facts of the variants used here
             (ADDV, ["plain", "mis8", "w8", "i64"], "sm80", ["plain", "mis8"]),
             (
@@ -421,3 +421,16 @@ def test_unnamed_access_pairs_with_a_named_one(real: Real, swap: bool) -> None:
         + f"{label} (dim {dim[a]} in `{a}`, {dim[b]} in `{b}`): contiguity {c[a]} in `{a}` vs {c[b]} in `{b}`"
         + TAIL
     )
+
+
+@pytest.mark.parametrize(("a", "b"), [("rows", "two"), ("two", "rows"), ("pairs", "two"), ("two", "pairs")])
+def test_each_access_pairs_once(real: Real, a: str, b: str) -> None:
+    """``two`` copies the ``rows`` tile, then reassigns ``x`` to the ``pairs`` tile and stores it: two loads from
+    pointers named ``x`` (``[32, 64]`` and ``[32, 32]``). Against ``rows`` or ``pairs`` each access pairs once, with
+    the one of its own shape; the other shape stays unpaired even though its pointer has the same name (the only
+    same-kind access it could take is already paired), so nothing differs."""
+    shape = [32, 64] if "rows" in (a, b) else [32, 32]
+    ctx = context(real, a, b)
+    pairs = _pair_accesses(ctx.fa, ctx.fb)
+    assert [(x.kind, x.shape, y.shape) for x, y in pairs] == [("load", shape, shape), ("store", shape, shape)]
+    assert rule_contiguity(ctx) == rule_vector_width(ctx) == []

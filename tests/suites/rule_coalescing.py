@@ -12,6 +12,8 @@
 - ``tskew``: as ``cols`` with ``src`` only 4-byte aligned: contiguous along dimension 0, not aligned.
 - ``inline``: the loaded tile stored column-major without a name (``tl.store(dst + c * R + r, tl.load(...))``): its
   store pairs with the others' named store by kind, shape and element type.
+- ``two``: the ``rows`` copy, then ``x`` reassigned to the ``pairs`` tile and stored too: two loads (and stores) of
+  other shapes from pointers named ``x``; each pairs once, by shape first.
 """
 
 from __future__ import annotations
@@ -69,6 +71,17 @@ def tile_inline(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
     tl.store(dst + c * R + r, tl.load(src + r * ld + c))
 
 
+@triton.jit
+def tile_two(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(src + r * ld + c)
+    tl.store(dst + r * C + c, x)
+    h = tl.arange(0, C // 2)[None, :]
+    x = tl.load(src + r * ld + 2 * h)
+    tl.store(dst + r * C + h, x)
+
+
 def _args(align: int = 16, dst_align: int = 16):  # type: ignore[no-untyped-def]
     def args(s):  # type: ignore[no-untyped-def]
         return {
@@ -93,6 +106,7 @@ suite = Suite(
         "dskew": Variant(tile_rows, args=_args(dst_align=4)),
         "tskew": Variant(tile_cols, args=_args(4)),
         "inline": Variant(tile_inline),
+        "two": Variant(tile_two),
     },
     args=_args(),
     shape={},
