@@ -6,7 +6,10 @@ Kernels (from the shared compile cache): ``tests/suites/rule_loops.py`` on sm80 
 4×, ``num_stages`` 1, 2 or 3, a scale and a bias re-loaded in every iteration, an inner loop over column halves),
 ``tests/suites/diag_loop.py`` on sm90 (``flat``/``nest``: a tile loop around a K loop with and without
 ``flatten=True``; ``dot3``: the K loop alone) and ``tests/suites/facts_loops.py`` on sm80 (``once``: a plain
-``range`` loop, no ``tt.num_stages`` attribute).
+``range`` loop, no ``tt.num_stages`` attribute; ``unroll2``: that loop unrolled 2× without ``num_stages``) and
+``tests/suites/rule_loops_stats.py`` on sm80 (statistics loops carrying eight values each, so every loop header is
+longer than the 240 characters a rule quotes: two or three loops one after another, unrolled or staged per loop, four
+table loads in the loop, and a tile loop around a row loop, flattened or kept with its inner loop unrolled).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 import pytest
 from rule_pairs import Real, read_once
 
+from irdiff.diagnose.facts import strip_loc
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.common import Context
 from irdiff.diagnose.rules.loops import (
@@ -30,6 +34,8 @@ SUITES = Path(__file__).parent / "suites"
 LOOPS = str(SUITES / "rule_loops.py")
 LOOP = str(SUITES / "diag_loop.py")
 FACTS_LOOPS = str(SUITES / "facts_loops.py")
+STATS = str(SUITES / "rule_loops_stats.py")
+STATS_VARIANTS = ["two", "none", "three", "s1", "s3", "s2", "x2x1", "x2x2", "x2x4", "tables", "tflat", "tnest2"]
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
 RULES = (rule_loops, rule_num_stages_attr, rule_unrolled, rule_invariant_loads)
 
@@ -51,6 +57,7 @@ def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
                 ["flat", "nest", "dot3"],
             ),
             (FACTS_LOOPS, ["reread", "once", "unroll2"], "sm80", None),
+            (STATS, STATS_VARIANTS, "sm80", None),
         ),
         _FACTS,
     )
@@ -342,3 +349,243 @@ def test_nest_evidence_is_cut_at_240_characters(real) -> None:  # type: ignore[n
     full = [line(real, e.variant, e.stage, e.line).strip() for e in f.evidence]
     assert all(len(e.text) <= 240 and t.startswith(e.text) for e, t in zip(f.evidence, full))
     assert any(len(t.split(" loc(")[0]) > 240 and len(e.text) == 240 for e, t in zip(f.evidence, full))
+
+
+def cut(real, e) -> str:  # type: ignore[no-untyped-def]
+    """The real line ``e`` quotes, without its ``loc(...)``: asserts ``e.text`` is its first 240 characters and that
+    the line is longer (the quote is cut)."""
+    full = strip_loc(line(real, e.variant, e.stage, e.line)).strip()
+    assert len(full) > 240 and e.text == full[:240], (e, full)
+    return full
+
+
+@BOTH
+def test_flattened_quotes_long_headers_cut_and_two_loops_of_the_other(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``tflat`` (tests/suites/rule_loops_stats.py): the tile loop, written ``flatten=True``, and the row loop both carry
+    the eight statistics, so the outer and inner TTIR headers and the fused TTGIR header are each cut at 240
+    characters; ``tnest2`` keeps the nest with its row loop unrolled 2× (three TTGIR loops: outer, unrolled,
+    remainder), of which the first two are quoted."""
+    (f,) = run(rule_loops, real, "tflat", "tnest2", swap)  # (``loop.unrolled`` also holds: ``tnest2`` unrolls)
+    ff, fn = real["tflat"][0], real["tnest2"][0]
+    assert f.id == "loop.flattened" and f.title.endswith("in `tflat` (`flatten=True`)")
+    assert len(fn.loops_ttgir) == 3 and [lp.remainder for lp in fn.loops_ttgir] == [False, False, True]
+    outer, end, inner, fused, *rest = f.evidence
+    assert "scf.for %t = " in cut(real, outer) and "iter_args(" in outer.text
+    assert end.text == "} {tt.flatten}" and end.line == next(lp for lp in ff.loops_ttir if lp.flatten).end_line
+    assert "scf.for %r = " in cut(real, inner) and (inner.variant, inner.stage) == ("tflat", "ttir")
+    main = max(ff.loops_ttgir, key=lambda lp: lp.iter_args)
+    assert (fused.variant, fused.stage, fused.line) == ("tflat", "ttgir", main.ref.line) and cut(real, fused)
+    assert [(e.variant, e.stage, e.line) for e in rest] == [
+        ("tnest2", "ttgir", lp.ref.line) for lp in fn.loops_ttgir[:2]
+    ]
+    for e in rest:
+        cut(real, e)
+    carried = max(lp.iter_args for lp in fn.loops_ttgir)
+    assert carried == 8  # the eight statistics
+    assert f"; `tnest2` keeps 3 loop(s) with {carried} loop-carried values." in f.explanation
+
+
+@BOTH
+def test_nest_quotes_three_loops_per_side_cut(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``three`` (three statistics loops one after another) vs ``x2x2`` (two loops, each unrolled 2×: four TTGIR
+    loops with the remainders): the TTIR nests differ (3 loops vs 2, the remainders are not the user's); at most three
+    TTGIR headers per side are quoted, each cut at 240 characters."""
+    (f,) = run(rule_loops, real, "three", "x2x2", swap)  # (with ``loop.unrolled``: ``x2x2`` unrolls)
+    a, b = ("x2x2", "three") if swap else ("three", "x2x2")
+    assert f.id == "loop.nest"
+    n = {"three": 3, "x2x2": 2}
+    assert f.title == f"Loop nest differs: {n[a]} `scf.for` (depth 1) in `{a}` vs {n[b]} (depth 1) in `{b}`"
+    assert len(real["x2x2"][0].loops_ttgir) == 4 and len(real["three"][0].loops_ttgir) == 3
+    assert [e.variant for e in f.evidence] == [a] * 3 + [b] * 3
+    for v in (a, b):
+        lines_ = [e.line for e in f.evidence if e.variant == v]
+        assert lines_ == [lp.ref.line for lp in real[v][0].loops_ttgir[:3]]
+    for e in f.evidence:
+        assert e.stage == "ttgir" and "= scf.for %" in cut(real, e)
+
+
+@BOTH
+def test_nest_against_no_loop_at_all(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``none`` handles one row without any loop, ``two`` walks the rows twice: ``loop.nest`` with depth 0 and no
+    TTGIR loop on the loop-free side, whichever side it is."""
+    f = only(real, "none", "two", swap)  # (no ``loop.num-stages``: ``none`` has no loop to pipeline)
+    a, b = ("two", "none") if swap else ("none", "two")
+    n = {"none": (0, 0), "two": (2, 1)}
+    assert real["none"][0].loops_ttir == [] and real["none"][0].loops_ttgir == []
+    assert f.title == (
+        f"Loop nest differs: {n[a][0]} `scf.for` (depth {n[a][1]}) in `{a}` vs {n[b][0]} (depth {n[b][1]}) in `{b}`"
+    )
+    carried = {"none": [], "two": [lp.iter_args for lp in real["two"][0].loops_ttgir]}
+    assert len(carried["two"]) == 2 and all(c >= 8 for c in carried["two"])
+    assert f.explanation == (
+        f"`{a}` has {n[a][0]} `scf.for` in TTIR (max depth {n[a][1]}) and {len(carried[a])} in TTGIR; `{b}` has "
+        f"{n[b][0]} (max depth {n[b][1]}) and {len(carried[b])}. Loop-carried values of the TTGIR loops: "
+        f"{carried[a]} vs {carried[b]}."
+    )
+    assert [e.variant for e in f.evidence] == ["two", "two"]
+
+
+@BOTH
+def test_num_stages_per_loop_after_a_remainder(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``s1`` and ``s3``: the first loop unrolled 2× with 2 stages (its remainder loop, ``tt.num_stages = 1``, comes
+    before the second loop), the second loop with 1 and 3 stages. Both loops of each side are read (not only the ones
+    before the remainder); ``s1`` has the shallower loop."""
+    f = only(real, "s1", "s3", swap)
+    a, b = ("s3", "s1") if swap else ("s1", "s3")
+    s = {"s1": "2, 1", "s3": "2, 3"}
+    assert (f.id, f.predicts) == ("loop.num-stages", "s1")
+    assert f.title == f"Loop pipelining depth `tt.num_stages`: {s[a]} in `{a}` vs {s[b]} in `{b}`"
+    check_evidence(real, f)
+    for v in (a, b):
+        user = [lp for lp in real[v][0].loops_ttir if not lp.remainder]
+        assert [e.line for e in f.evidence if e.variant == v] == [lp.end_line for lp in user]
+    assert [e.variant for e in f.evidence] == [a, a, b, b]
+
+
+def test_num_stages_exact_texts(real) -> None:  # type: ignore[no-untyped-def]
+    """The whole explanation and remedy of ``loop.num-stages``."""
+    f = only(real, "s1", "s3", False)
+    assert f.explanation == (
+        "The loop's `tt.num_stages` is 2, 1 in `s1` and 2, 3 in `s3`. The software pipeliner (`triton-loop-pipeline`) "
+        "prefetches loads `num_stages - 1` iterations ahead with `cp.async` into a ring of shared-memory buffers; "
+        "with `num_stages = 1` it leaves the loop alone, so each iteration waits for its own global loads."
+    )
+    assert f.remedy == "`num_stages >= 2` on the loop (`tl.range(..., num_stages=N)`) lets the row loads be prefetched"
+    assert (f.severity, f.stage) == ("major", "ttir")
+
+
+@BOTH
+def test_num_stages_same_shallowest_loop_predicts_nothing(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``s3`` (2, 3) vs ``s2`` (2, 2): the depths differ, but both variants' shallowest loop has 2 stages: no
+    direction is claimed, in either order."""
+    f = only(real, "s3", "s2", swap)
+    a, b = ("s2", "s3") if swap else ("s3", "s2")
+    s = {"s3": "2, 3", "s2": "2, 2"}
+    assert (f.id, f.predicts) == ("loop.num-stages", None)
+    assert f.title == f"Loop pipelining depth `tt.num_stages`: {s[a]} in `{a}` vs {s[b]} in `{b}`"
+
+
+@BOTH
+def test_num_stages_unknown_default_is_no_finding(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """A bundle whose options lack an integer ``num_stages`` (bundles are untrusted data) and whose loop has no
+    attribute: that side's depth is unknown, so no difference is claimed (and no crash); with the option back the
+    default 3 differs from ``st1``'s 1 again."""
+    once = real["once"][0]
+    for opts, found in (({}, 0), ({"num_stages": "3"}, 0), ({"num_stages": 3}, 1)):
+        bare = dataclasses.replace(once, options=opts)
+        a, b = ("st1", "bare") if swap else ("bare", "st1")
+        facts = {"bare": bare, "st1": real["st1"][0]}
+        assert len(rule_num_stages_attr(Context(a, b, facts[a], facts[b]))) == found, opts
+
+
+@BOTH
+def test_unrolled_against_three_plain_loops(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``x2x1`` unrolls its first loop 2×, ``three`` unrolls none of its three loops: ``x2x1``'s unrolled loop and its
+    remainder (header cut at 240, closing attribute line) and the first two of ``three``'s loops."""
+    (f,) = run(rule_unrolled, real, "x2x1", "three", swap)  # (with ``loop.nest``: 2 loops vs 3)
+    assert f.id == "loop.unrolled" and "`x2x1` issues 2× the instructions per iteration" in f.explanation
+    check_evidence(real, f)
+    u = [e for e in f.evidence if e.variant == "x2x1"]
+    t = [e for e in f.evidence if e.variant == "three"]
+    loops = real["x2x1"][0].loops_ttir
+    assert [e.line for e in u] == [loops[0].ref.line, loops[0].end_line, loops[1].ref.line, loops[1].end_line]
+    assert "scf.for %r = " in cut(real, u[0]) and "scf.for %r = " in cut(real, u[2])
+    assert u[1].text == "{tt.num_stages = 2 : i32}" and u[3].text == "{tt.num_stages = 1 : i32}"
+    assert [e.line for e in t] == [lp.ref.line for lp in real["three"][0].loops_ttir[:2]]
+    for e in t:
+        cut(real, e)
+
+
+@BOTH
+def test_unrolled_without_num_stages_quotes_the_bare_brace(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``unroll2`` (tests/suites/facts_loops.py) unrolls a loop written without ``num_stages``: the unrolled loop's
+    closing line carries no attribute, so its evidence is the bare ``}`` of that line."""
+    f = only(real, "unroll2", "once", swap)
+    lp = next(x for x in real["unroll2"][0].loops_ttir if x.unroll > 1)
+    assert lp.unroll == 2 and lp.attrs == ""
+    assert "}" in [e.text for e in f.evidence if e.variant == "unroll2" and e.line == lp.end_line]
+    check_evidence(real, f)
+
+
+@BOTH
+def test_unrolled_two_loops_by_different_factors(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``x2x4`` unrolls its two loops 2× and 4×, ``x2x1`` only the first 2×: both factors are named, ``x2x4`` issues
+    4× the instructions per iteration; the whole explanation."""
+    f = only(real, "x2x4", "x2x1", swap)
+    a, b = ("x2x1", "x2x4") if swap else ("x2x4", "x2x1")
+    say = {"x2x4": "2× and 4×", "x2x1": "2×"}
+    assert f.title == f"Loop unrolling in TTIR (`loop_unroll_factor`): {say[a]} in `{a}` vs {say[b]} in `{b}`"
+    assert f.explanation == (
+        f"Loops unrolled in TTIR: {say[a]} in `{a}`, {say[b]} in `{b}`. `tl.range(..., loop_unroll_factor=N)` has "
+        "Triton's `triton-loop-unroll` pass copy the loop body N times into one iteration (N times the loads and "
+        "stores in flight per iteration, fewer branches and index updates) and add a remainder loop for the leftover "
+        "iterations, which it marks `tt.num_stages = 1` (never pipelined). `x2x4` issues 4× the instructions per "
+        "iteration: more registers and a larger kernel, more memory parallelism per thread; whether that is faster "
+        "depends on whether the loop was latency-bound."
+    )
+    assert (f.severity, f.stage, f.predicts, f.remedy) == ("minor", "ttir", None, None)
+
+
+@BOTH
+def test_unrolled_same_factor_in_more_loops(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``x2x2`` unrolls both loops 2×, ``x2x1`` one: the largest factor is the same, ``x2x2`` is the variant that
+    unrolls more, in either order (not simply the second one)."""
+    f = only(real, "x2x2", "x2x1", swap)
+    assert "`x2x2` issues 2× the instructions per iteration" in f.explanation
+    assert "2× and 2× in `x2x2`" in f.title
+
+
+def test_unrolled_equal_weight_names_neither(real) -> None:  # type: ignore[no-untyped-def]
+    """Unroll factors that differ but tie on the largest factor, the number of unrolled loops and the total copies
+    (2×, 4×, 4× vs 3×, 3×, 4×): no variant is said to unroll more."""
+    base = real["x2x4"][0]
+    unrolled = base.loops_ttir[0]
+    assert unrolled.unroll == 2 and not unrolled.remainder
+    p = dataclasses.replace(base, loops_ttir=[dataclasses.replace(unrolled, unroll=u) for u in (2, 4, 4)])
+    q = dataclasses.replace(base, loops_ttir=[dataclasses.replace(unrolled, unroll=u) for u in (3, 3, 4)])
+    for a, b in (("p", "q"), ("q", "p")):
+        facts = {"p": p, "q": q}
+        (f,) = rule_unrolled(Context(a, b, facts[a], facts[b]))
+        assert "Both variants' most unrolled loops issue 4× the instructions per iteration" in f.explanation
+        assert "`p` issues" not in f.explanation and "`q` issues" not in f.explanation
+
+
+@BOTH
+def test_invariant_loads_four_tables_three_quoted_cut(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``tables`` loads its four per-column tables (weight, bias, scale, shift) in the first statistics loop, ``two``
+    before it: 4 vs 0, ``tables`` predicted slower; at most three loads are quoted, each line cut at 240 characters;
+    the whole explanation."""
+    f = only(real, "tables", "two", swap)
+    a, b = ("two", "tables") if swap else ("tables", "two")
+    n = {"tables": 4, "two": 0}
+    assert (f.id, f.predicts) == ("loop.invariant-load", "tables")
+    assert len(real["tables"][0].invariant_loads) == 4
+    assert [e.line for e in f.evidence] == [r.line for r in real["tables"][0].invariant_loads[:3]]
+    for e, table in zip(f.evidence, ("weight", "bias", "scale"), strict=True):
+        assert e.variant == "tables" and "tt.load" in cut(real, e)
+        assert f"pointers_to_the_per_column_{table}_table" in e.text
+    assert f.explanation == (
+        f"Loads inside a loop whose address and mask are the same on every iteration: {n[a]} in `{a}`, {n[b]} in "
+        f"`{b}`. Triton's loop-invariant code motion (`make_ttir`) hoists index arithmetic but never a load, so "
+        "`tables` reads the same memory again on each iteration (more load instructions and memory requests, usually "
+        "L1/L2 hits; the value also cannot stay in registers across iterations), where a load before the loop reads "
+        "it once."
+    )
+
+
+def test_unrolled_attribute_line_is_cut_at_240(real) -> None:  # type: ignore[no-untyped-def]
+    """The closing attribute dictionary of an unrolled loop is quoted at most 240 characters long (bundles are
+    untrusted data: here ``x2x1``'s real dictionary with a long made-up attribute added); a short one whole."""
+    x = real["x2x1"][0]
+    unrolled = x.loops_ttir[0]
+    assert unrolled.unroll == 2 and unrolled.attrs == "{tt.num_stages = 2 : i32}"
+    long_attrs = '{tt.num_stages = 2 : i32, irdiff.note = "' + "x" * 300 + '"}'
+    wide = dataclasses.replace(x, loops_ttir=[dataclasses.replace(unrolled, attrs=long_attrs), *x.loops_ttir[1:]])
+    for a, b in (("wide", "two"), ("two", "wide")):
+        facts = {"wide": wide, "two": real["two"][0]}
+        (f,) = rule_unrolled(Context(a, b, facts[a], facts[b]))
+        ends = [e.text for e in f.evidence if e.variant == "wide" and e.line == unrolled.end_line]
+        assert ends == [long_attrs[:240]]
+        assert [e.text for e in f.evidence if e.variant == "wide" and e.line == x.loops_ttir[1].end_line] == [
+            "{tt.num_stages = 1 : i32}"
+        ]

@@ -117,19 +117,23 @@ def rule_num_stages_attr(ctx: Context) -> list[Finding]:
         return []
 
     def values(st_: list[tuple[int, Evidence]], f: VariantFacts) -> list[int]:
+        """The user's depths of ``f``'s loops: their attributes, else the ``num_stages`` compile option; none when
+        ``f`` has no loop of its own (nothing to pipeline) or the option is not an integer (depth unknown)."""
         if st_:
             return [v for v, _ in st_]
         opt = f.options.get("num_stages")
-        n = len([lp for lp in f.loops_ttir if not lp.remainder])
-        return [int(opt)] * max(1, n) if isinstance(opt, int) else []
+        has_loop = any(not lp.remainder for lp in f.loops_ttir)
+        return [opt] if has_loop and isinstance(opt, int) else []
 
     xa, xb = values(sa, ctx.fa), values(sb, ctx.fb)
-    if sorted(set(xa)) == sorted(set(xb)):
+    # a side without a loop is ``loop.nest``'s; an unknown depth is no difference
+    if not (xa and xb) or set(xa) == set(xb):
         return []
     ev = [e for _, e in sa] + [e for _, e in sb]
-    va = ", ".join(str(s) for s, _ in sa) or f"default ({ctx.fa.options.get('num_stages')})"
-    vb = ", ".join(str(s) for s, _ in sb) or f"default ({ctx.fb.options.get('num_stages')})"
-    ma, mb = min(xa, default=0), min(xb, default=0)
+    va = ", ".join(str(s) for s, _ in sa) or f"default ({xa[0]})"
+    vb = ", ".join(str(s) for s, _ in sb) or f"default ({xb[0]})"
+    # the shallower pipeline is the slower one; no direction when both variants' shallowest loops agree
+    ma, mb = min(xa), min(xb)
     low = ctx.a if ma < mb else ctx.b if mb < ma else None
     expl = (
         f"The loop's `tt.num_stages` is {va} in `{ctx.a}` and {vb} in `{ctx.b}`. The software pipeliner "
@@ -178,14 +182,18 @@ def rule_unrolled(ctx: Context) -> list[Finding]:
     def say(u: list[int]) -> str:
         return " and ".join(f"{n}×" for n in u) if u else "none"
 
-    more = ctx.a if max(ua, default=1) > max(ub, default=1) else ctx.b
+    # the variant that unrolls more: the larger factor, then more unrolled loops, then more copies in all (equal
+    # factors in the same number of loops with the same total: neither)
+    wa, wb = (max(ua, default=1), len(ua), sum(ua)), (max(ub, default=1), len(ub), sum(ub))
+    more = ctx.a if wa > wb else ctx.b if wb > wa else None
     n = max(ua + ub)  # the larger factor, whichever variant lists it first
+    who = f"`{more}` issues" if more else "Both variants' most unrolled loops issue"
     expl = (
         f"Loops unrolled in TTIR: {say(ua)} in `{ctx.a}`, {say(ub)} in `{ctx.b}`. `tl.range(..., "
         "loop_unroll_factor=N)` has Triton's `triton-loop-unroll` pass copy the loop body N times into one "
         "iteration (N times the loads and stores in flight per iteration, fewer branches and index updates) and add "
         "a remainder loop for the leftover iterations, which it marks `tt.num_stages = 1` (never pipelined). "
-        f"`{more}` issues {n}× the instructions per iteration: more registers and a larger kernel, more memory "
+        f"{who} {n}× the instructions per iteration: more registers and a larger kernel, more memory "
         "parallelism per thread; whether that is faster depends on whether the loop was latency-bound."
     )
     return [
