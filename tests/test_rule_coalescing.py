@@ -40,7 +40,12 @@ def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
     return read_once(
         compile_suite,
         (
-            (TILE, ["rows", "gather", "skew", "cols", "pairs", "tt", "dskew", "tskew", "inline", "two"], "sm80", None),
+            (
+                TILE,
+                ["rows", "gather", "skew", "cols", "pairs", "tt", "dskew", "tskew", "inline", "two", "twoq"],
+                "sm80",
+                None,
+            ),
             # the same variant lists as tests/test_rules.py (one compile per session); facts of the variants used here
             (ADDV, ["plain", "mis8", "w8", "i64"], "sm80", ["plain", "mis8"]),
             (
@@ -434,3 +439,17 @@ def test_each_access_pairs_once(real: Real, a: str, b: str) -> None:
     pairs = _pair_accesses(ctx.fa, ctx.fb)
     assert [(x.kind, x.shape, y.shape) for x, y in pairs] == [("load", shape, shape), ("store", shape, shape)]
     assert rule_contiguity(ctx) == rule_vector_width(ctx) == []
+
+
+def test_leftover_accesses_pair_by_pointer_once(real: Real) -> None:
+    """Accesses left over by shape pair by pointer name, each ``other``-variant access at most once: ``two``'s
+    ``[32, 32]`` load (after its paired ``[32, 64]`` load and store) takes ``twoq``'s ``[32, 16]`` one, past the
+    accesses already paired; ``twoq``'s two loads against ``pairs``' single ``[32, 32]`` one: only the first pairs."""
+    ctx = context(real, "two", "twoq")
+    assert [(x.kind, x.shape, y.shape) for x, y in _pair_accesses(ctx.fa, ctx.fb)] == [
+        ("load", [32, 64], [32, 64]),
+        ("store", [32, 64], [32, 64]),
+        ("load", [32, 32], [32, 16]),
+    ]
+    ctx = context(real, "twoq", "pairs")
+    assert [(x.kind, x.shape, y.shape) for x, y in _pair_accesses(ctx.fa, ctx.fb)] == [("load", [32, 64], [32, 32])]

@@ -14,6 +14,8 @@
   store pairs with the others' named store by kind, shape and element type.
 - ``two``: the ``rows`` copy, then ``x`` reassigned to the ``pairs`` tile and stored too: two loads (and stores) of
   other shapes from pointers named ``x``; each pairs once, by shape first.
+- ``twoq``: as ``two`` with a ``[32, 16]`` tile of every fourth column second: its second load has a shape no other
+  variant has, so it pairs (by its pointer ``x``) only with a load left over.
 """
 
 from __future__ import annotations
@@ -82,6 +84,17 @@ def tile_two(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
     tl.store(dst + r * C + h, x)
 
 
+@triton.jit
+def tile_twoq(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(src + r * ld + c)
+    tl.store(dst + r * C + c, x)
+    q = tl.arange(0, C // 4)[None, :]
+    x = tl.load(src + r * ld + 4 * q)
+    tl.store(dst + r * C + q, x)
+
+
 def _args(align: int = 16, dst_align: int = 16):  # type: ignore[no-untyped-def]
     def args(s):  # type: ignore[no-untyped-def]
         return {
@@ -107,6 +120,7 @@ suite = Suite(
         "tskew": Variant(tile_cols, args=_args(4)),
         "inline": Variant(tile_inline),
         "two": Variant(tile_two),
+        "twoq": Variant(tile_twoq),
     },
     args=_args(),
     shape={},
