@@ -124,7 +124,10 @@ class ConvertFact:
 @dataclass
 class HintFact:
     """A memory hint present in TTIR: ``kind`` is ``cache_modifier``, ``eviction_policy``, ``volatile``,
-    ``multiple_of``, ``max_contiguous`` or ``assume``; ``value`` its value (``cg``, ``evict_first``, ``16``)."""
+    ``multiple_of``, ``max_contiguous`` or ``assume``; ``value`` its value (``cg``, ``evict_first``, ``16``, or
+    ``[1, 16]`` for a per-dimension ``tl.multiple_of``/``tl.max_contiguous`` on a tile; ``""`` for ``assume``);
+    ``op`` the TTIR op carrying it (``tt.load``, ``arith.addi``, ``llvm.intr.assume``). The JIT's ``tt.divisibility``
+    on ``tt.func`` arguments is specialization, not a hint."""
 
     kind: str
     value: str
@@ -653,8 +656,9 @@ def _hints(ttir: str, src: str, python: str) -> list[HintFact]:
         if ln.op in ("tt.assume", "llvm.intr.assume"):
             out.append(HintFact("assume", "", ln.op, ref, python_ref(ln.raw, table, src, python)))
         else:  # also on a load: ``tl.multiple_of(tl.load(p), 16)`` puts the attribute on the ``tt.load``
+            # one value (``dense<16>``) or one per dimension of a tile (``tl.multiple_of(x, [1, 16])``: ``dense<[1, 16]>``)
             for attr, kind in (("tt.divisibility", "multiple_of"), ("tt.contiguity", "max_contiguous")):
-                m = re.search(re.escape(attr) + r" = dense<(\d+)>", ln.text)
+                m = re.search(re.escape(attr) + r" = dense<(\d+|\[[\d, ]+\])>", ln.text)
                 if m and not ln.op.startswith("tt.func"):
                     out.append(HintFact(kind, m.group(1), ln.op, ref, python_ref(ln.raw, table, src, python)))
     return out
