@@ -42,7 +42,7 @@ def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
         (
             (
                 TILE,
-                ["rows", "gather", "skew", "cols", "pairs", "tt", "dskew", "tskew", "inline", "two", "twoq"],
+                ["rows", "gather", "skew", "cols", "pairs", "tt", "dskew", "tskew", "inline", "two", "twoq", "bytes"],
                 "sm80",
                 None,
             ),
@@ -453,3 +453,18 @@ def test_leftover_accesses_pair_by_pointer_once(real: Real) -> None:
     ]
     ctx = context(real, "twoq", "pairs")
     assert [(x.kind, x.shape, y.shape) for x, y in _pair_accesses(ctx.fa, ctx.fb)] == [("load", [32, 64], [32, 32])]
+
+
+def test_width_phrase_of_an_8_byte_aligned_int8_load(real: Real) -> None:
+    """``bytes`` reads int8 8 elements past a 16-byte aligned ``src``: AxisInfo proves 8-byte divisibility along the
+    contiguous dimension, so 16 int8 per thread move as 64-bit accesses, and the pointer's alignment is the reason
+    (8 bytes = 8 elements: exactly the width issued)."""
+    x = real["bytes"][0].accesses[0]
+    assert (x.kind, x.elem, x.contiguity[1], x.divisibility[1], x.vector_bits) == ("load", "i8", 64, 8, 64)
+    lanes = f"{x.per_thread} element{'s' if x.per_thread != 1 else ''} per thread"
+    if x.per_thread * 8 > 64:  # the coalescing pass gives more elements per thread than one 8-byte access moves
+        assert _width_phrase(x, "b") == (
+            f"{lanes}, issued as 64-bit (8-byte) accesses in `b` because the pointer is proven only 8-byte aligned"
+        )
+    else:
+        assert _width_phrase(x, "b") == f"{lanes} × 8 bits = 64-bit (8-byte) accesses in `b`"

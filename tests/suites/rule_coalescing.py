@@ -16,6 +16,7 @@
   other shapes from pointers named ``x``; each pairs once, by shape first.
 - ``twoq``: as ``two`` with a ``[32, 16]`` tile of every fourth column second: its second load has a shape no other
   variant has, so it pairs (by its pointer ``x``) only with a load left over.
+- ``bytes``: an int8 row-major tile read 8 elements past ``src``: contiguous, proven only 8-byte aligned.
 """
 
 from __future__ import annotations
@@ -95,11 +96,19 @@ def tile_twoq(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
     tl.store(dst + r * C + q, x)
 
 
-def _args(align: int = 16, dst_align: int = 16):  # type: ignore[no-untyped-def]
+@triton.jit
+def tile_bytes(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(src + 8 + r * ld + c)
+    tl.store(dst + r * C + c, x)
+
+
+def _args(align: int = 16, dst_align: int = 16, dtype: str = "fp16"):  # type: ignore[no-untyped-def]
     def args(s):  # type: ignore[no-untyped-def]
         return {
-            "src": Tensor((256 * 256,), "fp16", align=align),
-            "dst": Tensor((32 * 64,), "fp16", output=True, align=dst_align),
+            "src": Tensor((256 * 256,), dtype, align=align),
+            "dst": Tensor((32 * 64,), dtype, output=True, align=dst_align),
             "ld": 256,
             "step": 3,
         }
@@ -121,6 +130,7 @@ suite = Suite(
         "inline": Variant(tile_inline),
         "two": Variant(tile_two),
         "twoq": Variant(tile_twoq),
+        "bytes": Variant(tile_bytes, args=_args(dtype="i8")),
     },
     args=_args(),
     shape={},
