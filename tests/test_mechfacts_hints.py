@@ -206,12 +206,13 @@ def test_fp64_scalar_tensor_and_control_flow(hint80: Bundle) -> None:
     the ``scf.if``, the widening and the add in the loop, the splat of the scale and the multiply, the reduction's
     scalar combine ``arith.addf`` and the scalar truncation to fp32; four of them are tensors. Not counted: the
     constants, the ``scf.if``/``scf.for``/``scf.yield`` that carry fp64 values without computing, the combine
-    region's ``tt.reduce.return``, the ``tt.func`` line. The first is quoted with its Python line; ``eps`` is the
+    region's ``tt.reduce.return``, the ``tt.func`` line, the int32 offsets the kernel names ``f64``. The first is quoted with its Python line; ``eps`` is the
     fp64 argument (the fp32 pointers are not)."""
     v = hint80.variants["acc64"]
     f = extract_mech_facts(v)
     ttir = v.text("ttir")
     assert re.search(r"= scf\.if .*-> \(f64\)", ttir) and "tt.reduce.return" in ttir  # what must not be counted
+    assert re.search(r"%f64 = tt\.make_range .*: tensor<64xi32>", strip_loc(ttir))  # named f64, typed i32: not counted
     assert (f.f64_ttir, f.f64_tensor) == (8, 4)
     assert f.f64_first is not None and strip_loc(ttir.splitlines()[(f.f64_first.line or 0) - 1]).strip() == (
         "%e2 = arith.mulf %eps, %eps : f64"

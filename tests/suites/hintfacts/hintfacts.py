@@ -14,7 +14,7 @@ and a widening to fp64 are done by helpers in ``other.py`` (another file than th
 
 ``acc64``: an fp64 accumulation: a scalar ``eps * eps`` (fp64 scalar work), halved under a runtime condition (an
 ``scf.if`` yielding fp64), the loop's loaded fp32 values widened to fp64 and summed into an fp64 accumulator carried
-by the loop, scaled, reduced (``tt.reduce`` with an fp64 combine region) and stored as fp32.
+by the loop (at int32 offsets named ``f64``), scaled, reduced (``tt.reduce`` with an fp64 combine region) and stored as fp32.
 
 ``ws``: a K loop of ``tl.dot`` under ``tl.range(..., warp_specialize=True)`` for sm100.
 """
@@ -72,13 +72,13 @@ def elsewhere(x_ptr, idx_ptr, a_ptr, b_ptr, c_ptr, y_ptr, n, B: tl.constexpr):
 
 @triton.jit
 def acc64(x_ptr, y_ptr, eps: tl.float64, n, B: tl.constexpr):
-    offs = tl.arange(0, B)
+    f64 = tl.arange(0, B)  # a name is no type: these offsets are int32
     e2 = eps * eps
     if n > 4096:
         e2 = e2 * 0.5
     acc = tl.zeros([B], dtype=tl.float64)
     for i in range(0, n, B):
-        acc += tl.load(x_ptr + i + offs).to(tl.float64)
+        acc += tl.load(x_ptr + i + f64).to(tl.float64)
     total = tl.sum(acc * e2, axis=0)
     tl.store(y_ptr + tl.program_id(0), total.to(tl.float32))
 
