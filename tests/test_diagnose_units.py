@@ -328,3 +328,64 @@ def test_time_finding_disagreement_and_no_difference() -> None:
     heavy = _time_finding(_timed("no significant difference", 1.01), "x", "y", fx, fy, [crit])
     assert heavy is not None and heavy.severity == "major" and heavy.explanation.startswith("Disagreement: the static")
     assert _time_finding(_bundle({}), "x", "y", fx, fy, [crit]) is None
+
+
+def test_indicators_need_both_sides_and_a_difference() -> None:
+    """Static indicators of speed: the global memory instruction ratio only when both variants have global accesses
+    and their counts differ (PTX ``ld.global``/``st.global``/``cp.async``; equal counts or a side without any say
+    nothing); the first ``pipeline.load-not-pipelined`` finding, its title without a final period, predicting what it
+    predicts; CTAs per SM when they differ, the side with fewer predicted slower. Facts without PTX counts have no
+    global memory instructions (no indicator, no error)."""
+    from irdiff.diagnose import _gmem, _indicators
+    from irdiff.diagnose.testing import make_facts
+
+    x, y = _facts("x", 3, 4), _facts("y", 3, 4)  # 4 global instructions each, same occupancy
+    assert _indicators("x", "y", x, y, []) == []
+    none = make_facts("n", counts={"ptx": {"ld.shared.b32": 8}})
+    assert _gmem(none) == 0 and _gmem(make_facts("bare")) == 0
+    assert _indicators("n", "y", none, y, []) == [] == _indicators("y", "n", y, none, [])
+    assert _indicators("b", "y", make_facts("b"), y, []) == []
+    # cp.async copies count as global memory instructions (async global-to-shared loads)
+    cp = make_facts("cp", counts={"ptx": {"cp.async 16B": 4, "ld.global.b32": 2, "cp.async.commit_group": 1}})
+    assert _gmem(cp) == 6
+    assert _indicators("cp", "y", cp, _facts("y", 1, 4), []) == [("3.0× the global memory instructions in `cp`", "cp")]
+    assert _indicators("y", "cp", _facts("y", 1, 4), cp, []) == [("3.0× the global memory instructions in `cp`", "cp")]
+    late = F("pipeline.load-not-pipelined", "x", title="`b_ptrs` not pipelined in `x`.")
+    other = F("pipeline.load-not-pipelined", "y", title="`a_ptrs` not pipelined in `y`")
+    assert _indicators("x", "y", x, y, [F("mma.lowering", "y"), late, other]) == [
+        ("`b_ptrs` not pipelined in `x`", "x")
+    ]
+    fewer = _facts("f", 3, 2)
+    assert _indicators("f", "y", fewer, y, []) == [("2 vs 4 CTAs per SM (`f` vs `y`)", "f")]
+    assert _indicators("y", "f", y, fewer, []) == [("4 vs 2 CTAs per SM (`y` vs `f`)", "f")]
+
+
+def test_shape_text() -> None:
+    """A timed shape as ``M=64,N=128`` (the runner's key order), an empty one as the default shape; the measured
+    time finding names it."""
+    from irdiff.diagnose import _shape_text, _time_finding
+
+    assert _shape_text({"M": 64, "N": 128}) == "M=64,N=128"
+    assert _shape_text({}) == "the default shape"
+    fx, fy = _facts("x", 7, 2), _facts("y", 1, 4)
+    crit = [F("mma.lowering", "x", severity="critical")]  # the static chain agrees: the title is the measurement
+    two = _time_finding(_timed("slower", 2.5, {"M": 64, "N": 128}), "x", "y", fx, fy, crit)
+    assert two is not None and two.title == "`x` is measured 2.5× slower than `y` at M=64,N=128"
+    dflt = _bundle({"timing": {"verdicts": [_verdict("x", "y", 2.5, "slower", [2.2, 2.8], shape={})]}})
+    f = _time_finding(dflt, "x", "y", fx, fy, crit)
+    assert f is not None and f.title == "`x` is measured 2.5× slower than `y` at the default shape"
+    assert [e.text for e in f.evidence] == ["the default shape: s"]
+
+
+def test_lazy_names_resolve_on_first_use() -> None:
+    """The package re-exports names of its submodules on first use (PEP 562 ``__getattr__``): each is the defining
+    module's own object; an unknown name raises AttributeError naming the module and the name."""
+    import irdiff.diagnose as d
+    from irdiff.diagnose import counts, facts, roots, rules
+
+    assert d.count_ops is counts.count_ops and d.KEY_COUNTS is counts.KEY_COUNTS
+    assert d.extract_facts is facts.extract_facts and d.VariantFacts is facts.VariantFacts
+    assert d.ROOT_IDS is roots.ROOT_IDS and d.RULE_IDS is rules.RULE_IDS
+    with pytest.raises(AttributeError, match=r"^module 'irdiff\.diagnose' has no attribute 'no_such_name'$"):
+        d.no_such_name  # noqa: B018
+    assert not hasattr(d, "count_op")

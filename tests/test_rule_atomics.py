@@ -375,3 +375,143 @@ def test_cas_loop_of_one_atomic_and_without_ttir_atomics() -> None:
 
 def test_required_by_reshape_alone() -> None:
     assert _required_by(_cvt("blocked", ["tt.reshape"])) == "a `tt.reshape`"
+
+
+# ------------------------------------------------- fence lines, several orderings, conversions on both sides
+
+
+@BOTH
+def test_lock_names_every_ordering_and_quotes_its_gpu_fence(own: Bundle, swap: bool) -> None:
+    """Own kernel: a ``tl.atomic_cas`` lock (default ``acq_rel``, gpu scope) and ``tl.atomic_xchg`` unlock around a
+    ``relaxed`` sys-scope add, against the add alone: the lock side lists both of its orderings, is predicted slower
+    (its acquire/release fences the GPU and invalidates L1) and its first GPU fence line is quoted with its count."""
+    f, a, b = one(rule_atomic_ordering, own, "lock", "relaxed", swap)
+    d = {"lock": "sem=acq_rel scope=gpu, sem=relaxed scope=sys", "relaxed": "sem=relaxed scope=sys"}
+    assert (f.severity, f.predicts) == ("major", "lock")
+    assert f.title == (
+        f"Atomic ordering: {d[a]} in `{a}` vs {d[b]} in `{b}` (`lock` adds a GPU-wide fence (`MEMBAR.GPU`) and an L1 "
+        "invalidation (`CCTL`) per atomic)"
+    )
+    assert f.explanation.startswith(f"Atomics use {d[a]} in `{a}` and {d[b]} in `{b}`. {ACQ_REL} {RELAXED} Fences")
+    n = n_sass(own, "lock", r"\bMEMBAR\.[A-Z.]*GPU")
+    assert n > 0 and n_sass(own, "relaxed", r"\bMEMBAR|\bCCTL") == 0
+    fence = [(e.variant, e.text) for e in f.evidence if e.stage == "sass" and e.line]
+    assert len(fence) == 1 and fence[0][0] == "lock"
+    k = next(i for i, e in enumerate(f.evidence) if e.stage == "sass" and e.line)
+    # the SASS line as listed (after its scheduling prefix), then the count of its kind
+    txt = fence[0][1].removesuffix(f"   ({n}× MEMBAR.GPU)")
+    assert txt != fence[0][1] and txt.startswith("MEMBAR") and ".GPU" in txt and at_line(own, f, k).endswith(txt)
+
+
+@BOTH
+def test_acquire_quotes_its_l1_invalidation(own: Bundle, swap: bool) -> None:
+    """``sem="acquire"`` fences nothing in SASS but invalidates L1 after the atomic (``CCTL``): that line is the
+    fence evidence of the acquire side, with its count."""
+    f, _, _ = one(rule_atomic_ordering, own, "acquire", "relaxed", swap)
+    n = n_sass(own, "acquire", r"\bCCTL")
+    assert n > 0 and n_sass(own, "acquire", r"\bMEMBAR|\bERRBAR") == 0
+    k = [i for i, e in enumerate(f.evidence) if e.stage == "sass" and e.line]
+    assert len(k) == 1 and f.evidence[k[0]].variant == "acquire"
+    txt = f.evidence[k[0]].text.removesuffix(f"   ({n}× CCTL)")
+    assert txt != f.evidence[k[0]].text and txt.startswith("CCTL") and at_line(own, f, k[0]).endswith(txt)
+
+
+def _sass_facts(name: str, sass: str, atoms: list[AtomicFact]):  # type: ignore[no-untyped-def]
+    from irdiff.diagnose.counts import count_ops
+    from irdiff.diagnose.facts import _first_lines
+
+    return make_facts(
+        name,
+        counts={"sass": count_ops("sass", sass)},
+        first_lines={"sass": _first_lines("sass", sass)},
+        mech=MechFacts(atomics=atoms),
+    )
+
+
+def test_fence_evidence_is_the_line_of_that_fence_kind() -> None:
+    """SASS with a CTA fence before a GPU fence (a CTA-scope atomic, then a gpu-scope one): the quoted fence line is
+    the ``MEMBAR.ALL.GPU`` one, not the first ``MEMBAR`` of any scope (fixed: the rule looked up ``MEMBAR``); a side
+    with a system fence and an error barrier only quotes its ``ERRBAR``. Neither side is heavier (3 fences each):
+    the title says who uses what and no more."""
+    mixed = (
+        "\tMEMBAR.SC.CTA ;\n\tATOMG.E.ADD.STRONG.GPU PT, R1, [R2], R3 ;\n\tMEMBAR.ALL.GPU ;\n\tERRBAR;\n"
+        "\tATOMG.E.ADD.STRONG.GPU PT, R4, [R2], R3 ;\n"
+    )
+    sys = "\tMEMBAR.SC.SYS ;\n\tERRBAR;\n\tRED.E.ADD.STRONG.SYS [R2], R3 ;\n\tMEMBAR.SC.SYS ;\n"
+    long_ref = Ref("ttir", 9, "%7 = tt.atomic_rmw fadd, acq_rel, gpu, " + "%x, " * 80)
+    am = [
+        AtomicFact("fadd", "acq_rel", "cta", "f32", [], False, long_ref, None),
+        AtomicFact("fadd", "acq_rel", "gpu", "f32", [], False, R, None),
+    ]
+    a = _sass_facts("mixed", mixed, am)
+    b = _sass_facts("sys", sys, [AtomicFact("fadd", "release", "sys", "f32", [], False, R, None)])
+    for x, y in ((a, b), (b, a)):
+        (f,) = rule_atomic_ordering(make_context(x, y))
+        assert f.predicts is None and f.severity == "minor"
+        d = {"mixed": "sem=acq_rel scope=cta, sem=acq_rel scope=gpu", "sys": "sem=release scope=sys"}
+        assert f.title == f"Atomic ordering: {d[x.name]} in `{x.name}` vs {d[y.name]} in `{y.name}`"
+        fence = {e.variant: (e.line, e.text) for e in f.evidence if e.stage == "sass" and e.line}
+        assert fence == {"mixed": (3, "MEMBAR.ALL.GPU ;   (1× MEMBAR.GPU)"), "sys": (2, "ERRBAR;   (1× ERRBAR)")}
+        # the first atomic's TTIR line, cut at 220 characters
+        e = next(e for e in f.evidence if e.variant == "mixed" and e.stage == "ttir")
+        assert e.line == 9 and e.text == long_ref.text[:220] and len(long_ref.text) > 221
+
+
+@BOTH
+def test_mma_v2_vs_wgmma_conversion_names_the_inspected_side(own: Bundle, swap: bool) -> None:
+    """Own kernel: the dot result added atomically on sm80 (``mma_v2``) and on sm90 (``wgmma``): each side converts
+    one 64x64 tile through shared memory, from a different layout. Neither has more conversions: an ``info`` finding
+    about the inspected side, predicting nothing, quoting the other side's conversion too."""
+    f, a, b = one(rule_convert_shared, own, "dot80", "dot90", swap)
+    assert (f.id, f.severity, f.stage, f.predicts) == ("layout.convert-shared", "info", "ttgir", None)
+    src = {"dot80": "mma_v2", "dot90": "wgmma"}
+    c = next(x for x in context(own, a, b).fa.mech.converts if x.shared_stores)  # type: ignore[union-attr]
+    kb = {16384: "16 KB", 8192: "8 KB"}[c.scratch_bytes or 0]
+    assert f.title == f"`{a}` converts 64x64xf32 from {src[a]} to blocked through shared memory ({kb} scratch)"
+    assert f.explanation.startswith(f"In `{a}` a `ttg.convert_layout` moves the 64x64xf32 value produced by ")
+    assert f"from the {src[a]} layout to a blocked layout" in f.explanation and src[b] not in f.explanation
+    assert f"`{b}` has 1 such conversion(s). The scratch reuses" in f.explanation
+    assert "it consumes the value" not in f.explanation
+    assert ev(f) == [(a, "ttgir"), (a, "python"), (a, "ptx"), (b, "ttgir")]
+    for k in (0, 3):
+        assert f.evidence[k].text == at_line(own, f, k)[:240] and "ttg.convert_layout" in f.evidence[k].text
+    assert f.evidence[0].line != f.evidence[3].line or a != b
+
+
+def _cv(src: str, shape: list[int], stores: int, scratch: int | None, producer: str, ref: Ref) -> ConvertFact:
+    return ConvertFact(
+        src, "blocked", shape, "f32", producer, ["tt.store"], stores, 2, 1, 4 * stores, scratch, ref, None
+    )
+
+
+def test_the_conversion_only_one_side_has_is_described() -> None:
+    """Two conversions each, one in common (listed first): the finding describes the inspected side's other one, a
+    single ``st.shared`` per thread still counts as going through shared memory, and only the first conversion of the
+    other side is quoted. A conversion without a producing op (a loop-carried value) and without a scratch estimate
+    (stores but no loads at its line) says neither. Long TTGIR lines are cut at 240 characters."""
+    common = _cv("mma_v2", [64, 64], 8, 16384, "tt.dot", Ref("ttgir", 5, "%c = ttg.convert_layout %acc"))
+    long_ref = Ref("ttgir", 12, "%9 = ttg.convert_layout %arg7 : tensor<32x64xf32, #mma> -> " + "#blocked " * 40)
+    mine = _cv("mma_v2", [32, 64], 1, None, "", long_ref)
+    theirs = _cv("linear", [64, 32], 4, 4096, "tt.trans", Ref("ttgir", 8, "%t = ttg.convert_layout %tr"))
+    a = make_facts("loop", mech=MechFacts(converts=[common, mine]))
+    b = make_facts("flat", mech=MechFacts(converts=[common, theirs]))
+    (f,) = rule_convert_shared(make_context(a, b))
+    assert (f.severity, f.predicts) == ("info", None)
+    assert f.title == "`loop` converts 32x64xf32 from mma_v2 to blocked through shared memory"
+    assert f.explanation.startswith(
+        "In `loop` a `ttg.convert_layout` moves the 32x64xf32 value from the mma_v2 layout to a blocked layout "
+        "through shared memory: each thread stores its elements (1 `st.shared`, 4 B), the CTA synchronises (1 "
+        "`bar.sync`) and each thread loads the elements it needs (2 loads) — shared-memory scratch per CTA"
+    )
+    assert "`flat` has 2 such conversion(s). The scratch" in f.explanation
+    assert ev(f) == [("loop", "ttgir"), ("loop", "ptx"), ("flat", "ttgir")]
+    assert (f.evidence[0].line, f.evidence[0].text) == (12, long_ref.text[:240]) and len(long_ref.text) > 241
+    assert (f.evidence[2].line, f.evidence[2].text) == (5, common.ref.text)
+    # the other order: `flat` has the transposed tile only it converts
+    (g,) = rule_convert_shared(make_context(b, a))
+    assert g.title == "`flat` converts 64x32xf32 from linear to blocked through shared memory (4 KB scratch)"
+    assert " produced by `tt.trans`" in g.explanation and "about 4 KB of shared-memory scratch" in g.explanation
+    # without its single-store conversion `loop` has one conversion less, and it is the one `flat` shares: minor
+    c = make_facts("one", mech=MechFacts(converts=[common]))
+    (h,) = rule_convert_shared(make_context(b, c))
+    assert (h.severity, h.predicts) == ("minor", "flat") and "from linear" in h.title

@@ -40,6 +40,18 @@ POLICY = (
 )
 SAME = "They change no instruction count. "
 EVICT = "`L1::evict_first` plus an L2 `createpolicy` cache hint: evicted first."
+AXIS = (
+    "`tl.multiple_of` and `tl.max_contiguous` state divisibility and contiguity that AxisInfo cannot prove (they become "
+    "`tt.divisibility`/`tt.contiguity` attributes), `tl.assume` a condition; they change code only through vector "
+    "width and pipelining (see the coalescing/pipelining findings, if any). "
+)
+SAME_WIDTHS = (
+    "Here the PTX loads and stores keep the same widths in both variants: the alignment AxisInfo proves differs, but "
+    "something else (a mask, the layout) bounds the vector width. "
+)
+FALSE_HINT = (
+    "A hint that is false makes results wrong (misaligned vector accesses); a true one does not change results."
+)
 
 
 @pytest.fixture(scope="module")
@@ -163,6 +175,12 @@ def test_hint_on_another_value_names_each_line(compile_suite, swap: bool) -> Non
         "the hint through the arithmetic that uses it). `tl.multiple_of` and `tl.max_contiguous` state"
     )
     assert "keep the same widths" not in f.explanation
+    # the widths differ, so nothing says they are the same: the mechanism, then the warning about false hints
+    assert f.explanation == (
+        f"Hints only in `{a}`: {d[a]}; only in `{b}`: {d[b]}. The same hint sits on another value in each variant: "
+        "only the value whose divisibility or contiguity reaches an address changes an access (AxisInfo propagates "
+        f"the hint through the arithmetic that uses it). {AXIS}{FALSE_HINT}"
+    )
     assert ev(f) == [(a, "python"), (b, "python")]
     assert [e.line for e in f.evidence] == [ln[a], ln[b]]
 
@@ -390,4 +408,110 @@ def test_assume_hint_counts_as_an_axis_hint() -> None:
     assert (
         rule_axis_hints(make_context(b, a))[0].title
         == "AxisInfo hints differ: none only in `b`, `tl.assume` only in `a`"
+    )
+
+
+def test_assume_alone_explains_that_widths_stayed() -> None:
+    """AxisInfo proves another alignment (the coalescing log's vector width differs) but no PTX access changed width
+    (no lowered access on either side differs): the explanation says the width is bounded by something else, and
+    the finding is minor."""
+    acc = Access("load", [1024], "f16", 16, [8], [16], [0], 8, 128, "x", "x_ptr", R, R, R)
+    narrow = Access("load", [1024], "f16", 16, [1], [2], [0], 8, 16, "x", "x_ptr", R, R, R)
+    a = make_facts("a", mech=MechFacts(hints=[HintFact("assume", "", "llvm.intr.assume", R, None)]), accesses=[acc])
+    b = make_facts("b", accesses=[narrow])
+    for x, y in ((a, b), (b, a)):
+        (f,) = rule_axis_hints(make_context(x, y))
+        d = {"a": "`tl.assume`", "b": "none"}
+        assert f.severity == "minor"
+        assert f.explanation == (
+            f"Hints only in `{x.name}`: {d[x.name]}; only in `{y.name}`: {d[y.name]}. {AXIS}{SAME_WIDTHS}{FALSE_HINT}"
+        )
+
+
+def _hint(kind: str, value: str, op: str, python: Ref | None) -> HintFact:
+    return HintFact(kind, value, op, Ref("ttir", 3, f"%h = {op} ... {kind} {value}"), python)
+
+
+def test_moved_hint_without_a_readable_line_names_its_line_or_op() -> None:
+    """The same ``tl.multiple_of(…, 16)`` on another op in each variant: a Python line that does not parse on its own
+    (a call continued on the next line) is named by its line number only; a hint without a Python line by the op it
+    sits on."""
+    acc = Access("load", [1024], "f16", 16, [8], [16], [0], 8, 128, "x", "x_ptr", R, R, R)
+    narrow = Access("load", [1024], "f16", 16, [1], [2], [0], 8, 16, "x", "x_ptr", R, R, R)
+    cut = Ref("python", 7, "    off = tl.multiple_of(")
+    a = make_facts("a", mech=MechFacts(hints=[_hint("multiple_of", "16", "arith.muli", cut)]), accesses=[acc])
+    b = make_facts("b", mech=MechFacts(hints=[_hint("multiple_of", "16", "tt.load", None)]), accesses=[narrow])
+    for x, y in ((a, b), (b, a)):
+        (f,) = rule_axis_hints(make_context(x, y))
+        d = {"a": "`tl.multiple_of`(16) at line 7 of `a`", "b": "`tl.multiple_of`(16) on `tt.load`"}
+        assert f.title == f"AxisInfo hints differ: {d[x.name]} only in `{x.name}`, {d[y.name]} only in `{y.name}`"
+
+
+def test_axis_hint_evidence_is_bounded_and_cut() -> None:
+    """Nine hints only in one variant, two only in the other: the evidence quotes the first seven of the first
+    variant and the first of the second (no finding loses its other side); Python lines are cut at 220 characters."""
+    acc = Access("load", [1024], "f16", 16, [8], [16], [0], 8, 128, "x", "x_ptr", R, R, R)
+    narrow = Access("load", [1024], "f16", 16, [1], [2], [0], 8, 16, "x", "x_ptr", R, R, R)
+    long_py = "    p = tl.multiple_of(" + " + ".join(f"o{i}" for i in range(80)) + ", 1)"
+    many = [
+        _hint("multiple_of", str(2**i), "arith.addi", Ref("python", 10 + i, long_py if i == 0 else f"m{i}"))
+        for i in range(9)
+    ]
+    few = [_hint("max_contiguous", str(v), "arith.addi", Ref("python", 40 + v, f"c{v}")) for v in (4, 8)]
+    a = make_facts("many", mech=MechFacts(hints=many), accesses=[acc])
+    b = make_facts("few", mech=MechFacts(hints=few), accesses=[narrow])
+    (f,) = rule_axis_hints(make_context(a, b))
+    assert [(e.variant, e.line) for e in f.evidence] == [("many", 10 + i) for i in range(7)] + [("few", 44)]
+    assert len(long_py) > 221 and f.evidence[0].text == long_py[:220]
+    (g,) = rule_axis_hints(make_context(b, a))
+    assert [(e.variant, e.line) for e in g.evidence] == [("few", 44), ("few", 48)] + [
+        ("many", 10 + i) for i in range(5)
+    ]
+
+
+def test_cache_hint_moved_from_load_to_store() -> None:
+    """``.cs`` on the load in one variant and on the store in the other: the PTX qualifier counts are the same, the
+    hints are not, so it is reported, each on its op; neither side has SASS counts (no SASS difference to report:
+    the instruction count is unchanged). TTIR lines are cut at 220 characters."""
+    long_ref = Ref("ttir", 6, "%x = tt.load %p {cacheModifier = cs} : tensor<" + "1024x" * 60 + "f32>")
+    ld = make_facts(
+        "ld",
+        counts={"ptx": {"hint .cs": 2}},
+        mech=MechFacts(hints=[HintFact("cache_modifier", "cs", "tt.load", long_ref, None)]),
+    )
+    st = make_facts(
+        "st", counts={"ptx": {"hint .cs": 2}}, mech=MechFacts(hints=[_hint("cache_modifier", "cs", "tt.store", None)])
+    )
+    d = {"ld": "load cache_modifier=cs", "st": "store cache_modifier=cs"}
+    for x, y in ((ld, st), (st, ld)):
+        (f,) = rule_cache_hints(make_context(x, y))
+        a, b = x.name, y.name
+        assert f.title == f"Cache hints: {d[a]} in `{a}` vs {d[b]} in `{b}`"
+        assert f.explanation == (
+            f"Memory hints: {d[a]} in `{a}`; {d[b]} in `{b}`. In PTX: `{a}` 2× `hint .cs`; `{b}` 2× `hint .cs`. "
+            f"`.cs`: streaming, likely accessed once (evict first). {CACHED}{SAME}{RESULTS}"
+        )
+    (f,) = rule_cache_hints(make_context(ld, st))
+    assert [(e.variant, e.stage, e.line) for e in f.evidence] == [
+        ("ld", "ttir", 6),
+        ("ld", "ptx", None),
+        ("st", "ttir", 3),
+        ("st", "ptx", None),
+    ]
+    assert len(long_ref.text) > 221 and f.evidence[0].text == long_ref.text[:220]
+
+
+def test_cache_hint_without_known_effect_and_with_sass_change() -> None:
+    """A hint whose PTX effect the rule has no words for (``evict_normal``) and SASS counts that differ: no effect
+    sentence, and no claim that the instruction count is unchanged."""
+    a = make_facts(
+        "a",
+        counts={"sass": {"LDG.E": 2, "instructions": 40}},
+        mech=MechFacts(hints=[_hint("eviction_policy", "evict_normal", "tt.load", None)]),
+    )
+    b = make_facts("b", counts={"sass": {"LDG.E": 2, "instructions": 38}})
+    (f,) = rule_cache_hints(make_context(a, b))
+    assert f.explanation == (
+        "Memory hints: load eviction_policy=evict_normal in `a`; none in `b`. In PTX: `a` no cache qualifiers; `b` no "
+        f"cache qualifiers. {CACHED}{RESULTS}"
     )

@@ -334,3 +334,27 @@ def test_mma_lowering_without_a_known_reason() -> None:
             "(per thread, PTX: `hopper`: 0 `wgmma`; `blackwell`: 0 `tcgen05.mma`). The older instruction"
             in f.explanation
         )
+
+
+def test_mma_of_an_unknown_version_is_named_not_counted() -> None:
+    """An ``nvidia_mma`` layout of a ``versionMajor`` irdiff has no words for (mechfacts calls it ``mma``) against
+    ``wgmma``: ranked as ``mma.sync``, it is the lower side; it is named by its kind in a code span and gets no PTX
+    count (there is no instruction key to count; it used to print an empty code span)."""
+    old = _facts("v1", _dot("mma"), arch=90)
+    new = _facts("v3", _dot("wgmma"), arch=90)
+    for x, y in ((old, new), (new, old)):
+        (f,) = rule_mma_lowering(make_context(x, y))
+        assert (f.predicts, f.severity) == ("v1", "major")
+        assert f.title == "`acc` dot 64x64x32 (f16 × f16) lowered to mma in `v1` vs wgmma in `v3`"
+        assert f.explanation.startswith(
+            "`acc` dot 64x64x32 (f16 × f16) is lowered to `mma` in `v1` and to `wgmma` (Hopper warpgroup MMA, "
+            "asynchronous, operands from shared memory) in `v3` (per thread, PTX: `v1`: no PTX instruction known for "
+            "`mma`; `v3`: 0 `wgmma`). "
+        )
+        assert "``" not in f.explanation
+    # and the other way round: the unknown kind on the higher side is named the same way
+    fma = _facts("f", _dot("fma", a_type="f32", b_type="f32", precision="ieee"), arch=90)
+    (g,) = rule_mma_lowering(make_context(old, fma))
+    assert g.predicts == "f" and " in `f` and to `mma` in `v1` (per thread, PTX: `f`: 0 `fma.f32`; `v1`: no PTX " in (
+        g.explanation
+    )

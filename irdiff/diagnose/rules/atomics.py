@@ -85,7 +85,8 @@ def rule_atomic_ordering(ctx: Context) -> list[Finding]:
             ev.append(_ev(v, atoms[0].python))
     for v, f, fences in ((ctx.a, ctx.fa, fa), (ctx.b, ctx.fb, fb)):
         for k in ("MEMBAR.GPU", "CCTL", "ERRBAR"):
-            r = f.first_lines.get("sass", {}).get(k.split(".")[0])
+            # the first line of this fence kind (``MEMBAR.GPU``), not the first ``MEMBAR`` of any scope
+            r = f.first_lines.get("sass", {}).get(k)
             if r and fences.get(k):
                 ev.append(_ev(v, r, f"{r.text}   ({fences[k]}× {k})"))
                 break

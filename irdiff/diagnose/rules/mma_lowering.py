@@ -97,13 +97,17 @@ def rule_mma_lowering(ctx: Context) -> list[Finding]:
                 ev.append(_ev(v, r, f"{r.text}   ({_c(f, 'ptx', k)}× {k})"))
         if dl.python:
             ev.append(_ev(low, dl.python))
+        # a layout kind without a PTX instruction here (an ``nvidia_mma`` of another ``versionMajor``, which
+        # mechfacts names ``mma``) is named as such, not counted under an empty key
         counts = "; ".join(
-            f"`{v}`: {_c(f, 'ptx', _PTX_KEY.get(d.lowering, ''))} `{_PTX_KEY.get(d.lowering, '')}`"
+            f"`{v}`: {_c(f, 'ptx', _PTX_KEY[d.lowering])} `{_PTX_KEY[d.lowering]}`"
+            if d.lowering in _PTX_KEY
+            else f"`{v}`: no PTX instruction known for `{d.lowering}`"
             for v, f, d in ((low, fl, dl), (high, fh, dh))
         )
         expl = (
-            f"{_dot_label(dl)} is lowered to {_WORDS.get(dl.lowering, dl.lowering)} in `{low}` and to "
-            f"{_WORDS.get(dh.lowering, dh.lowering)} in `{high}` (per thread, PTX: {counts}). "
+            f"{_dot_label(dl)} is lowered to {_WORDS.get(dl.lowering, f'`{dl.lowering}`')} in `{low}` and to "
+            f"{_WORDS.get(dh.lowering, f'`{dh.lowering}`')} in `{high}` (per thread, PTX: {counts}). "
             + (f"What forced it in `{low}`: {'; '.join(why)}. " if why else "")
             + (
                 "On FMA every output element is accumulated in registers of the thread that owns it, one "
