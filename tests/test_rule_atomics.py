@@ -489,7 +489,8 @@ def test_the_conversion_only_one_side_has_is_described() -> None:
     single ``st.shared`` per thread still counts as going through shared memory, and only the first conversion of the
     other side is quoted. A conversion without a producing op (a loop-carried value) and without a scratch estimate
     (stores but no loads at its line) says neither. Long TTGIR lines are cut at 240 characters."""
-    common = _cv("mma_v2", [64, 64], 8, 16384, "tt.dot", Ref("ttgir", 5, "%c = ttg.convert_layout %acc"))
+    wide = "%c = ttg.convert_layout %acc : tensor<64x64xf32, #ttg.nvidia_mma<{versionMajor = 2, " + "x" * 200 + "}>>"
+    common = _cv("mma_v2", [64, 64], 8, 16384, "tt.dot", Ref("ttgir", 5, wide))
     long_ref = Ref("ttgir", 12, "%9 = ttg.convert_layout %arg7 : tensor<32x64xf32, #mma> -> " + "#blocked " * 40)
     mine = _cv("mma_v2", [32, 64], 1, None, "", long_ref)
     theirs = _cv("linear", [64, 32], 4, 4096, "tt.trans", Ref("ttgir", 8, "%t = ttg.convert_layout %tr"))
@@ -506,7 +507,7 @@ def test_the_conversion_only_one_side_has_is_described() -> None:
     assert "`flat` has 2 such conversion(s). The scratch" in f.explanation
     assert ev(f) == [("loop", "ttgir"), ("loop", "ptx"), ("flat", "ttgir")]
     assert (f.evidence[0].line, f.evidence[0].text) == (12, long_ref.text[:240]) and len(long_ref.text) > 241
-    assert (f.evidence[2].line, f.evidence[2].text) == (5, common.ref.text)
+    assert (f.evidence[2].line, f.evidence[2].text) == (5, wide[:240]) and len(wide) > 241
     # the other order: `flat` has the transposed tile only it converts
     (g,) = rule_convert_shared(make_context(b, a))
     assert g.title == "`flat` converts 64x32xf32 from linear to blocked through shared memory (4 KB scratch)"
