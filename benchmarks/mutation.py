@@ -126,7 +126,11 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_rules.py::test_strip_loc_idempotent",
         "tests/test_target.py::test_spellings",
     ],
-    "irdiff/diagnose/mechfacts.py": ["tests/test_mechfacts.py", "tests/test_mechfacts_hints.py"],
+    "irdiff/diagnose/mechfacts.py": [
+        "tests/test_mechfacts.py",
+        "tests/test_mechfacts_hints.py",
+        "tests/test_mechfacts_dots.py",
+    ],
     "irdiff/diagnose/settings.py": ["tests/test_settings_findings.py"],
     "irdiff/diagnose/rules/specialization.py": ["tests/test_rule_specialization.py", "tests/test_rule_units.py"],
     # roots.py: tests/test_roots_units.py calls the helpers (mechanisms, stage-0 words, settings/source/attribute

@@ -359,6 +359,25 @@ def _pos(raw: str, table: dict[str, str]) -> tuple[int, int] | None:
     return None
 
 
+def _region_ends(text: str) -> dict[int, str]:
+    """Line of an op with a region (``%r = "tt.reduce"(%x) <{axis = 1 : i32}> ({``) → its closing line
+    (``}) : (tensor<…>) -> tensor<…> loc(#locN)``): MLIR prints such an op's location after the region, not on the
+    line that names the op."""
+    out: dict[int, str] = {}
+    stack: list[int | None] = []
+    for no, raw in enumerate(text.splitlines(), 1):
+        s = strip_loc(raw).strip()
+        if s.startswith("}"):
+            opened = stack.pop() if stack else None
+            if opened is not None and s.startswith("})"):
+                out[opened] = raw
+            if s.endswith("{"):  # ``} else {``
+                stack.append(None)
+        elif s.endswith("{"):
+            stack.append(no if s.endswith("({") else None)
+    return out
+
+
 def _ptx_shared_at(ptx: str) -> dict[tuple[int, int], list[tuple[str, int]]]:
     """Per source position (PTX ``.loc`` line, column): the shared-memory instructions and barriers emitted there,
     in order, as ``(kind, bytes)`` with kind ``st``/``ld``/``bar``."""
@@ -580,9 +599,12 @@ def _converts(ttgir: str, ptx: str, src: str, python: str) -> list[ConvertFact]:
     smem_ops = ("ttg.convert_layout", "tt.reduce", "tt.scan", "tt.histogram", "tt.gather", "ttg.local_alloc",
                 "ttg.local_load", "ttg.local_store", "tt.atomic_rmw", "tt.atomic_cas")  # fmt: skip
     users: dict[tuple[int, int], list[str]] = {}
+    ends = _region_ends(ttgir)  # a reduction's or scan's location is on its region's closing line
     for ln in g_all:
         if ln.op in smem_ops:
             p = _pos(ln.raw, table)
+            if p is None and ln.no in ends:
+                p = _pos(ends[ln.no], table)
             if p is not None:
                 users.setdefault(p, []).append(ln.op)
     out: list[ConvertFact] = []
@@ -670,11 +692,12 @@ def _mma_waits(ttgir: str) -> list[MmaWaitFact]:
     rings = {r: ln for ln in g_all if ln.op == "ttg.local_alloc" for r in ln.results if "xi64" in ln.text}
     for mma in (ln for ln in g_all if ln.op == "ttng.tc_gen5_mma" and ln.inner):
         bm = re.search(r"(%[\w.#-]+)\[[^\]]*\]\s*(?:\{|:)", mma.text)
-        bar = bm.group(1).split("#")[0] if bm else ""
+        # whole SSA names: ``%bars#1`` (result 1 of a multi-result op) is not ``%bars#0``
+        bar = bm.group(1) if bm else ""
         waits = [ln for ln in g_all if ln.op == "ttng.wait_barrier" and ln.loop == mma.loop]
         for w in waits:
             ops = _operands(w)
-            wb = ops[0].split("#")[0] if ops else ""
+            wb = ops[0] if ops else ""
             ring = 1
             for r in rings.values():
                 m = re.search(r"memdesc<(\d+)x1xi64", r.text)
