@@ -182,7 +182,8 @@ def _module(*ops: str, header: str = HEAD, module: str = MODULE) -> str:
 def test_conversion_alone_at_its_position_gets_the_ptx_shared_traffic() -> None:
     """One conversion at 5:10 (4 warps = 128 threads): 2 stores of 16 bytes, 1 load, 1 barrier, one round, so it
     stages 32 × 128 = 4096 bytes per CTA (an int: whole bytes). The tensor atomic on the same line uses no shared
-    memory (``tt.atomic_rmw`` and ``tt.atomic_cas`` alike) and changes nothing."""
+    memory (``tt.atomic_rmw`` and ``tt.atomic_cas`` alike), nor do the constant and the dot there: none of them changes
+    anything."""
     for extra in (
         "",
         f"%r = tt.atomic_rmw fadd, acq_rel, gpu, %p, %c, %m : (tensor<64x64x!tt.ptr<f32>, #blocked>, {B}, "
@@ -190,7 +191,12 @@ def test_conversion_alone_at_its_position_gets_the_ptx_shared_traffic() -> None:
         f"%r = tt.atomic_cas acq_rel, gpu, %p, %cmp, %c : (tensor<64x64x!tt.ptr<f32>, #blocked>, {B}, {B}) -> {B} "
         "loc(#loc1)",
     ):
-        ttgir = _module(f"%acc = tt.dot %a, %b, %z : {T} * {T} -> {T} loc(#loc1)", CVT, extra)
+        ttgir = _module(
+            f"%z = arith.constant dense<0.000000e+00> : {T} loc(#loc1)",
+            f"%acc = tt.dot %a, %b, %z : {T} * {T} -> {T} loc(#loc1)",
+            CVT,
+            extra,
+        )
         (c,) = _converts(ttgir, PTX, "/k/kern.py", PY)
         assert (c.src, c.dst, c.producer, c.shape, c.elem) == ("mma_v2", "blocked", "tt.dot", [64, 64], "f32")
         assert (c.shared_stores, c.shared_loads, c.barriers, c.stored_bytes) == (2, 1, 1, 32), extra
