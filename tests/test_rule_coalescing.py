@@ -42,7 +42,21 @@ def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
         (
             (
                 TILE,
-                ["rows", "gather", "skew", "cols", "pairs", "tt", "dskew", "tskew", "inline", "two", "twoq", "bytes"],
+                [
+                    "rows",
+                    "gather",
+                    "skew",
+                    "cols",
+                    "pairs",
+                    "tt",
+                    "dskew",
+                    "tskew",
+                    "inline",
+                    "two",
+                    "twoq",
+                    "zx",
+                    "bytes",
+                ],
                 "sm80",
                 None,
             ),
@@ -453,6 +467,12 @@ def test_leftover_accesses_pair_by_pointer_once(real: Real) -> None:
     ]
     ctx = context(real, "twoq", "pairs")
     assert [(x.kind, x.shape, y.shape) for x, y in _pair_accesses(ctx.fa, ctx.fb)] == [("load", [32, 64], [32, 32])]
+    # `zx` names its [32, 64] tile `z`: `two`'s `x` loads pass over it (another pointer) and over the stores; the first
+    # takes the [32, 16] load of pointer `x`, the second finds nothing left
+    ctx = context(real, "two", "zx")
+    assert [(x.kind, x.shape, y.shape, y.name) for x, y in _pair_accesses(ctx.fa, ctx.fb)] == [
+        ("load", [32, 64], [32, 16], "x")
+    ]
 
 
 def test_width_phrase_of_an_8_byte_aligned_int8_load(real: Real) -> None:

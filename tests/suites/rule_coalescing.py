@@ -16,6 +16,7 @@
   other shapes from pointers named ``x``; each pairs once, by shape first.
 - ``twoq``: as ``two`` with a ``[32, 16]`` tile of every fourth column second: its second load has a shape no other
   variant has, so it pairs (by its pointer ``x``) only with a load left over.
+- ``zx``: as ``twoq`` with the first tile named ``z``: its ``[32, 64]`` load has another pointer name than the others'.
 - ``bytes``: an int8 row-major tile read 8 elements past ``src``: contiguous, proven only 8-byte aligned.
 """
 
@@ -104,6 +105,17 @@ def tile_bytes(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
     tl.store(dst + r * C + c, x)
 
 
+@triton.jit
+def tile_zx(src, dst, ld, step, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    z = tl.load(src + r * ld + c)
+    tl.store(dst + r * C + c, z)
+    q = tl.arange(0, C // 4)[None, :]
+    x = tl.load(src + r * ld + 4 * q)
+    tl.store(dst + r * C + q, x)
+
+
 def _args(align: int = 16, dst_align: int = 16, dtype: str = "fp16"):  # type: ignore[no-untyped-def]
     def args(s):  # type: ignore[no-untyped-def]
         return {
@@ -130,6 +142,7 @@ suite = Suite(
         "inline": Variant(tile_inline),
         "two": Variant(tile_two),
         "twoq": Variant(tile_twoq),
+        "zx": Variant(tile_zx),
         "bytes": Variant(tile_bytes, args=_args(dtype="i8")),
     },
     args=_args(),
