@@ -184,6 +184,375 @@ def test_register_mechanism_appends_once() -> None:
         R.MECHANISMS.remove(extra)
 
 
+# ------------------------------------------------------------------------------------------------ mechanisms on own kernels
+# tests/suites/mech_roots.py: each suite's variants differ on one line (atomic sem/scope/op, cache policy, fp32 vs
+# integer division, reduction axis, a hint call as its own statement); sm80, Triton 3.9 and 3.6.
+
+MECH = str(SUITES / "mech_roots.py")
+_TICKS = re.compile(r"`[^`]+`")
+
+
+def _names(listing: str) -> list[str]:
+    """```a`, `b``` → ``["a", "b"]``; each item must be one backticked name (the sentence's own separator)."""
+    items = listing.split(", ")
+    assert all(_TICKS.fullmatch(i) for i in items), listing
+    return [i.strip("`") for i in items]
+
+
+def multi_root_ctx(b: Bundle, a: str, o: str) -> R.RootContext:
+    """What ``_add_trace`` hands the mechanisms when the pair has more than one root (``whole_ok=False``): the trace
+    runs through the PTX at the changed lines, and no whole-kernel delta is given."""
+    ctx = root_ctx(b, a, o)
+    va, vb = b.variants[a], b.variants[o]
+    la = {c.line_a for c in ctx.changes if c.line_a}
+    lb = {c.line_b for c in ctx.changes if c.line_b}
+    trace = stage_trace(va, vb, la, lb, ("ttir", "ttgir", "ptx"))
+    return R.RootContext(a, o, ctx.finding, ctx.changes, ctx.attrs, trace, {})
+
+
+@pytest.fixture(scope="module")
+def atoms(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(MECH + "::atomsem", ["acqrel", "relaxed", "acquire", "release", "cta", "maxop"], "sm80")
+
+
+def _atomic_parts(s: str, a: str, b: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The sentence's atomic instructions and fences per variant."""
+    m = re.search(rf"Atomic instructions: (.*) in `{a}` vs (.*) in `{b}`\.", s)
+    assert m is not None, s
+    atoms = {a: _names(m[1]), b: _names(m[2])}
+    fences = {
+        v: _names(f[1])
+        for v in (a, b)
+        if (f := re.search(rf"Fences and barriers only in `{v}`: (.*?`)(?:; `\w+` drops them)?\.(?: |$)", s))
+    }
+    return atoms, fences
+
+
+ORDERING = (
+    "The atomic's memory ordering differs: with `acq_rel` (Triton's default `sem`) the update also orders the thread's "
+    "earlier and later memory accesses, which the lowering implements with fences and a returning atomic; `relaxed` "
+    "only makes the update itself atomic."
+)
+
+
+@pytest.mark.parametrize("order", [("acqrel", "relaxed"), ("relaxed", "acqrel")])
+def test_atomic_sem_relaxed_drops_the_membar_and_the_return(atoms: Bundle, order: tuple[str, str]) -> None:
+    s = R._mech_atomic(root_ctx(atoms, *order))
+    assert s is not None and s.startswith(ORDERING + " Atomic instructions: ") and "scope differs" not in s
+    insts, fences = _atomic_parts(s, *order)
+    # the ordered update returns (`atom` → `ATOMG`), the relaxed one need not (`red`/`RED`; 3.6 keeps a PTX `atom`)
+    assert "atom.global.gpu.acq_rel.add.u32" in insts["acqrel"] and "ATOMG.E.ADD.STRONG.GPU" in insts["acqrel"]
+    assert "RED.E.ADD.STRONG.GPU" in insts["relaxed"] and not any("acq_rel" in k for k in insts["relaxed"])
+    assert any(re.fullmatch(r"(red|atom)\.global\.gpu\.relaxed\.add\.u32", k) for k in insts["relaxed"])
+    assert insts[order[0]] == sorted(insts[order[0]]) and len(insts["acqrel"]) == 2 == len(insts["relaxed"])
+    # ptxas fences the acq_rel update with a GPU-wide MEMBAR; the relaxed one has none of its own
+    assert list(fences) == ["acqrel"] and "MEMBAR.ALL.GPU" in fences["acqrel"]
+    assert s.endswith("; `relaxed` drops them.")
+    xa, xb = R._all_ops(root_ctx(atoms, "acqrel", "relaxed"))
+    assert ("bar.sync" in fences["acqrel"]) == ("bar.sync" in xa)  # 3.9 also barriers around the returned value
+
+
+@pytest.mark.parametrize("order", [("acquire", "release"), ("release", "acquire")])
+def test_atomic_release_fences_before_and_acquire_returns(atoms: Bundle, order: tuple[str, str]) -> None:
+    """A release update must make earlier writes visible first (ptxas: `MEMBAR.ALL.GPU` before it); an acquire one
+    orders later accesses after it (a returning `ATOMG`, no MEMBAR)."""
+    s = R._mech_atomic(root_ctx(atoms, *order))
+    assert s is not None and s.startswith(ORDERING)
+    insts, fences = _atomic_parts(s, *order)
+    assert fences == {"release": ["MEMBAR.ALL.GPU"]} and s.endswith("; `acquire` drops them.")
+    assert "ATOMG.E.ADD.STRONG.GPU" in insts["acquire"] and "RED.E.ADD.STRONG.GPU" in insts["release"]
+    assert "atom.global.gpu.acquire.add.u32" in insts["acquire"]
+    assert any(k.endswith("global.gpu.release.add.u32") for k in insts["release"])
+
+
+@pytest.mark.parametrize("order", [("acqrel", "cta"), ("cta", "acqrel")])
+def test_atomic_scope_names_each_side_and_its_membar(atoms: Bundle, order: tuple[str, str]) -> None:
+    """``scope="cta"`` (same ``sem``): no ordering sentence, the scope of each side, and the MEMBAR each has only
+    (`MEMBAR.ALL.GPU` vs `MEMBAR.ALL.CTA`): both named, neither "drops" fences (before the fix a scope change had
+    no mechanism at all)."""
+    s = R._mech_atomic(root_ctx(atoms, *order))
+    assert s is not None and s.startswith("The atomic's scope differs: ") and "memory ordering" not in s
+    gpu, cta = "`acqrel` (`gpu`) against every thread on the GPU", "`cta` (`cta`) against the threads of its own CTA"
+    said = f"{gpu} and {cta}" if order[0] == "acqrel" else f"{cta} and {gpu}"
+    assert f"only with respect to the threads of its scope: {said}. A narrower scope" in s
+    insts, fences = _atomic_parts(s, *order)
+    assert "atom.global.gpu.acq_rel.add.u32" in insts["acqrel"] and "atom.global.cta.acq_rel.add.u32" in insts["cta"]
+    assert "MEMBAR.ALL.GPU" in fences["acqrel"] and "MEMBAR.ALL.CTA" in fences["cta"] and "drops" not in s
+
+
+@pytest.mark.parametrize("order", [("release", "cta"), ("cta", "release")])
+def test_atomic_sem_and_scope_both_sides_keep_their_own_fences(atoms: Bundle, order: tuple[str, str]) -> None:
+    """``release`` at GPU scope vs the default ``acq_rel`` at CTA scope: each side has a MEMBAR the other lacks
+    (`MEMBAR.ALL.GPU` / `MEMBAR.ALL.CTA`); before the fix the sentence named only one side's and said the other
+    "drops them"."""
+    s = R._mech_atomic(root_ctx(atoms, *order))
+    assert s is not None and s.startswith(ORDERING + " The atomic's scope differs: ")
+    _, fences = _atomic_parts(s, *order)
+    assert fences["release"] == ["MEMBAR.ALL.GPU"] and "MEMBAR.ALL.CTA" in fences["cta"] and "drops" not in s
+    assert s.index(f"only in `{order[0]}`") < s.index(f"only in `{order[1]}`")
+
+
+@pytest.mark.parametrize("order", [("acqrel", "maxop"), ("maxop", "acqrel")])
+def test_atomic_op_change_is_no_ordering_story(atoms: Bundle, order: tuple[str, str]) -> None:
+    """``tl.atomic_max`` vs ``tl.atomic_add`` (same sem and scope): the TTIR differs in the op word only."""
+    ctx = root_ctx(atoms, *order)
+    assert sorted(t for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)) == ["add", "max"]
+    assert R._mech_atomic(ctx) is None and "_mech_atomic" not in mechanisms(ctx)
+    # with the scope changed too (cta vs a max at gpu scope), only the scope is told
+    s = R._mech_atomic(root_ctx(atoms, "cta", "maxop"))
+    assert s is not None and s.startswith("The atomic's scope differs: ")
+
+
+@pytest.mark.parametrize("order", [("acqrel", "relaxed"), ("relaxed", "acqrel")])
+def test_atomic_cas_and_fp16_add_relaxed(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    b = compile_suite(MECH + "::atomcas", ["acqrel", "relaxed"], "sm80")
+    ctx = root_ctx(b, *order)
+    sems = {"acqrel": "acq_rel", "relaxed": "relaxed"}
+    assert [(ac.only_a, ac.only_b) for ac in ctx.attrs] == [([sems[order[0]]], [sems[order[1]]])] * 2  # cas, add
+    s = R._mech_atomic(ctx)
+    assert s is not None and s.startswith(ORDERING)
+    insts, fences = _atomic_parts(s, *order)
+    assert {"atom.global.acq_rel.gpu.cas.b32", "atom.global.gpu.acq_rel.add.noftz.f16"} <= set(insts["acqrel"])
+    assert "atom.global.relaxed.gpu.cas.b32" in insts["relaxed"]
+    assert list(fences) == ["acqrel"] and "MEMBAR.ALL.GPU" in fences["acqrel"]
+
+
+@pytest.fixture(scope="module")
+def quot(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(MECH + "::quot", ["approx", "ieee", "mul", "pow2", "odd"], "sm80")
+
+
+@pytest.mark.parametrize("pair", [("approx", "mul"), ("ieee", "mul"), ("pow2", "odd")], ids=lambda p: "-".join(p))
+def test_division_needs_both_divisions(quot: Bundle, pair: tuple[str, str]) -> None:
+    """Only `div.full.f32` on one side and `div.rn.f32` on the other is the approximate-vs-IEEE story: one fp32
+    division against a multiply, or an integer division by 8 (a shift) against one by 7 (`mul.hi`), is not."""
+    for order in (pair, pair[::-1]):
+        ctx = root_ctx(quot, *order)
+        xa, xb = R._all_ops(ctx)
+        assert xa and xb
+        assert R._mech_division(ctx) is None and "_mech_division" not in mechanisms(ctx)
+    xa, xb = R._all_ops(root_ctx(quot, *pair))
+    if pair == ("approx", "mul"):
+        assert R._has(xa, "div.full.f32") and R._has(xb, "mul.f32") and not R._has(xa | xb, "div.rn")
+    if pair == ("ieee", "mul"):
+        assert R._has(xa, "div.rn.f32") and not R._has(xa | xb, "div.full")
+    if pair == ("pow2", "odd"):
+        assert R._has(xa, "shr.s32") and R._has(xb, "mul.hi.s32") and not R._has(xa | xb, "div.")
+
+
+@pytest.mark.parametrize("order", [("odd", "ieee"), ("ieee", "odd")])
+def test_division_fp32_story_beside_an_integer_change(quot: Bundle, order: tuple[str, str]) -> None:
+    """``odd`` divides fp32 with ``/`` (and ints by 7), ``ieee`` with ``tl.div_rn`` (ints by 8): the fp32 sentence
+    names each variant with its instruction, whichever comes first."""
+    s = R._mech_division(root_ctx(quot, *order))
+    assert s is not None and s.startswith("`odd` divides with `div.full.f32` (") and ", `ieee` with `div.rn.f32` (" in s
+
+
+@pytest.fixture(scope="module")
+def caches(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(MECH + "::cachepol", ["plain", "last", "cg", "stfirst", "both"], "sm80")
+
+
+LAST = "`evict_last` (the lines stay longer than others: for data that is reused)"
+CG = "`.cg` (caches in L2 only, bypassing L1)"
+FIRST = (
+    "`evict_first` (the loaded lines are the first to be replaced: for data read once, so it does not push out data "
+    "that is reused)"
+)
+SAME = " Results do not change; the caches keep different data."
+POLICY = " `createpolicy` builds the L2 cache-policy operand the loads carry."
+
+
+def _only(s: str, v: str) -> list[str]:
+    m = re.search(rf" Only in `{v}`'s PTX/SASS: (.*?`)\.(?: |$)", s)
+    return _names(m[1]) if m else []
+
+
+@pytest.mark.parametrize("order", [("plain", "cg"), ("cg", "plain")])
+def test_eviction_cache_modifier_has_no_policy(caches: Bundle, order: tuple[str, str]) -> None:
+    """``.cg`` is a qualifier of the load itself (`ld.global.cg`): no `createpolicy` sentence."""
+    s = R._mech_eviction(root_ctx(caches, *order))
+    assert s is not None and s.startswith(f"Cache hints: `cg` sets {CG}.{SAME}")
+    assert "createpolicy" not in s and _only(s, "plain") == []
+    assert "ld.global.cg.v4.b32" in _only(s, "cg")
+
+
+@pytest.mark.parametrize("order", [("last", "cg"), ("cg", "last")])
+def test_eviction_each_side_its_own_hint(caches: Bundle, order: tuple[str, str]) -> None:
+    s = R._mech_eviction(root_ctx(caches, *order))
+    said = {"last": f"`last` sets {LAST}", "cg": f"`cg` sets {CG}"}
+    assert s is not None and s.startswith(f"Cache hints: {said[order[0]]}; {said[order[1]]}.{SAME}")
+    assert s.endswith(POLICY) and "ld.global.cg.v4.b32" in _only(s, "cg")
+    assert any(k.startswith("createpolicy.fractional.L2::evict_last") for k in _only(s, "last"))
+
+
+@pytest.mark.parametrize("order", [("both", "stfirst"), ("stfirst", "both")])
+def test_eviction_two_hints_in_one_variant_and_a_store_policy(caches: Bundle, order: tuple[str, str]) -> None:
+    """``both`` loads ``a`` with ``evict_last`` and ``b`` with ``.cg``; ``stfirst`` stores with ``evict_first``: each
+    variant's own words, in its order, and each policy's instructions on its side."""
+    s = R._mech_eviction(root_ctx(caches, *order))
+    said = {"both": f"`both` sets {CG}; {LAST}", "stfirst": f"`stfirst` sets {FIRST}"}
+    assert s is not None and s.startswith(f"Cache hints: {said[order[0]]}; {said[order[1]]}.{SAME}")
+    assert any(k.startswith("st.global.L1::evict_first") for k in _only(s, "stfirst"))
+    assert not any("evict_first" in k for k in _only(s, "both"))
+    assert "ld.global.cg.v4.b32" in _only(s, "both") and s.endswith(POLICY)
+    assert any(
+        k.startswith(("ld.global.L1::evict_last", "createpolicy.fractional.L2::evict_last")) for k in _only(s, "both")
+    )
+
+
+@pytest.mark.parametrize(
+    "order", [("plain", "cg"), ("cg", "plain"), ("plain", "last"), ("last", "plain")], ids=lambda p: "-".join(p)
+)
+def test_eviction_with_another_root_reads_the_ptx_at_the_line(caches: Bundle, order: tuple[str, str]) -> None:
+    """With more than one root there is no whole-kernel delta: the TTIR attribute alone says what each side sets,
+    and the hint instructions come from the PTX at the changed line (3.6 maps the hinted load there, 3.9 does not)."""
+    ctx = multi_root_ctx(caches, *order)
+    assert not ctx.whole
+    hinted = next(v for v in order if v != "plain")
+    s = R._mech_eviction(ctx)
+    assert s is not None and s.startswith(f"Cache hints: `{hinted}` sets {CG if hinted == 'cg' else LAST}.{SAME}")
+    at_line = sorted(k for d in ctx.trace if d.stage == "ptx" for k in (*d.only_a, *d.only_b) if R._is_hint_op(k))
+    assert _only(s, hinted) == at_line[:4] and _only(s, "plain") == []
+
+
+def test_eviction_hint_ops_alone_from_the_ptx_at_the_line(caches: Bundle) -> None:
+    """No attribute at the root's lines (the attribute change is a root of its own), but the PTX there carries the
+    hinted load: the sentence still names it, without words for what the source set."""
+    ctx = multi_root_ctx(caches, "plain", "cg")
+    bare = R.RootContext(ctx.a, ctx.b, ctx.finding, ctx.changes, [], ctx.trace, {})
+    at_line = [k for d in ctx.trace if d.stage == "ptx" for k in d.only_b if R._is_hint_op(k)]
+    s = R._mech_eviction(bare)
+    if not at_line:  # Triton 3.9 maps the `ld.global.cg` to another line: nothing to tell
+        assert s is None
+    else:
+        assert s == f"The memory instructions carry different cache hints.{SAME} Only in `cg`'s PTX/SASS: " + (
+            ", ".join(f"`{k}`" for k in sorted(at_line)) + "."
+        )
+
+
+@pytest.fixture(scope="module")
+def maxaxis(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(MECH + "::maxaxis", ["down", "across"], "sm80")
+
+
+REDUCE = (
+    "The reduction runs along another axis of the same tile: along the axis whose elements sit in one thread and the "
+    "lanes of one warp it finishes with warp shuffles (`shfl.sync.bfly`); along an axis spread across warps the "
+    "partial results meet in shared memory, with barriers (`bar.sync`) around it, and the result comes out in another "
+    "layout (a `ttg.convert_layout` may follow)."
+)
+_FACT = re.compile(r"`([\w.]+)` (\d+) more in `(\w+)`, (\d+) more in `(\w+)`")
+
+
+def _reduce_facts(s: str, order: tuple[str, str]) -> dict[str, dict[str, int]]:
+    assert s.startswith(REDUCE + " PTX: ") and s.endswith(".")
+    body = s[len(REDUCE + " PTX: ") : -1].split("; ")
+    out: dict[str, dict[str, int]] = {}
+    for part in body:
+        m = _FACT.fullmatch(part)
+        assert m is not None and (m[3], m[5]) == order, part
+        out[m[1]] = {order[0]: int(m[2]), order[1]: int(m[4])}
+    return out
+
+
+def _ptx_counts(wa: dict[str, int], wb: dict[str, int], order: tuple[str, str]) -> dict[str, dict[str, int]]:
+    ops = ("shfl.sync", "bar.sync", "st.shared", "ld.shared")
+    got = {
+        op: {
+            order[0]: sum(n for k, n in wa.items() if k.startswith(op)),
+            order[1]: sum(n for k, n in wb.items() if k.startswith(op)),
+        }
+        for op in ops
+    }
+    return {op: c for op, c in got.items() if any(c.values())}
+
+
+@pytest.mark.parametrize("order", [("down", "across"), ("across", "down")])
+def test_reduce_axis_across_shuffles_down_meets_in_shared(maxaxis: Bundle, order: tuple[str, str]) -> None:
+    """``tl.max(axis=1)`` on a 128x128 tile at 8 warps reduces inside warps (`shfl.sync.bfly` only in ``across``),
+    ``axis=0`` across warps through shared memory (`bar.sync` only in ``down``); every one of the four counted
+    instructions that differs is named, with its count per variant."""
+    ctx = root_ctx(maxaxis, *order)
+    s = R._mech_reduce_axis(ctx)
+    assert s is not None
+    facts = _reduce_facts(s, order)
+    assert facts["shfl.sync"]["down"] == 0 < facts["shfl.sync"]["across"]
+    assert facts["bar.sync"]["across"] == 0 < facts["bar.sync"]["down"]
+    assert facts == _ptx_counts(*ctx.whole["ptx"], order)
+    assert list(facts) == [op for op in ("shfl.sync", "bar.sync", "st.shared", "ld.shared") if op in facts]
+
+
+@pytest.mark.parametrize("order", [("down", "across"), ("across", "down")])
+def test_reduce_axis_with_another_root_counts_the_ptx_at_the_line(maxaxis: Bundle, order: tuple[str, str]) -> None:
+    ctx = multi_root_ctx(maxaxis, *order)
+    ptx = [d for d in ctx.trace if d.stage == "ptx"]
+    assert len(ptx) == 1 and not ctx.whole
+    s = R._mech_reduce_axis(ctx)
+    assert s is not None
+    facts = _reduce_facts(s, order)
+    assert facts and facts == _ptx_counts(ptx[0].only_a, ptx[0].only_b, order)
+    assert facts.get("bar.sync", {}).get("across", 0) == 0  # the barriers are the across-warps side's
+
+
+def test_reduce_axis_without_ptx_names_no_counts(maxaxis: Bundle) -> None:
+    """A bundle without PTX (only SASS differs as a whole): the sentence alone, no empty "PTX:" list."""
+    ctx = root_ctx(maxaxis, "down", "across")
+    sass_only = R.RootContext(
+        "down",
+        "across",
+        ctx.finding,
+        ctx.changes,
+        [],
+        [d for d in ctx.trace if d.stage != "ptx"],
+        {"sass": ctx.whole["sass"]},
+    )
+    assert R._mech_reduce_axis(sass_only) == REDUCE
+
+
+@pytest.fixture(scope="module")
+def hintstmt(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(MECH + "::hintstmt", ["bare", "mult", "contig"], "sm80")
+
+
+@pytest.mark.parametrize("hinted", ["mult", "contig"])
+def test_hint_call_as_its_own_statement(hintstmt: Bundle, hinted: str) -> None:
+    """``start = tl.multiple_of(start, 16)`` / ``offs = tl.max_contiguous(offs, 64)`` on a line of their own: the
+    source root (a statement, no call name) gets the AxisInfo sentence; the attribute lands on the line defining the
+    value (``arith.muli`` / ``arith.addi``), and that attribute change, caused by the statement, does not repeat it
+    (before the fix neither root said it: the attribute tokens were compared whole, ``tt.divisibility = dense<16>``)."""
+    hint = {"mult": "tt.divisibility", "contig": "tt.contiguity"}[hinted]
+    for order in (("bare", hinted), (hinted, "bare")):
+        ctx = root_ctx(hintstmt, *order)
+        assert [c.kind for c in ctx.changes] == ["statement"] and [c.name for c in ctx.changes] == [""]
+        names = [t.split(" = ")[0] for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)]
+        assert names == [hint]
+        statement = R.RootContext(*order, Finding("source.statement", "minor", "", "", []), ctx.changes, [], [], {})
+        s = R._mech_hints(statement)
+        assert s is not None and s == mechanisms(statement)["_mech_hints"]
+        assert s.startswith("`tl.multiple_of` attaches `tt.divisibility` and `tl.max_contiguous` attaches ")
+        caused = Finding("ttir.attr-changed", "minor", "", "", [], causes=["source.statement"])
+        assert R._mech_hints(R.RootContext(*order, caused, [], ctx.attrs, [], {})) is None
+        alone = Finding("ttir.attr-changed", "minor", "", "", [])
+        assert R._mech_hints(R.RootContext(*order, alone, [], ctx.attrs, [], {})) == s
+    # an unrelated statement on the same pair of kernels is no hint story
+    other = SourceChange("statement", True, "", text_a="start = start + 0", text_b="")
+    assert R._mech_hints(R.RootContext("bare", hinted, alone, [other], [], [], {})) is None
+
+
+HINT_SENTENCE = (
+    "`tl.multiple_of` attaches `tt.divisibility` and `tl.max_contiguous` attaches `tt.contiguity` to the value: "
+    "AxisInfo then knows the offsets are aligned and contiguous even through `%` or other ops it cannot see through, "
+    "which lets the coalescing pass vectorize the loads that use them and the pipeliner copy them asynchronously."
+)
+
+
+def test_hint_sentence_in_full(hintstmt: Bundle) -> None:
+    ctx = root_ctx(hintstmt, "bare", "mult")
+    root = R.RootContext("bare", "mult", Finding("source.statement", "minor", "", "", []), ctx.changes, [], [], {})
+    assert R._mech_hints(root) == HINT_SENTENCE
+
+
 # ------------------------------------------------------------------------------------------------ stage-0 words
 
 

@@ -154,9 +154,17 @@ def _mech_division(ctx: RootContext) -> str | None:
     )
 
 
+# ``tt.atomic_rmw``/``tt.atomic_cas`` scope words (TTIR ``MemSyncScope``; ``tl.atomic_*(..., scope=)``)
+_SCOPES = {"cta": "the threads of its own CTA", "gpu": "every thread on the GPU", "sys": "every thread of the system"}
+
+
 def _mech_atomic(ctx: RootContext) -> str | None:
+    """An atomic's memory ordering (``sem``) or scope changed (TTIR ``tt.atomic_rmw add, acq_rel, gpu``): what each
+    means, the atomic instructions each variant has only (PTX ``atom``/``red``, SASS ``ATOMG``/``RED``) and the fences
+    and barriers each has only (``MEMBAR.ALL.GPU`` from ptxas, ``bar.sync`` around a returning atomic)."""
     words = {t for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)}
-    if not words & {"relaxed", "acq_rel", "acquire", "release"}:
+    sem, scope = words & {"relaxed", "acq_rel", "acquire", "release"}, words & set(_SCOPES)
+    if not (sem or scope):
         return None
     xa, xb = _all_ops(ctx)
     fences = [k for k in (*xa, *xb) if k.startswith(("fence", "membar", "MEMBAR", "FENCE", "bar.sync"))]
@@ -168,19 +176,28 @@ def _mech_atomic(ctx: RootContext) -> str | None:
         "The atomic's memory ordering differs: with `acq_rel` (Triton's default `sem`) the update also orders the "
         "thread's earlier and later memory accesses, which the lowering implements with fences and a returning "
         "atomic; `relaxed` only makes the update itself atomic."
+        if sem
+        else ""
     )
+    if scope:
+        sa = next((t for ac in ctx.attrs for t in ac.only_a if t in _SCOPES), None)
+        sb = next((t for ac in ctx.attrs for t in ac.only_b if t in _SCOPES), None)
+        said = [f"`{v}` (`{s}`) against {_SCOPES[s]}" for v, s in ((ctx.a, sa), (ctx.b, sb)) if s]
+        out += (
+            " The atomic's scope differs: the update is atomic, and ordered, only with respect to the threads of its "
+            f"scope: {' and '.join(said)}. A narrower scope needs cheaper fences, but an update of the same address "
+            "from a thread outside it is not atomic with this one (a data race in the PTX memory model)."
+        )
     if atom_a or atom_b:
         out += f" Atomic instructions: {', '.join(f'`{k}`' for k in atom_a) or 'none'} in `{ctx.a}` vs " + (
             f"{', '.join(f'`{k}`' for k in atom_b) or 'none'} in `{ctx.b}`."
         )
-    if fa or fb:
-        more = ctx.a if len(fa) > len(fb) else ctx.b
-        fewer = ctx.b if more == ctx.a else ctx.a
-        out += (
-            f" Fences and barriers only in `{more}`: {', '.join(f'`{k}`' for k in (fa if more == ctx.a else fb))}; "
-            f"`{fewer}` drops them."
-        )
-    return out
+    for v, mine, w, theirs in ((ctx.a, fa, ctx.b, fb), (ctx.b, fb, ctx.a, fa)):
+        if mine:
+            out += f" Fences and barriers only in `{v}`: {', '.join(f'`{k}`' for k in mine)}" + (
+                f"; `{w}` drops them." if not theirs else "."
+            )
+    return out.strip()
 
 
 _CACHE_WORDS = {
@@ -263,9 +280,14 @@ def _mech_eviction(ctx: RootContext) -> str | None:
 
 
 def _mech_hints(ctx: RootContext) -> str | None:
-    words = {t for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)}
-    calls = {c.name for c in ctx.changes}
-    if not ({"tt.contiguity", "tt.divisibility"} & words or {"tl.multiple_of", "tl.max_contiguous"} & calls):
+    """What ``tl.multiple_of``/``tl.max_contiguous`` tell AxisInfo, on the root that added, removed or edited one: a
+    source change that calls it (as its own statement too, ``start = tl.multiple_of(start, 16)``, whose attribute
+    lands on the line defining ``start``), or an uncaused ``tt.divisibility``/``tt.contiguity`` attribute change
+    (an attribute change a hint call causes leaves the sentence to that call's root)."""
+    names = {t.split("=")[0].strip() for ac in ctx.attrs for t in (*ac.only_a, *ac.only_b)}
+    texts = "\n".join(f"{c.text_a}\n{c.text_b}" for c in ctx.changes)
+    attr = bool({"tt.contiguity", "tt.divisibility"} & names) and not ctx.finding.causes
+    if not (attr or re.search(r"\b(?:multiple_of|max_contiguous)\s*\(", texts)):
         return None
     return (
         "`tl.multiple_of` attaches `tt.divisibility` and `tl.max_contiguous` attaches `tt.contiguity` to the value: "
