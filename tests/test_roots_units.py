@@ -416,6 +416,19 @@ def test_eviction_with_another_root_reads_the_ptx_at_the_line(caches: Bundle, or
     assert _only(s, hinted) == at_line[:4] and _only(s, "plain") == []
 
 
+@pytest.mark.parametrize(
+    "order", [("plain", "cg"), ("cg", "plain"), ("plain", "last"), ("last", "plain")], ids=lambda p: "-".join(p)
+)
+def test_eviction_from_the_attribute_alone(caches: Bundle, order: tuple[str, str]) -> None:
+    """A bundle whose PTX/SASS say nothing at the root (only TTIR/TTGIR traced, no whole-kernel delta): the one
+    attribute either side sets is enough for the sentence, and no instruction is named."""
+    ctx = root_ctx(caches, *order)
+    ir = [d for d in ctx.trace if d.stage in ("ttir", "ttgir")]
+    s = R._mech_eviction(R.RootContext(*order, ctx.finding, ctx.changes, ctx.attrs, ir, {}))
+    hinted = next(v for v in order if v != "plain")
+    assert s == f"Cache hints: `{hinted}` sets {CG if hinted == 'cg' else LAST}.{SAME}"
+
+
 def test_eviction_hint_ops_alone_from_the_ptx_at_the_line(caches: Bundle) -> None:
     """No attribute at the root's lines (the attribute change is a root of its own), but the PTX there carries the
     hinted load: the sentence still names it, without words for what the source set."""
