@@ -429,6 +429,17 @@ def test_eviction_from_the_attribute_alone(caches: Bundle, order: tuple[str, str
     assert s == f"Cache hints: `{hinted}` sets {CG if hinted == 'cg' else LAST}.{SAME}"
 
 
+def test_eviction_names_at_most_four_hinted_instructions(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``all3`` hints both loads and the store: more hinted instructions than the sentence lists (the first four,
+    sorted)."""
+    b = compile_suite(MECH + "::cachepol", ["plain", "all3"], "sm80")
+    ctx = root_ctx(b, "all3", "plain")
+    hinted = sorted(k for _, (oa, _ob) in ctx.whole.items() for k in oa if R._is_hint_op(k))
+    assert len(hinted) > 4
+    s = R._mech_eviction(ctx)
+    assert s is not None and _only(s, "all3") == hinted[:4]
+
+
 def test_eviction_hint_ops_alone_from_the_ptx_at_the_line(caches: Bundle) -> None:
     """No attribute at the root's lines (the attribute change is a root of its own), but the PTX there carries the
     hinted load: the sentence still names it, without words for what the source set."""

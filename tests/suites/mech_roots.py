@@ -7,7 +7,8 @@
 - ``cachepol``: ``out = a + b`` where the load of ``b`` is plain (``plain``), ``eviction_policy="evict_last"``
   (``last``) or ``cache_modifier=".cg"`` (``cg``), or the store carries ``eviction_policy="evict_first"``
   (``stfirst``), or the load of ``a`` is ``evict_last`` and that of ``b`` ``.cg`` (``both``: ptxas rejects
-  ``.cg`` with an L1 eviction priority on one load).
+  ``.cg`` with an L1 eviction priority on one load), or
+  both loads as in ``both`` and the store as in ``stfirst`` (``all3``).
 - ``quot``: ``z = x / y`` in fp32 (``approx``), ``tl.div_rn(x, y)`` (``ieee``), ``x * y`` (``mul``: no division),
   and an int32 quotient ``k // 8`` (``pow2``) vs ``k // 7`` (``odd``) with the fp32 line left as ``x / y``.
 - ``maxaxis``: a 128x128 fp32 tile reduced with ``tl.max(v, axis=0)`` (``down``) vs ``axis=1`` (``across``), at
@@ -141,6 +142,15 @@ def add_both(a, b, out, n, BLOCK: tl.constexpr):
     tl.store(out + offs, x + y, mask=live)
 
 
+@triton.jit
+def add_all3(a, b, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    live = offs < n
+    x = tl.load(a + offs, mask=live, eviction_policy="evict_last")
+    y = tl.load(b + offs, mask=live, cache_modifier=".cg")
+    tl.store(out + offs, x + y, mask=live, eviction_policy="evict_first")
+
+
 cachepol = Suite(
     name="cachepol",
     variants={
@@ -149,6 +159,7 @@ cachepol = Suite(
         "cg": Variant(add_cg),
         "stfirst": Variant(add_stfirst),
         "both": Variant(add_both),
+        "all3": Variant(add_all3),
     },
     args=lambda s: {
         "a": Tensor((s["N"],), "fp16"),
