@@ -130,6 +130,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_mechfacts.py",
         "tests/test_mechfacts_hints.py",
         "tests/test_mechfacts_dots.py",
+        "tests/test_mechfacts_atomics.py",
     ],
     "irdiff/diagnose/settings.py": ["tests/test_settings_findings.py"],
     "irdiff/diagnose/rules/specialization.py": ["tests/test_rule_specialization.py", "tests/test_rule_units.py"],

@@ -80,8 +80,16 @@ class DotFact:
 
 @dataclass
 class AtomicFact:
-    """One ``tt.atomic_rmw``/``tt.atomic_cas`` (TTIR): op (``fadd``, ``cas``), ``sem``, ``scope``, element type,
-    shape, whether its value comes through a ``ttg.convert_layout`` from an MMA layout (TTGIR)."""
+    """One ``tt.atomic_rmw``/``tt.atomic_cas`` (TTIR), in program order.
+
+    :ivar op: the rmw kind as TTIR prints it (``fadd``, ``add``, ``max``, ``umin``, ``exch`` for ``tl.atomic_xchg``
+        …; a float ``tl.atomic_max``/``min`` is an int ``max``/``umin`` pair on bit casts) or ``cas``.
+    :ivar sem/scope: ``relaxed``/``acquire``/``release``/``acq_rel``; ``cta``/``gpu``/``sys`` ("" if not printed).
+    :ivar elem/shape: element type and tensor shape of the result (a scalar atomic: ``shape`` ``[]``).
+    :ivar from_mma: the value written (an rmw's value operand, a CAS's new value) is, in the final TTGIR, a
+        ``ttg.convert_layout`` from an MMA layout (or the ``#ttg.linear`` layout a Blackwell ``ttng.tmem_load``
+        gives), possibly followed by ``arith.extf``/``truncf``/``tt.fp_to_fp`` casts. False without a TTGIR.
+    """
 
     op: str
     sem: str
@@ -312,11 +320,10 @@ def _parse_lines(text: str) -> tuple[_Line, ...]:
 
 
 def _operands(ln: _Line) -> list[str]:
+    """The SSA values an op line uses, in order: its results and quoted strings left out (inline asm text holds
+    ``%r1`` registers, braces and `` : ``; op names, attributes and types hold no ``%``)."""
     body = ln.text.split("=", 1)[1] if ln.results else ln.text
-    body = body.split(ln.op, 1)[1] if ln.op in body else body
-    body = re.split(r"\s:\s", body)[0]
-    body = re.sub(r"\{[^{}]*\}", "", body)
-    return re.findall(r"%[\w.#-]+", body)
+    return re.findall(r"%[\w.#-]+", re.sub(r'"(?:[^"\\]|\\.)*"', "", body))
 
 
 _LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
@@ -523,6 +530,13 @@ def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
     return out
 
 
+# Layouts a converted atomic value counts as coming from an MMA from: the MMA layouts and the ``#ttg.linear`` layout
+# ``ttng.tmem_load`` reads a Blackwell accumulator into; casts the walk back to that conversion passes (Triton's
+# RemoveLayoutConversions hoists a conversion above a widening cast, ``hoistConvertOnTopOfExtOrBroadcast``).
+_MMA_SOURCES = ("mma_v2", "wgmma", "tcgen05", "linear")
+_CASTS = ("arith.truncf", "tt.fp_to_fp", "arith.extf")
+
+
 def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
     g_all = _lines(ttgir)
     defs = {r: ln for ln in g_all for r in ln.results}
@@ -539,34 +553,29 @@ def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
             op = words[0] if words else ""
             sem = words[1] if len(words) > 1 else ""
             scope = words[2] if len(words) > 2 else ""
-        types = _types(ln.text)
+        rm = re.search(r"->\s*(.+?)\s*$", ln.text)  # the result: the old value(s), typed as the memory
+        ret = rm.group(1) if rm else ""
         shape: list[int] = []
-        elem = ""
-        if len(types) > 1:
-            shape, elem, _ = _shape_elem(types[1])
-        else:
-            sm = re.search(r"->\s*(\w+)\s*$", ln.text)
-            elem = sm.group(1) if sm else ""
+        elem = ret
+        if ret.startswith("tensor<"):
+            shape, elem, _ = _shape_elem(ret)
         from_mma = False
         if i < len(g_atoms):
             g = g_atoms[i]
-            ops = _operands(g)
-            val = ops[2] if g.op == "tt.atomic_rmw" and len(ops) > 2 else ops[1] if len(ops) > 1 else ""
-            if g.op == "tt.atomic_rmw" and len(ops) > 1:
-                val = ops[1]
-            d = defs.get(val.split("#")[0])
-            hops = 0
-            while d is not None and hops < 4:
+            # the value written: ``tt.atomic_rmw %ptr, %val, %mask``, ``tt.atomic_cas %ptr, %cmp, %val``
+            ops = _operands(g)[1:] if g.op == "tt.atomic_rmw" else _operands(g)[2:]
+            d = defs.get(ops[0]) if ops else None
+            seen: set[int] = set()  # untrusted text may define a value through itself
+            while d is not None and d.no not in seen:
+                seen.add(d.no)
                 if d.op == "ttg.convert_layout":
                     t = _types(d.text)
-                    if t and _layout_kind(_shape_elem(t[0])[2], aliases) in ("mma_v2", "wgmma", "tcgen05", "linear"):
-                        from_mma = True
+                    from_mma = bool(t) and _layout_kind(_shape_elem(t[0])[2], aliases) in _MMA_SOURCES
                     break
-                if d.op not in ("arith.truncf", "tt.fp_to_fp", "arith.extf"):
+                if d.op not in _CASTS:
                     break
                 nxt = _operands(d)
-                d = defs.get(nxt[0].split("#")[0]) if nxt else None
-                hops += 1
+                d = defs.get(nxt[0]) if nxt else None
         out.append(
             AtomicFact(
                 op,
