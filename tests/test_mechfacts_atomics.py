@@ -147,6 +147,9 @@ def test_atomic_text_cases() -> None:
     assert [a.ref.line for a in alone] == [1, 2] and all(a.python is None for a in alone)
     full = _atomics(TTIR, HEAD + CONVERT + RMW, "", "")
     assert [a.from_mma for a in full] == [False, True]
+    for major in ("3", "5"):  # a wgmma (sm90) or a tcgen05-versioned MMA layout is an MMA's too
+        head = HEAD.replace("versionMajor = 2", "versionMajor = " + major)
+        assert _atomics(TTIR, head + CONVERT + RMW, "", "")[1].from_mma is True
     down = CONVERT.replace("arith.extf", "arith.truncf").replace("to tensor<64x64xf32", "to tensor<64x64xbf16")
     assert _atomics(TTIR, HEAD + down + RMW, "", "")[1].from_mma is True
     scaled = CONVERT.replace("arith.extf %part_34 :", "arith.mulf %part_34, %part_34 :")
@@ -158,15 +161,28 @@ def test_atomic_text_cases() -> None:
 
 
 def test_damaged_atomic_lines() -> None:
-    """Atomic lines cut short (an untrusted bundle): empty fields, no error."""
-    cut = "%3 = tt.atomic_cas acquire\n%4 = tt.atomic_cas\n%6 = tt.atomic_rmw fadd\n%7 = tt.atomic_rmw fadd, relaxed\n"
-    got = _atomics(cut, cut, "", "")
+    """Atomic lines (and a cast before one) cut short, as in a damaged bundle: the words that are there, empty fields
+    for the rest, no MMA source, no error."""
+    cut = [
+        "%3 = tt.atomic_cas acquire",
+        "%4 = tt.atomic_cas",
+        "%5 = tt.atomic_cas relaxed, cta",
+        "%6 = tt.atomic_rmw fadd",
+        "%7 = tt.atomic_rmw fadd, relaxed",
+        "%8 = tt.atomic_rmw fadd, relaxed, cta",
+    ]
+    got = _atomics("\n".join(cut), "\n".join(cut), "", "")
     assert [row(a) for a in got] == [
         ("cas", "acquire", "", "", [], False),
         ("cas", "", "", "", [], False),
+        ("cas", "relaxed", "cta", "", [], False),
         ("fadd", "", "", "", [], False),
         ("fadd", "relaxed", "", "", [], False),
+        ("fadd", "relaxed", "cta", "", [], False),
     ]
+    # the value's cast lost its operand
+    bare = HEAD + "%part_35 = arith.extf\n" + RMW
+    assert _atomics(TTIR, bare, "", "")[1].from_mma is False
 
 
 # ------------------------------------------------------------------------------------------------ helpers they use

@@ -546,11 +546,11 @@ def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
     out: list[AtomicFact] = []
     for i, ln in enumerate(x for x in _lines(ttir) if x.op in ("tt.atomic_rmw", "tt.atomic_cas")):
         head = ln.text.split(ln.op, 1)[1].strip()
-        words = [w.strip() for w in head.split(",")]
+        words = [w.strip() for w in head.split(",")]  # never empty: str.split gives at least one item
         if ln.op == "tt.atomic_cas":
-            op, sem, scope = "cas", words[0] if words else "", words[1] if len(words) > 1 else ""
+            op, sem, scope = "cas", words[0], words[1] if len(words) > 1 else ""
         else:
-            op = words[0] if words else ""
+            op = words[0]
             sem = words[1] if len(words) > 1 else ""
             scope = words[2] if len(words) > 2 else ""
         rm = re.search(r"->\s*(.+?)\s*$", ln.text)  # the result: the old value(s), typed as the memory
