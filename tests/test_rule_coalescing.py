@@ -56,6 +56,8 @@ def real(compile_suite) -> Real:  # type: ignore[no-untyped-def]
                     "twoq",
                     "zx",
                     "bytes",
+                    "rows2",
+                    "cols2",
                 ],
                 "sm80",
                 None,
@@ -488,3 +490,25 @@ def test_width_phrase_of_an_8_byte_aligned_int8_load(real: Real) -> None:
         )
     else:
         assert _width_phrase(x, "b") == f"{lanes} × 8 bits = 64-bit (8-byte) accesses in `b`"
+
+
+@BOTH
+def test_two_contiguous_elements_count_as_contiguous(real: Real, swap: bool) -> None:
+    """``rows2`` and ``cols2`` copy a ``[32, 2]`` tile row-major and column-major: contiguity 2 along dim 1 against
+    32 along dim 0. Two elements are contiguous: each variant's own dimension is compared (a transposed access, not
+    "nothing contiguous"), ``rows2`` predicted slower (2 elements vs 32; the divisibility along ``rows2``'s dim 1 is 4
+    bytes under Triton 3.9, 16 under 3.6: named only where it differs from ``cols2``'s 16 bytes along dim 0)."""
+    f, a, b = one(rule_contiguity, real, "cols2", "rows2", swap)
+    c = {"cols2": 32, "rows2": 2}
+    dim, order = {"cols2": 0, "rows2": 1}, {"cols2": [0, 1], "rows2": [1, 0]}
+    d = {v: real[v][0].accesses[0].divisibility[dim[v]] for v in ("cols2", "rows2")}
+    assert d["cols2"] == 16 and d["rows2"] in (4, 16)
+    div = f", divisibility {d[a]} vs {d[b]} bytes" if d[a] != d[b] else ""
+    assert (f.severity, f.predicts) == ("major", "rows2")
+    assert f.explanation == (
+        COALESCE + f"`x` load 32x2xf16 (dim {dim[a]} in `{a}`, {dim[b]} in `{b}`): contiguity {c[a]} in `{a}` vs "
+        f"{c[b]} in `{b}`{div}" + TAIL + " The coalescing pass orders each access's "
+        "dimensions by proven contiguity, the most contiguous first, so the access order differs: `x` load 32x2xf16 "
+        f"order {order[a]} in `{a}` vs {order[b]} in `{b}` (most contiguous along dim {dim[a]} in `{a}`, dim {dim[b]} "
+        f"in `{b}`)."
+    )

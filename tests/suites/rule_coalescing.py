@@ -17,6 +17,7 @@
 - ``twoq``: as ``two`` with a ``[32, 16]`` tile of every fourth column second: its second load has a shape no other
   variant has, so it pairs (by its pointer ``x``) only with a load left over.
 - ``zx``: as ``twoq`` with the first tile named ``z``: its ``[32, 64]`` load has another pointer name than the others'.
+- ``rows2``/``cols2``: ``rows``/``cols`` two columns wide (``C = 2``): contiguity 2 along dim 1 vs 32 along dim 0.
 - ``bytes``: an int8 row-major tile read 8 elements past ``src``: contiguous, proven only 8-byte aligned.
 """
 
@@ -143,6 +144,8 @@ suite = Suite(
         "two": Variant(tile_two),
         "twoq": Variant(tile_twoq),
         "zx": Variant(tile_zx),
+        "rows2": Variant(tile_rows, constexprs={"C": 2}),
+        "cols2": Variant(tile_cols, constexprs={"C": 2}),
         "bytes": Variant(tile_bytes, args=_args(dtype="i8")),
     },
     args=_args(),
