@@ -23,6 +23,7 @@ from irdiff.diagnose.mechfacts import (
     _mma_waits,
     _pos,
     _ptx_shared_at,
+    _region_ends,
     clear_memos,
     extract_mech_facts,
 )
@@ -393,17 +394,38 @@ def test_blackwell_wait_names_the_exact_barrier() -> None:
 
 
 def test_shared_instructions_of_odd_ptx() -> None:
-    """Lines an untrusted PTX may hold: a vector store with no type (8 registers read as 32-bit ones), ``ld``/``bar`` with no
+    """Lines an untrusted PTX may hold: a vector store with no type (8 registers read as 32-bit ones), an untyped ``ld.shared``, ``ld``/``bar`` with no
     qualifier at all (no shared access, no barrier), an ``ldmatrix`` with no ``.xN`` (read as the smallest, ``.x1``):
     counted or skipped, never an exception."""
     ptx = "\n".join(
         [
             "\t.loc\t1 7 3",
             "\tst.shared.v8 \t[%r1], {%r2, %r2, %r2, %r2, %r2, %r2, %r2, %r2};",
+            "\tld.shared \t%r1, [%r2];",
             "\tld \t%r1, [%r2];",
             "\tbar;",
             "\tldmatrix.sync.aligned.m8n8.shared.b16 \t{%r1}, [%r5];",
             "\tbarrier.sync \t0;",
         ]
     )
-    assert _ptx_shared_at(ptx) == {(7, 3): [("st", 32), ("ld", 4), ("bar", 0)]}
+    assert _ptx_shared_at(ptx) == {(7, 3): [("st", 32), ("ld", 4), ("ld", 4), ("bar", 0)]}
+
+
+def test_region_ends_pair_each_region_op_with_its_closing_line() -> None:
+    """A reduction whose combiner has an ``scf.if``/``else`` still pairs with its own ``})`` line; a closing line
+    with nothing open (a cut text) pairs with nothing and raises nothing."""
+    text = "\n".join(
+        [
+            '%r = "tt.reduce"(%c) <{axis = 1 : i32}> ({',
+            "^bb0(%x: f32, %y: f32):",
+            "  %m = scf.if %p -> (f32) {",
+            "    scf.yield %x : f32",
+            "  } else {",
+            "    scf.yield %y : f32",
+            "  }",
+            "  tt.reduce.return %m : f32",
+            "}) : (tensor<64x64xf32>) -> tensor<64xf32> loc(#loc1)",
+        ]
+    )
+    assert _region_ends(text) == {1: "}) : (tensor<64x64xf32>) -> tensor<64xf32> loc(#loc1)"}
+    assert _region_ends("}) : (tensor<64xf32>) -> f32 loc(#loc1)\n}") == {}
