@@ -275,6 +275,10 @@ def test_atomic_scope_names_each_side_and_its_membar(atoms: Bundle, order: tuple
     gpu, cta = "`acqrel` (`gpu`) against every thread on the GPU", "`cta` (`cta`) against the threads of its own CTA"
     said = f"{gpu} and {cta}" if order[0] == "acqrel" else f"{cta} and {gpu}"
     assert f"only with respect to the threads of its scope: {said}. A narrower scope" in s
+    assert (
+        "A narrower scope needs cheaper fences, but an update of the same address from a thread outside it is not "
+        "atomic with this one (a data race in the PTX memory model)."
+    ) in s  # what the narrower side risks, not only that the scopes differ
     insts, fences = _atomic_parts(s, *order)
     assert "atom.global.gpu.acq_rel.add.u32" in insts["acqrel"] and "atom.global.cta.acq_rel.add.u32" in insts["cta"]
     assert "MEMBAR.ALL.GPU" in fences["acqrel"] and "MEMBAR.ALL.CTA" in fences["cta"] and "drops" not in s
