@@ -8,6 +8,7 @@ that read these facts). Cheap: the session's cached compiles, a few ms of parsin
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -562,3 +563,23 @@ def test_shared_memory_instructions_per_source_position() -> None:
         (45, 7): [("st", 1)],
     }
     assert all(type(n) is int for seq in got.values() for _, n in seq)  # whole bytes, never 8.0
+
+
+def test_pointer_tensor_conversion_keeps_its_layouts(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """A ``ttg.convert_layout`` of a tensor of pointers (``tensor<256x!tt.ptr<i32>, #blocked>``: the histogram's
+    bucket addresses in tests/suites/rule_mech.py ``tally``, sm80) keeps its shape, element and both layouts, and
+    its staging through shared memory (before, the pointer element type failed the type pattern: empty layouts, so
+    layout.convert-shared said "converts ... from  to  through shared memory")."""
+    from irdiff.diagnose.mechfacts import _shape_elem
+
+    assert _shape_elem("tensor<256x!tt.ptr<i32>, #blocked>") == ([256], "!tt.ptr<i32>", "#blocked")
+    assert _shape_elem("tensor<64x!tt.ptr<f16>>") == ([64], "!tt.ptr<f16>", "")
+    assert _shape_elem("!tt.ptr<f16>") == ([], "", "")
+    b = compile_suite(str(Path(__file__).parent / "suites" / "rule_mech.py"), ["acquire", "relaxed"], "sm80")
+    for variant in ("acquire", "relaxed"):
+        f = facts(b, variant)
+        ptrs = [c for c in f.converts if c.elem.startswith("!tt.ptr<")]
+        assert ptrs, [(c.elem, c.ref.text) for c in f.converts]
+        for c in ptrs:
+            assert "!tt.ptr<" in c.ref.text and c.shape == [256] and c.src == c.dst == "blocked", c
+        assert any(c.shared_stores and c.shared_loads for c in ptrs)

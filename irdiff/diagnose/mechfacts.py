@@ -254,7 +254,11 @@ def _types(text: str) -> list[str]:
 
 
 def _shape_elem(t: str) -> tuple[list[int], str, str]:
-    m = re.match(r"(?:tensor|!ttg\.memdesc)<((?:\d+x)*)([\w]+)\s*(?:,\s*(.*))?>$", t)
+    """Shape, element type and encoding of a TTGIR tensor or memdesc type: ``tensor<64x64xf16, #mma>`` →
+    ``([64, 64], "f16", "#mma")``; a tensor of pointers keeps its pointer type as the element
+    (``tensor<256x!tt.ptr<i32>, #blocked>`` → ``([256], "!tt.ptr<i32>", "#blocked")``); ``([], "", "")`` for
+    anything else."""
+    m = re.match(r"(?:tensor|!ttg\.memdesc)<((?:\d+x)*)(!tt\.ptr<[^<>]*>|\w+)\s*(?:,\s*(.*))?>$", t)
     if not m:
         return [], "", ""
     return [int(x) for x in m.group(1).rstrip("x").split("x") if x], m.group(2), (m.group(3) or "")
