@@ -592,10 +592,14 @@ def test_validation_memo_is_bounded_least_recently_used_first(tmp_path: Path, mo
     monkeypatch.setattr(B, "MEMO_MAX_MARKERS", 8)
     memo = tmp_path / "memo"
     memo.mkdir()
-    foreign = {"README": b"mine", "f" * 64: b"not empty", "0" * 63: b""}
+    foreign = {"README": b"mine", "f" * 64: b"not empty", "0" * 63: b"", "g" * 64: b""}
     for name, data in foreign.items():
         (memo / name).write_bytes(data)
+        os.utime(memo / name, ns=(0, 0))  # older than any marker: the first to go if it counted as one
     (memo / ("a" * 64)).symlink_to(tmp_path / "nowhere")
+    (tmp_path / "empty").write_bytes(b"")
+    os.utime(tmp_path / "empty", ns=(0, 0))
+    (memo / ("b" * 64)).symlink_to(tmp_path / "empty")  # a link to an old empty file is no marker either
     schema = {"type": "object"}
     seen = _count_validations(monkeypatch)
     records = []
@@ -605,7 +609,7 @@ def test_validation_memo_is_bounded_least_recently_used_first(tmp_path: Path, mo
         records.append(rec)
 
     def markers() -> set[str]:
-        return {p.name for p in memo.iterdir() if p.name not in foreign and p.name != "a" * 64}
+        return {p.name for p in memo.iterdir() if p.name not in foreign and p.name not in ("a" * 64, "b" * 64)}
 
     def key(k: int) -> str:
         return B._memo_key(schema, records[k].read_bytes())
@@ -626,10 +630,34 @@ def test_validation_memo_is_bounded_least_recently_used_first(tmp_path: Path, mo
         assert len(markers()) <= 8
     for name, data in foreign.items():  # only markers are removed
         assert (memo / name).read_bytes() == data
-    assert (memo / ("a" * 64)).is_symlink()
+    assert (memo / ("a" * 64)).is_symlink() and (memo / ("b" * 64)).is_symlink()
     seen.clear()
     B.read_record(records[1], schema, "record", memo)  # a removed marker: validated again, correctly
     assert seen == [records[1]]
+
+
+def test_validation_memo_is_created_with_its_parents_and_never_follows_a_planted_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memo under a cache directory that does not exist yet is created (parents too) and remembers the record; a
+    symlink planted under a marker's name (untrusted cache data) is not followed when the marker is written: nothing
+    is created where it points, and the record is validated every time."""
+    schema = {"type": "object"}
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps({"k": 1}))
+    seen = _count_validations(monkeypatch)
+    memo = tmp_path / "fresh" / "cache" / "validated"
+    B.read_record(rec, schema, "record", memo)
+    B.read_record(rec, schema, "record", memo)
+    assert seen == [rec] and (memo / B._memo_key(schema, rec.read_bytes())).is_file()
+    other = tmp_path / "other"
+    other.mkdir()
+    outside = tmp_path / "outside"
+    (other / B._memo_key(schema, rec.read_bytes())).symlink_to(outside)
+    seen.clear()
+    B.read_record(rec, schema, "record", other)
+    B.read_record(rec, schema, "record", other)
+    assert seen == [rec, rec] and not outside.exists()
 
 
 @pytest.mark.parametrize("shape", ["symlink", "nonempty", "directory"])
