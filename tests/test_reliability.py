@@ -233,6 +233,28 @@ def test_dead_process_temporaries_are_reclaimed(tmp_path: Path) -> None:
 # 2. interruption
 
 
+def test_ctrl_c_while_the_cli_loads_exits_130_with_one_line(tmp_path: Path) -> None:
+    """A Ctrl-C that arrives while irdiff's modules are still being imported (here: exactly when ``irdiff.bundle`` is
+    looked up, by a finder that signals its own process) exits 130 with one line, like one during a compile, not
+    with a ``KeyboardInterrupt`` traceback (CI once caught a Ctrl-C in that window: status -2)."""
+    code = (
+        "import os, signal, sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'irdiff.bundle':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "sys.argv = ['irdiff', '--help']\n"
+        "from irdiff.__main__ import run\n"
+        "run()\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(tmp_path / "cache"),
+                       cwd=ROOT, timeout=120)  # fmt: skip
+    assert r.returncode == 130, (r.returncode, r.stderr)
+    assert r.stderr.strip().splitlines() == ["irdiff: interrupted (SIGINT)"] and r.stdout == ""
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_interrupted_compile_then_clean_rerun(tmp_path: Path, sig: signal.Signals) -> None:
     """A cold compile interrupted at random points (Ctrl-C or kill -9): SIGINT exits 130 with one line; no
