@@ -8,10 +8,7 @@ before any of irdiff runs) still gets Python's default behaviour.
 
 from __future__ import annotations
 
-import os
-import sys
-
-from irdiff.interrupt import Interrupted, install
+from irdiff.interrupt import Interrupted, exit_interrupted, install
 
 
 def run() -> None:
@@ -21,11 +18,7 @@ def run() -> None:
     try:
         from irdiff.cli import main
     except Interrupted as e:
-        import signal
-
-        sys.stderr.write(f"irdiff: interrupted ({signal.Signals(e.signum).name})\n")
-        sys.stderr.flush()
-        os._exit(128 + e.signum)
+        exit_interrupted(e)
     main()
 
 

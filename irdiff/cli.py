@@ -1537,39 +1537,20 @@ def sweep_cmd(plan: str, dry_run: bool, jobs: int, executor: str, ray_address: s
     return 1 if trips else 0
 
 
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived: irdiff stops its workers, writes nothing half-done, and exits 130 (143)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    raise Interrupted(signum)
-
-
 def main() -> None:
     """Console entry point. Ctrl-C (SIGINT) exits with status 130 and one line on stderr, SIGTERM with 143;
     compile workers are stopped with their process groups and no partial bundle is left (see
     :func:`irdiff.compile.compile_bundle`)."""
-    import signal
-
     global _PROGRAM_ENV
     _PROGRAM_ENV = dict(os.environ)  # `irdiff capture` runs the program in the environment it was given
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    from irdiff.interrupt import Interrupted, install
+    from irdiff.interrupt import Interrupted, exit_interrupted, install
 
     install()
     try:
         cli(prog_name="irdiff")
     except Interrupted as e:
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            sys.stderr.write(f"irdiff: interrupted ({signal.Signals(e.signum).name})\n")
-            sys.stderr.flush()
-        os._exit(128 + e.signum)
+        exit_interrupted(e)
 
 
 if __name__ == "__main__":

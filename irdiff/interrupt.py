@@ -10,7 +10,7 @@ Interrupted)`` or ``BaseException``.
 from __future__ import annotations
 
 import signal
-from typing import Any
+from typing import Any, NoReturn
 
 
 class Interrupted(BaseException):
@@ -44,6 +44,18 @@ def install() -> None:
     _received = 0
     signal.signal(signal.SIGINT, _raise)
     signal.signal(signal.SIGTERM, _raise)
+
+
+def exit_interrupted(e: Interrupted) -> NoReturn:
+    """Say ``irdiff: interrupted (SIGINT)`` on stderr (one line) and exit ``128 + signal`` at once (130, 143)."""
+    import contextlib
+    import os
+    import sys
+
+    with contextlib.suppress(OSError):
+        sys.stderr.write(f"irdiff: interrupted ({signal.Signals(e.signum).name})\n")
+        sys.stderr.flush()
+    os._exit(128 + e.signum)
 
 
 def die_with_parent(parent: int | None = None) -> None:
