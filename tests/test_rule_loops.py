@@ -94,6 +94,7 @@ def test_flattened_nest_is_named_with_its_loops(real, swap: bool) -> None:  # ty
     ff, fn = real["flat"][0], real["nest"][0]
     assert (f.id, f.severity, f.stage, f.predicts) == ("loop.flattened", "major", "ttir", None)
     assert f.title == "Tile loop and K loop are fused into one loop in `flat` (`flatten=True`)"
+    assert [lp.dots for lp in ff.loops_ttir] == [0, 1]  # the K loop holds the tt.dot (read from the TTIR)
     main = max(lp.iter_args for lp in ff.loops_ttgir)
     other = max(lp.iter_args for lp in fn.loops_ttgir)
     assert main > other > 1  # the fused loop carries more values than the K loop of the nest
@@ -283,7 +284,7 @@ def test_flattened_exact_texts(real) -> None:  # type: ignore[no-untyped-def]
     other = max(lp.iter_args for lp in fn.loops_ttgir)
     assert f.explanation == (
         "In `flat` the tile loop is written `tl.range(..., flatten=True)` (`tt.flatten` on the outer `scf.for`), and "
-        "the NVIDIA backend's `TritonGPUFuseNestedLoops` pass (run for compute capability 8.x and 9.x) fuses it with "
+        "the NVIDIA backend's `TritonGPUFuseNestedLoops` pass (run in `make_ttgir` for sm80 and newer) fuses it with "
         "the inner K loop into a single loop over tiles × K steps (TTIR: 2 nested `scf.for`; TTGIR: "
         f"{len(ff.loops_ttgir)} `scf.for`, the steady-state one carrying {main} values); `nest` keeps "
         f"{len(fn.loops_ttgir)} loop(s) with {other} loop-carried values. The per-tile work (computing the tile's "
@@ -368,6 +369,17 @@ def test_flattened_quotes_long_headers_cut_and_two_loops_of_the_other(real, swap
     (f,) = run(rule_loops, real, "tflat", "tnest2", swap)  # (``loop.unrolled`` also holds: ``tnest2`` unrolls)
     ff, fn = real["tflat"][0], real["tnest2"][0]
     assert f.id == "loop.flattened" and f.title.endswith("in `tflat` (`flatten=True`)")
+    # a statistics nest, no matmul: named as the outer and inner loop it is, never "tile loop and K loop"
+    assert f.title == "Outer loop and inner loop (no `tl.dot`) are fused into one loop in `tflat` (`flatten=True`)"
+    assert "K loop" not in f.explanation and "tile" not in f.explanation and "tile" not in (f.remedy or "")
+    assert f.explanation.startswith(
+        "In `tflat` the outer loop is written `tl.range(..., flatten=True)` (`tt.flatten` on the outer `scf.for`), and "
+        "the NVIDIA backend's `TritonGPUFuseNestedLoops` pass (run in `make_ttgir` for sm80 and newer) fuses it with "
+        "the inner loop into a single loop over outer × inner iterations (TTIR: 2 nested `scf.for`;"
+    )
+    assert "The outer loop's own work (the statements before and after the inner loop) now happens" in f.explanation
+    assert f.remedy == "`flatten=False` on the outer loop keeps the nest (the inner loop is then pipelined on its own)"
+    assert [lp.dots for lp in ff.loops_ttir] == [0, 0]  # read from the TTIR: no tt.dot in either loop
     assert len(fn.loops_ttgir) == 3 and [lp.remainder for lp in fn.loops_ttgir] == [False, False, True]
     outer, end, inner, fused, *rest = f.evidence
     assert "scf.for %t = " in cut(real, outer) and "iter_args(" in outer.text

@@ -249,6 +249,9 @@ class LoopFact:
     # memory/dot ops (else all ops) over the remainder's
     remainder: bool = False
     unroll: int = 1
+    # ``tt.dot`` (TTIR; ``ttng.warp_group_dot``/``ttng.tc_gen5_mma`` in TTGIR) ops directly in the loop's body, not
+    # in a loop nested in it: a K loop of a matmul has them, a row or statistics loop has none
+    dots: int = 0
 
 
 @dataclass
@@ -509,8 +512,14 @@ def _walk_mlir(text: str, stage: str) -> tuple[list[_Op], list[LoopFact]]:
                 stack.append(lf)
             else:
                 stack.append(None)
+    for o in ops:
+        if o.loop is not None and o.op in _DOT_OPS:
+            o.loop.dots += 1
     _mark_unrolled(ops, loops)
     return ops, loops
+
+
+_DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled")
 
 
 def _mark_unrolled(ops: list[_Op], loops: list[LoopFact]) -> None:

@@ -36,7 +36,14 @@ def rule_loops(ctx: Context) -> list[Finding]:
         other = ctx.b if fz == ctx.a else ctx.a
         ff, fo = ctx.facts(fz), ctx.facts(other)
         outer = next(lp for lp in ff.loops_ttir if lp.flatten)
-        inner = next((lp for lp in ff.loops_ttir if lp.depth == 2), None)
+        inner = next(
+            (
+                lp
+                for lp in ff.loops_ttir
+                if lp.depth == outer.depth + 1 and (outer.ref.line or 0) < (lp.ref.line or 0) <= outer.end_line
+            ),
+            None,
+        )
         main = max((lp for lp in ff.loops_ttgir), key=lambda lp: lp.iter_args, default=None)
         omain = max((lp for lp in fo.loops_ttgir), key=lambda lp: lp.iter_args, default=None)
         ev = [_ev(fz, outer.ref, outer.ref.text[:240]), Evidence(fz, "ttir", outer.end_line, "} {tt.flatten}")]
@@ -47,10 +54,20 @@ def rule_loops(ctx: Context) -> list[Finding]:
         for lp in fo.loops_ttgir[:2]:
             ev.append(_ev(other, lp.ref, lp.ref.text[:240]))
         n_for = len(ff.loops_ttgir)
+        # what the nest is, from the TTIR: a matmul's tile loop around its K loop (``tt.dot`` in the inner loop's
+        # body), or any other outer loop around an inner one (rows, statistics, a stencil's taps)
+        matmul = inner is not None and inner.dots > 0
+        outer_w, inner_w = ("tile loop", "inner K loop") if matmul else ("outer loop", "inner loop")
+        steps = "tiles × K steps" if matmul else "outer × inner iterations"
+        own = (
+            "The per-tile work (computing the tile's row/column offsets, the epilogue store)"
+            if matmul
+            else "The outer loop's own work (the statements before and after the inner loop)"
+        )
         expl = (
-            f"In `{fz}` the tile loop is written `tl.range(..., flatten=True)` (`tt.flatten` on the outer `scf.for`), "
-            "and the NVIDIA backend's `TritonGPUFuseNestedLoops` pass (run for compute capability 8.x and 9.x) fuses it "
-            "with the inner K loop into a single loop over tiles × K steps "
+            f"In `{fz}` the {outer_w} is written `tl.range(..., flatten=True)` (`tt.flatten` on the outer `scf.for`), "
+            "and the NVIDIA backend's `TritonGPUFuseNestedLoops` pass (run in `make_ttgir` for sm80 and newer) fuses "
+            f"it with the {inner_w} into a single loop over {steps} "
             f"(TTIR: {len(ff.loops_ttir)} nested `scf.for`; TTGIR: {n_for} `scf.for`, the steady-state one carrying "
             f"{main.iter_args if main else '?'} values)"
             + (
@@ -58,21 +75,21 @@ def rule_loops(ctx: Context) -> list[Finding]:
                 if omain
                 else ""
             )
-            + ". The per-tile work (computing the tile's row/column offsets, the epilogue store) now happens inside "
-            "the fused loop under `scf.if`, and values that used to be recomputed per tile become loop-carried."
+            + f". {own} now happens inside the fused loop under `scf.if`, and values that used to be recomputed per "
+            + ("tile" if matmul else "outer iteration")
+            + " become loop-carried."
         )
-        out.append(
-            Finding(
-                "loop.flattened",
-                "major",
-                f"Tile loop and K loop are fused into one loop in `{fz}` (`flatten=True`)",
-                expl,
-                ev,
-                remedy="`flatten=False` on the tile loop keeps the nest (both operands can then be pipelined)",
-                stage="ttir",
-                predicts=None,
-            )
+        title = (
+            f"Tile loop and K loop are fused into one loop in `{fz}` (`flatten=True`)"
+            if matmul
+            else f"Outer loop and inner loop (no `tl.dot`) are fused into one loop in `{fz}` (`flatten=True`)"
         )
+        remedy = (
+            "`flatten=False` on the tile loop keeps the nest (both operands can then be pipelined)"
+            if matmul
+            else "`flatten=False` on the outer loop keeps the nest (the inner loop is then pipelined on its own)"
+        )
+        out.append(Finding("loop.flattened", "major", title, expl, ev, remedy=remedy, stage="ttir", predicts=None))
         return out
     # other structural changes (an unroll's remainder loop is ``loop.unrolled``'s, not a change of the nest)
     sa = [(lp.depth, lp.iter_args) for lp in ctx.fa.loops_ttgir if not lp.remainder]
