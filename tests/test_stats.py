@@ -4,13 +4,27 @@ each direction. No torch, no GPU: cheap enough for CI and for mutation testing (
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from irdiff.run.stats import FASTER, NO_DIFFERENCE, SLOWER, Summary, Verdict, bootstrap_ratio, summarize, verdict
+from irdiff.run.stats import (
+    FASTER,
+    NO_DIFFERENCE,
+    SLOWER,
+    Summary,
+    Verdict,
+    bootstrap_ratio,
+    median_interval,
+    summarize,
+    verdict,
+)
 
 
 def _noisy(center: float, n: int, seed: int, spread: float = 0.001) -> list[float]:
@@ -200,3 +214,93 @@ def test_identical_samples_interval_is_read_without_reordering() -> None:
         float(np.percentile(ratios, 2.5, method="lower")),
         float(np.percentile(ratios, 97.5, method="higher")),
     )
+
+
+@functools.cache
+def _coverage_by_enumeration(n: int, k: int) -> float:
+    """Probability that ``[x(k), x(n+1-k)]`` of ``n`` values holds the population median, by brute force: each value
+    lies below the median with probability 1/2 independently, so count the 2**n below/above patterns whose number of
+    values below is in ``[k, n-k]`` (then x(k) is below the median and x(n+1-k) above it)."""
+    hits = sum(1 for below in itertools.product((0, 1), repeat=n) if k <= sum(below) <= n - k)
+    return hits / 2**n
+
+
+def _reference_k(n: int, confidence: float) -> int:
+    """The documented choice: the largest ``k`` (at most ``n // 2``, so the ends are two different order statistics)
+    whose coverage is >= ``confidence``; 1 (``[min, max]``) when even that falls short."""
+    ok = [k for k in range(1, n // 2 + 1) if _coverage_by_enumeration(n, k) >= confidence]
+    return max(ok) if ok else 1
+
+
+def test_median_interval_docstring_example_and_default_confidence() -> None:
+    assert median_interval([1.0, 1.2, 0.9, 1.1, 1.05, 0.95]) == (0.9, 1.2, 0.96875)
+    # Nine values: k = 2 covers 1 - 2 * 10/512 = 96.1 % >= 95 % (k = 3 only 82 %): [x(2), x(8)], not [min, max].
+    nine = [float(v) for v in (5, 1, 9, 3, 7, 2, 8, 4, 6)]
+    assert median_interval(nine) == (2.0, 8.0, 1.0 - 2.0 * 10 / 512)
+    assert median_interval(nine) == median_interval(nine, 0.95) != median_interval(nine, 0.99)
+    assert median_interval(nine, 0.99) == (1.0, 9.0, 1.0 - 2.0 / 512)
+
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_median_interval_matches_brute_force_coverage(n: int) -> None:
+    """n = 1..12 values given in shuffled order; every confidence that is exactly some k's coverage (the boundary:
+    >= takes that k), just above and just below it, and the edges 0, 0.5, 0.95, 0.99 and 1."""
+    values = [10.0 + 3.0 * i for i in range(n)]
+    shuffled = list(values)
+    random.Random(n).shuffle(shuffled)
+    exact = [_coverage_by_enumeration(n, k) for k in range(1, n // 2 + 1)]
+    confidences = [0.0, 0.5, 0.95, 0.99, 1.0]
+    for c in exact:
+        confidences += [c, math.nextafter(c, 2.0), math.nextafter(c, -1.0)]
+    for conf in confidences:
+        k = _reference_k(n, conf)
+        low, high, achieved = median_interval(shuffled, conf)
+        assert (low, high) == (values[k - 1], values[n - k]), (n, conf)
+        assert achieved == pytest.approx(_coverage_by_enumeration(n, k), abs=1e-15), (n, conf)
+        assert achieved >= conf or k == 1, (n, conf)  # short of the confidence only at [min, max]
+    # Confidence 1 is never reached: [min, max] with its coverage 1 - 2/2**n (0 for a single value).
+    assert median_interval(shuffled, 1.0) == (values[0], values[-1], 1.0 - 2.0 / 2**n)
+
+
+def test_median_interval_known_values() -> None:
+    # Five values cannot reach 95 %: [min, max] at 1 - 2/32 = 93.75 %.
+    assert median_interval([3.0, 1.0, 5.0, 2.0, 4.0]) == (1.0, 5.0, 0.9375)
+    # Eight values at exactly k = 2's coverage 1 - 2 * 9/256: k = 2 ([x(2), x(7)]); a hair above: k = 1.
+    eight = [8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
+    assert median_interval(eight, 238 / 256) == (2.0, 7.0, 238 / 256)
+    assert median_interval(eight, math.nextafter(238 / 256, 1.0)) == (1.0, 8.0, 254 / 256)
+    # Confidence 0: the narrowest interval of two order statistics, never the single middle value of odd n
+    # (whose coverage is 0): seven values give [x(3), x(5)] at 1 - 2 * 29/128.
+    assert median_interval([7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0], 0.0) == (3.0, 5.0, 1.0 - 2.0 * 29 / 128)
+    # Twelve values, confidence 0: k = 6, the two middle values.
+    assert median_interval([float(v) for v in range(12)], 0.0)[:2] == (5.0, 6.0)
+    # One value: the interval is that value, with coverage 0; two: [min, max] at 50 %.
+    assert median_interval([4.5]) == (4.5, 4.5, 0.0)
+    assert median_interval([2.0, 1.0], 0.0) == (1.0, 2.0, 0.5)
+    # Any sequence of numbers (ints, a tuple) is read as floats.
+    assert median_interval((3, 1, 2)) == (1.0, 3.0, 0.75)
+
+
+def test_median_interval_refuses_no_values() -> None:
+    with pytest.raises(ValueError, match="^no values for a median interval$"):
+        median_interval([])
+    with pytest.raises(ValueError, match="^no values for a median interval$"):
+        median_interval(())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=40),
+    confidence=st.floats(min_value=0.0, max_value=1.0),
+)
+def test_median_interval_holds_the_sample_median(values: list[float], confidence: float) -> None:
+    low, high, achieved = median_interval(values, confidence)
+    assert low <= float(np.median(values)) <= high
+    assert low in values and high in values
+    n = len(values)
+    # Coverage is a probability below 1, positive from two values on (the ends are different order statistics).
+    assert (0.0 < achieved < 1.0) if n >= 2 else achieved == 0.0
+    assert achieved >= confidence or (low, high) == (min(values), max(values))
+    # A higher confidence never gives a narrower interval.
+    lo2, hi2, ach2 = median_interval(values, min(1.0, confidence + 0.1))
+    assert lo2 <= low and high <= hi2 and ach2 >= achieved
