@@ -186,3 +186,22 @@ def test_difflib_engine_matches_repeated_lines() -> None:
     x = [fma] * 150 + adds + [fma] * 150
     y = [fma] * 149 + adds + ["mul.lo.s32 %r_, %r_, 3;"] + [fma] * 150
     assert align._blocks_difflib(x, y) == [(1, 0, 249), (250, 250, 150), (400, 400, 0)]
+
+
+def test_patience_keeps_splitting_after_an_empty_or_exactly_matched_gap() -> None:
+    """Every gap on the stack is processed: a gap empty on one side (a pure insertion) or small enough to match
+    exactly ends only that gap, not the others still waiting (the earlier gaps' repeated lines stay matched)."""
+    # unique anchors U, V; an earlier gap [p, C, C] / [q, C, C] (C repeated: no anchor, matched by its common suffix
+    # or exactly) and a trailing pure insertion w after the last anchor (popped first: an empty gap on x's side)
+    x = ["A", "p", "C", "C", "U", "V"]
+    y = ["A", "q", "C", "C", "U", "V", "w"]
+    for cells in (0, 1):  # 0: no gap matched exactly; 1: the 1x1 gap [p]/[q] matched exactly (no match) first
+        for a, b in ((x, y), (y, x)):
+            blocks = align._blocks_patience(a, b, EXACT, cells=cells)
+            assert _valid(a, b, blocks) == 5, blocks  # A, C, C, U, V: everything but p/q and w
+    # two gaps each small enough to match exactly, the one popped first (the tail) among them
+    x2 = ["A", "p", "C", "C", "U", "r", "D", "D"]
+    y2 = ["A", "q", "C", "C", "U", "s", "D", "D", "w"]
+    for a, b in ((x2, y2), (y2, x2)):
+        blocks = align._blocks_patience(a, b, EXACT, cells=16)
+        assert _valid(a, b, blocks) == 6, blocks  # A, C, C, U, D, D
