@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -306,8 +307,12 @@ def test_bundle_lock_one_per_path_timeout_from_env(tmp_path: Path, monkeypatch: 
     assert B.bundle_lock(tmp_path / "other") is not lock
 
 
-def test_bundle_lock_timeout_message(tmp_path: Path) -> None:
+def test_bundle_lock_timeout_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "b"
+    # The lock class is built once per process (irdiff.bundle._LOCK_CLASS): build it afresh here, so that this
+    # test checks the class bundle_lock makes now, not one an earlier test made (mutation testing forks every
+    # mutant from a process whose cache already holds the original class).
+    monkeypatch.setattr(B, "_LOCK_CLASS", [])
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -687,3 +692,191 @@ def test_validation_memo_that_cannot_be_written_is_only_slower(tmp_path: Path, r
     (tmp_path / "memo").write_text("a file where the memo directory should be")
     b = B.load_bundle(recorded, tmp_path / "memo")
     assert list(b.variants) == ["annotated", "unannotated"]
+
+
+def test_bundle_lock_is_shared_by_the_threads_of_its_holder(tmp_path: Path) -> None:
+    """One lock per bundle and process, shared by its threads (filelock ``thread_local=False``): a worker thread of
+    the process that holds a bundle's lock (the compile pool runs under its caller's lock) enters at once instead of
+    waiting on a second ``flock`` of its own process until the timeout; other processes still wait
+    (:func:`test_bundle_lock_timeout_message`)."""
+    root = tmp_path / "b"
+    outcome: list[object] = []
+
+    def worker() -> None:
+        try:
+            with B.bundle_lock(root, timeout=0.5) as held:
+                outcome.append(held.is_locked)
+        except BundleError as e:
+            outcome.append(str(e))
+
+    with B.bundle_lock(root, timeout=5) as lock:
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join(30)
+        assert lock.is_locked  # the worker's exit left the main thread's hold in place
+    assert outcome == [True] and not lock.is_locked
+
+
+def test_validation_memo_key_reads_the_schema_canonically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo key covers the schema as canonical JSON (sorted keys): the same schema written in another key order
+    (another irdiff build, a schema assembled differently) finds the marker; a different schema does not."""
+    rec = tmp_path / "r.json"
+    rec.write_text(json.dumps({"name": "v", "k": 1}))
+    memo = tmp_path / "memo"
+    first = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "k": {}}}
+    reordered = {"properties": {"k": {}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}
+    assert list(json.dumps(first)) != list(json.dumps(reordered))
+    seen = _count_validations(monkeypatch)
+    B.read_record(rec, first, "record", memo)
+    B.read_record(rec, reordered, "record", memo)
+    assert seen == [rec] and len(list(memo.iterdir())) == 1
+    assert B._memo_key(first, rec.read_bytes()) == B._memo_key(reordered, rec.read_bytes())
+    B.read_record(rec, {**first, "required": ["k"]}, "record", memo)
+    assert seen == [rec, rec] and len(list(memo.iterdir())) == 2
+
+
+def test_records_with_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    """A record is decoded leniently (``errors="replace"``): bytes that are not UTF-8 inside a string become U+FFFD
+    and the record loads; outside a string they make invalid JSON, a one-line error either way (never a decoding
+    traceback)."""
+    d = tmp_path / "v"
+    d.mkdir()
+    (d / "variant.json").write_bytes(b'{"name": "v\xff", "kernel": "k\xfe\xfd"}')
+    v = B.load_variant_dir(d)
+    assert (v.name, v.kernel) == ("v\ufffd", "k\ufffd\ufffd")
+    (d / "variant.json").write_bytes(b'{"name": "v"}\xff')
+    with pytest.raises(BundleError, match=r"variant\.json: not valid JSON: Extra data: line 1 column 14"):
+        B.load_variant_dir(d)
+
+
+def test_unreadable_records_are_named_in_the_error(tmp_path: Path, recorded: Path) -> None:
+    """A record that exists but cannot be read (here a symlink to ``/proc/self/mem``: a regular file whose read fails
+    with EIO, even as root) is a one-line error naming which record: the manifest, a variant record, or by default a
+    "record"."""
+    mem = Path("/proc/self/mem")
+    if not mem.is_file():
+        pytest.skip("no /proc/self/mem on this system")
+    (recorded / "annotated" / "variant.json").unlink()
+    (recorded / "annotated" / "variant.json").symlink_to(mem)
+    with pytest.raises(BundleError, match=r"annotated/variant\.json: cannot read the variant record: Input/output"):
+        B.load_variant_dir(recorded / "annotated")
+    with pytest.raises(BundleError, match=r"annotated/variant\.json: cannot read the variant record: Input/output"):
+        B.load_bundle(recorded)
+    (recorded / "manifest.json").unlink()
+    (recorded / "manifest.json").symlink_to(mem)
+    with pytest.raises(BundleError, match=r"rec/manifest\.json: cannot read the manifest: Input/output error$"):
+        B.load_bundle(recorded)
+    with pytest.raises(BundleError, match=r"rec/manifest\.json: cannot read the record: Input/output error$"):
+        B.read_record(recorded / "manifest.json", B.MANIFEST_SCHEMA)
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises(BundleError, match=r"dir\.json: cannot read the record: Is a directory$"):
+        B.read_record(tmp_path / "dir.json", {"type": "object"}, memo=tmp_path / "memo")
+
+
+def test_records_a_planted_memo_marker_vouches_for_still_fail_in_one_line(tmp_path: Path, recorded: Path) -> None:
+    """The memo is untrusted cache data: a marker planted for a record that never passed validation makes
+    :func:`irdiff.bundle.read_record` skip the schema, and the readers after it still end in one-line errors: a
+    manifest without a schema is an unsupported '(none)' schema, a variant record missing an argument's index and
+    type is an unreadable variant record (naming the file)."""
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    mf = recorded / "manifest.json"
+    mf.write_text(json.dumps({"suite": "s", "variants": []}))
+    (memo / B._memo_key(B.MANIFEST_SCHEMA, mf.read_bytes())).write_bytes(b"")
+    with pytest.raises(BundleError, match=r"'schema' is a required property"):
+        B.load_bundle(recorded)  # without the memo: validated
+    with pytest.raises(BundleError, match=r"rec: bundle schema '\(none\)' is not supported \(this irdiff reads"):
+        B.load_bundle(recorded, memo)
+    vj = recorded / "annotated" / "variant.json"
+    vj.write_text(json.dumps({"name": "v", "specialization": [{"name": "x"}]}))
+    (memo / B._memo_key(B.VARIANT_SCHEMA, vj.read_bytes())).write_bytes(b"")
+    with pytest.raises(BundleError, match=r"malformed record at specialization/0: 'index' is a required property"):
+        B.load_variant_dir(recorded / "annotated")
+    with pytest.raises(BundleError, match=r"annotated/variant\.json: unreadable variant record: .*'index'") as e:
+        B.load_variant_dir(recorded / "annotated", memo)
+    assert "\n" not in str(e.value)
+
+
+def test_save_with_a_memo_remembers_the_records_it_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Bundle.save(memo)`` reads what it wrote back through the memo: the manifest's and each variant record's exact
+    bytes get a marker, so the next reader validates nothing; a record that fails validation is left to that reader
+    to report (save does not raise, and no marker vouches for it); without a memo nothing is remembered."""
+    root, memo = tmp_path / "b", tmp_path / "memo"
+    b = Bundle(suite="s", target="sm90", variants={"v": VariantResult("v", kernel="k")}, directory=str(root))
+    b.save()
+    assert not memo.exists()
+    b.save(memo)
+    mf, vj = root / "manifest.json", root / "v" / "variant.json"
+    want = {B._memo_key(B.MANIFEST_SCHEMA, mf.read_bytes()), B._memo_key(B.VARIANT_SCHEMA, vj.read_bytes())}
+    assert {p.name for p in memo.iterdir()} == want
+    seen = _count_validations(monkeypatch)
+    assert B.load_bundle(root, memo).variants["v"].kernel == "k" and seen == []
+    bad = Bundle(
+        suite="s", target="sm90", variants={"w": VariantResult("w", stages={"ttir": "../x"})}, directory=str(root)
+    )
+    bad.save(memo)  # the bad record is written; reading it back fails inside save, silently
+    assert seen == [mf, root / "w" / "variant.json"]
+    assert {p.name for p in memo.iterdir()} == want | {B._memo_key(B.MANIFEST_SCHEMA, mf.read_bytes())}
+    with pytest.raises(BundleError, match=r"w/variant\.json: malformed record at stages/ttir"):
+        B.load_bundle(root, memo)
+
+
+def test_reclaim_skips_names_it_does_not_own_and_goes_on(tmp_path: Path) -> None:
+    """``.tmp-`` names that are not ``.tmp-<pid>-...`` (not irdiff's) are skipped, and the scan goes on: every
+    temporary of a dead process is reclaimed whatever the directory order (foreign names first and last)."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    parent = tmp_path / "p"
+    parent.mkdir()
+    foreign = [".tmp-x", ".tmp-", ".tmp-12x-3", ".tmp--1-", ".tmp-7"]
+    gone = []
+    for i, name in enumerate(foreign):
+        (parent / name).mkdir()
+        if i < len(foreign) - 1:
+            gone.append(parent / f".tmp-{pid}-{i}")
+            gone[-1].mkdir()
+    assert sorted(B.reclaim_temporaries(parent)) == sorted(gone)
+    assert sorted(p.name for p in parent.iterdir()) == sorted(foreign)
+
+
+def test_reclaim_goes_on_past_a_temporary_that_vanished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temporary another writer reclaims between the listing and its ``lstat`` (the race is made to happen: the
+    first temporary looked at is removed just before it is examined) is skipped, and the others are still reclaimed."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    parent = tmp_path / "p"
+    parent.mkdir()
+    tmps = [parent / f".tmp-{pid}-{i}" for i in range(4)]
+    for t in tmps:
+        t.mkdir()
+    vanished: list[Path] = []
+    real_lstat = Path.lstat
+
+    def racing_lstat(self: Path) -> os.stat_result:
+        if self.parent == parent and not vanished:
+            vanished.append(self)
+            self.rmdir()  # the other writer wins the race
+        return real_lstat(self)
+
+    monkeypatch.setattr(Path, "lstat", racing_lstat)
+    removed = B.reclaim_temporaries(parent)
+    monkeypatch.undo()
+    assert len(vanished) == 1 and sorted(removed) == sorted(set(tmps) - set(vanished))
+    assert list(parent.iterdir()) == []
+
+
+def test_reclaim_age_is_strictly_older_than_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temporary of a live process (this one) is reclaimed only when OLDER than ``STALE_TMP_S`` (its pid may have
+    been reused): exactly that old it stays, one second older it goes (the clock is fixed for the check)."""
+    parent = tmp_path / "p"
+    parent.mkdir()
+    base_s = 1_700_000_000
+    exact, older = parent / f".tmp-{os.getpid()}-exact", parent / f".tmp-{os.getpid()}-older"
+    exact.mkdir()
+    older.mkdir()
+    os.utime(exact, ns=(base_s * 10**9, base_s * 10**9))
+    os.utime(older, ns=((base_s - 1) * 10**9, (base_s - 1) * 10**9))
+    monkeypatch.setattr(B.time, "time", lambda: base_s + B.STALE_TMP_S)
+    removed = B.reclaim_temporaries(parent)
+    monkeypatch.undo()
+    assert removed == [older] and exact.is_dir() and not older.exists()
