@@ -39,7 +39,8 @@ def test_llir_of_matmul(matmul_sm86: Bundle) -> None:
     in_body = {m for m in re.findall(r"%(\d+)\b", raw)}
     assert len(in_body) - 2 <= len(numbered) <= len(in_body)  # none merged (a dropped comment may hold one)
     meta = list(dict.fromkeys(s for syms in ns.symbols for s in syms if s.startswith("!")))
-    assert meta == [f"!{n}" for n in range(len(meta))] and len(meta) >= 2  # Triton 3.6 keeps 3 non-debug nodes, 3.9 more
+    # Triton 3.6 keeps 3 non-debug nodes, 3.9 more
+    assert meta == [f"!{n}" for n in range(len(meta))] and len(meta) >= 2
     for line, shape, syms in zip(ns.lines, ns.shapes, ns.symbols, strict=True):
         erased = shape.count("%_") + shape.count("!_") + shape.count("#_")
         assert erased == len(syms) and line.rstrip() == line and not line.isspace()
