@@ -4,7 +4,8 @@ compiles, in both orders.
 Kernels: ``tests/suites/index_width.py`` (one row copied per program; ``row32``, ``row64`` with the row index widened,
 ``row64split`` that also splits it with ``//`` and ``%`` by a runtime ``G`` — LLVM narrows that division back to 32
 bits, so the PTX has no 64-bit ``div``) and ``tests/suites/diag_copy.py`` (``i64``: a flat index widened and split,
-whose PTX keeps 8 ``div.s64``), sm80/sm86, from the shared compile cache.
+whose PTX keeps 8 ``div.s64``), ``tests/suites/index_scalars.py`` (``N // S`` or ``N % S`` of two ``tl.int64``
+arguments: the first 64-bit value is a division, not a widening), sm80/sm86, from the shared compile cache.
 """
 
 from __future__ import annotations
@@ -96,7 +97,10 @@ def test_split_in_64_bits_that_llvm_narrows(facts: dict[str, VariantFacts]) -> N
                 f"`row64split` has 2 `arith.divsi`/`arith.remsi` on `i64` in TTIR where `{other.name}` has 0, but its "
                 f"PTX has 0 64-bit `div`/`rem` (0 in `{other.name}`) and "
             )
-            assert "no software division routine is called" in d.explanation
+            assert d.explanation.endswith(
+                "LLVM narrowed the 64-bit division because its operands provably fit in 32 bits, so no software "
+                "division routine is called for it."
+            )
             ttir = [e for e in d.evidence if e.stage == "ttir"]
             assert [e.line for e in ttir] == [r.line for r in fs.divrem64_ttir]
             assert {"arith.remsi", "arith.divsi"} == {e.text.split("=")[1].split()[0] for e in ttir}
@@ -122,8 +126,15 @@ def test_flat_split_with_software_division_both_orders(facts: dict[str, VariantF
     fw, fn = facts["i64"], facts["i32"]
     n64 = fw.counts["ptx"]["div.s64"] + fw.counts["ptx"].get("rem.s64", 0)
     assert n64 > 0
+    # its first 64-bit value's Python line is longer than 60 characters: the title leaves it out (the explanation
+    # quotes it)
+    assert fw.i64_first_python is not None and len(fw.i64_first_python.text) > 60
     for (f,) in both(rule_i64, fw, fn):
         assert f.predicts == "i64" and "`//` and `%`" in f.explanation
+        assert (
+            f.title == f"Index arithmetic in i64 in `i64` vs i32 in `i32` ({fw.i64_ops} vs 0 TTIR values of type i64)"
+        )
+        assert f"from `{fw.i64_first_python.text}` (line {fw.i64_first_python.line})" in f.explanation
         assert f"instructions each, {SOFT}, and every index needs two registers." in f.explanation
     for (d,) in both(rule_divrem64, fw, fn):
         assert (d.id, d.stage, d.severity, d.predicts) == ("ttir.divrem-64", "ttir", "major", "i64")
@@ -200,11 +211,27 @@ def test_thresholds_and_missing_facts(facts: dict[str, VariantFacts]) -> None:
     bare = dataclasses.replace(f64, name="bare", i64_first=None, i64_first_python=None)
     (f,) = rule_i64(make_context(bare, f32))
     assert "The first 64-bit value" not in f.explanation and f.evidence == []
+    assert (
+        f.title == f"Index arithmetic in i64 in `bare` vs i32 in `row32` ({f64.i64_ops} vs 0 TTIR values of type i64)"
+    )
     assert f.explanation.startswith(f"`bare` computes {f64.i64_ops} TTIR values as `i64` where `row32` has 0. 64-bit")
     # the first op without its Python line: TTIR evidence only, the sentence ends after the TTIR line
     nopy = dataclasses.replace(f64, name="nopy", i64_first_python=None)
     (g,) = rule_i64(make_context(nopy, f32))
     assert [e.stage for e in g.evidence] == ["ttir"]
+    assert (
+        g.title == f"Index arithmetic in i64 in `nopy` vs i32 in `row32` ({f64.i64_ops} vs 0 TTIR values of type i64)"
+    )
+    # the title quotes the first 64-bit value's Python line up to 60 characters (the real line plus a comment)
+    py = f64.i64_first_python
+    assert py is not None
+    for n, quoted in ((59, True), (60, True), (61, False), (62, False)):
+        text = (py.text + "  # row index, widened ").ljust(n, "x")
+        assert len(text) == n
+        long = dataclasses.replace(f64, name="long", i64_first_python=dataclasses.replace(py, text=text))
+        (t,) = rule_i64(make_context(f32, long))
+        assert t.title.endswith(f"TTIR values of type i64, the first from `{text}`)" if quoted else "of type i64)"), n
+        assert f"from `{text}` (line {py.line})" in t.explanation
     # a widening whose Python line is unknown: no claim about offsets, only what is computed from it
     assert f"TTIR line {f64.i64_first.line}); what is computed from the widened value is 64-bit." in g.explanation  # type: ignore[union-attr]
     # a first op that is neither a program id nor a sign extension: no "everything derived" clause
@@ -223,6 +250,14 @@ def test_thresholds_and_missing_facts(facts: dict[str, VariantFacts]) -> None:
     # a single 64-bit division in the PTX is a software routine too
     one_div = dataclasses.replace(facts["row64split"], name="one_div", counts={"ptx": {"div.s64": 1}})
     assert SOFT in rule_i64(make_context(one_div, f32))[0].explanation
+    # a 64-bit division only the PTX shows (none in the TTIR list) still makes the widened index a split one
+    ptx_div = dataclasses.replace(
+        f64, name="ptx_div", counts={**f64.counts, "ptx": {**f64.counts["ptx"], "div.s64": 1}}
+    )
+    assert ptx_div.divrem64_ttir == []
+    (p,) = rule_i64(make_context(f32, ptx_div))
+    assert "everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit." in p.explanation
+    assert SOFT in p.explanation and "bound check" not in p.explanation
     # without PTX counts, the TTIR division decides: the software-routine sentence and a major divrem finding
     fs = facts["row64split"]
     noptx = dataclasses.replace(fs, name="noptx", counts={k: v for k, v in fs.counts.items() if k != "ptx"})
@@ -247,3 +282,51 @@ def test_i64_scalar_widens_only_what_meets_it_both_orders(compile_suite) -> None
         assert f.predicts == "wide"
         assert "what is computed from the widened value is 64-bit" in f.explanation
         assert "offsets" not in f.explanation and "everything derived" not in f.explanation
+
+
+def test_i64_scalars_divided_first_both_orders(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``N: tl.int64, S: tl.int64`` (``tests/suites/index_scalars.py``): the first 64-bit value is ``N // S``
+    (``head64``, an ``arith.divsi``) or ``N % S`` (``tail64``, an ``arith.remsi``) of two arguments, not a widened
+    program id: the explanation names that op and its line and claims nothing about what derives from it (no
+    "everything derived" clause, which is about a widened value); the 64-bit division stays in the PTX, so the
+    software-routine sentence is there and the divrem finding is major."""
+    b = compile_suite(str(SUITES / "index_scalars.py"), ["head32", "head64", "tail64"], "sm80")
+    fs = {n: extract_facts(v) for n, v in b.variants.items()}
+    for n, f in fs.items():
+        f.name = n
+    f32 = fs["head32"]
+    assert f32.i64_ops == 0 and f32.divrem64_ttir == []
+    for wide, op, py_text, ptx_op in (
+        ("head64", "arith.divsi", "seg_len = N // S", "div.s64"),
+        ("tail64", "arith.remsi", "rest = N % S", "rem.s64"),
+    ):
+        fw = fs[wide]
+        first, py = fw.i64_first, fw.i64_first_python
+        assert first is not None and py is not None and py.text == py_text
+        assert first.text.split("=")[1].split()[0] == op and "extsi" not in first.text
+        assert [r.line for r in fw.divrem64_ttir] == [first.line] and fw.counts["ptx"][ptx_op] >= 1
+        for (f,) in both(rule_i64, fw, f32):
+            assert (f.id, f.severity, f.predicts) == ("ttir.i64-index-math", "major", wide)
+            assert f.title == (
+                f"Index arithmetic in i64 in `{wide}` vs i32 in `head32` ({fw.i64_ops} vs 0 TTIR values of type i64, "
+                f"the first from `{py_text}`)"
+            )
+            stem = py_text.split()[0]
+            assert (
+                f"The first 64-bit value is `{stem}` (`{op}`, TTIR line {first.line}), from `{py_text}` "
+                f"(line {py.line}). 64-bit integer multiply/add take two 32-bit instructions each, {SOFT}, and every "
+                "index needs two registers."
+            ) in f.explanation
+            assert "everything derived" not in f.explanation and "widened" not in f.explanation
+            assert [(e.variant, e.stage, e.line) for e in f.evidence] == [
+                (wide, "ttir", first.line),
+                (wide, "python", py.line),
+            ]
+        for (d,) in both(rule_divrem64, fw, f32):
+            assert (d.severity, d.predicts) == ("major", wide)
+            n = fw.counts["ptx"].get("div.s64", 0) + fw.counts["ptx"].get("rem.s64", 0)
+            assert d.title == f"64-bit division/remainder in `{wide}` ({n} `div.s64`/`rem.s64` in PTX)"
+    # each divides once in 64 bits, in TTIR and in PTX: no divrem finding between them
+    for f in (fs["head64"], fs["tail64"]):
+        assert len(f.divrem64_ttir) == 1 and sum(f.counts["ptx"].get(k, 0) for k in ("div.s64", "rem.s64")) == 1
+    assert both(rule_divrem64, fs["head64"], fs["tail64"]) == ([], [])

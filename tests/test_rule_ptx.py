@@ -8,6 +8,7 @@ accesses, ``tests/suites/readme_add.py``) and the dot loop of ``tests/suites/dia
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,24 @@ from irdiff.diagnose.rules.ptx import _width_note, rule_ptx_memory, rule_ptx_mma
 from irdiff.diagnose.testing import make_context
 
 SUITES = Path(__file__).parent / "suites"
+BOOKKEEPING = ("commit_group", "wait_group", "wait_all", "mbarrier")
+
+
+def table_kinds(explanation: str) -> list[str]:
+    """The instruction kinds of ``ptx.memory-ops``' table ("`ld.global.b32` 16 vs 0; ..."), in order."""
+    return re.findall(r"`([^`]+)` \d+ vs \d+", explanation.split(". Global memory instructions")[0])
+
+
+def kinds_in_order(kinds: list[str]) -> list[str]:
+    """``kinds`` in the order the table promises: global data movement (``ld.global``, ``st.global``, ``cp.async``
+    copies), then shared-memory movement (``ld.shared``, ``st.shared``, ``ldmatrix``), then ``cp.async``
+    group/barrier bookkeeping; alphabetical within each group."""
+    sync = sorted(k for k in kinds if any(w in k for w in BOOKKEEPING))
+    moving = [k for k in kinds if k not in sync]
+    glob = sorted(k for k in moving if k.startswith(("ld.global", "st.global", "cp.async")))
+    return glob + sorted(k for k in moving if k not in glob) + sync
+
+
 CP = "`cp.async` copies global→shared memory without passing through registers."
 
 
@@ -93,6 +112,17 @@ def test_async_copies_and_warps(facts: dict[str, VariantFacts]) -> None:
     no_key = dataclasses.replace(w4, name="no_key", counts={**w4.counts, "ptx": ptx})
     assert [x.title for x in rule_ptx_mma(make_context(no_key, w8))] == ["Matrix instructions: `mma.sync` 16 vs 8."]
     assert [x.title for x in rule_ptx_mma(make_context(w8, no_key))] == ["Matrix instructions: `mma.sync` 8 vs 16."]
+    # counts that omit mma.sync while the first lines list it: the table and the quoted line both say 0
+    lost = dataclasses.replace(w4, name="lost", counts={**w4.counts, "ptx": {**ptx}})
+    del lost.counts["ptx"]["mma.sync"]
+    assert "mma.sync" in lost.first_lines["ptx"]
+    for a, b in ((lost, w8), (w8, lost)):
+        (x,) = rule_ptx_mma(make_context(a, b))
+        n = {"lost": 0, "dot3w8_86": 8}
+        assert x.title == f"Matrix instructions: `mma.sync` {n[a.name]} vs {n[b.name]}."
+        assert [(e.variant, e.text.rsplit("(", 1)[1]) for e in x.evidence] == [
+            (v.name, f"{n[v.name]}× mma.sync)") for v in (a, b)
+        ]
     # a variant without PTX counts at all
     no_ptx = dataclasses.replace(w4, name="no_ptx", counts={}, first_lines={})
     assert [x.title for x in rule_ptx_mma(make_context(no_ptx, w8))] == ["Matrix instructions: `mma.sync` 0 vs 8."]
@@ -117,8 +147,18 @@ def test_hopper_vs_ampere_mma(facts: dict[str, VariantFacts]) -> None:
     # same warps, same asynchronous copies, same global accesses: no prediction
     assert (f.severity, f.predicts) == ("major", None)
     assert "Global memory instructions in total: 16 in `dot3_90` vs 16 in `dot3_86` (1×)." in f.explanation
-    keys = [k for k in f.title.split(": ", 1)[1].split(", ")]
+    keys = [k.rsplit(" ", 1)[0] for k in f.title.split(": ", 1)[1].split(", ")]
     assert len(keys) == 4
+    # no global data movement differs, only shared-memory kinds (the Hopper dot reads its operands from shared memory
+    # differently) and, with Triton 3.9, the cp.async wait bookkeeping: the shared-memory kinds come first
+    for x, y in ((h, a), (a, h)):
+        (g,) = rule_ptx_memory(make_context(x, y))
+        kinds = table_kinds(g.explanation)
+        sync = [k for k in kinds if any(w in k for w in BOOKKEEPING)]
+        assert len(kinds) > len(sync) + 1 and kinds == kinds_in_order(kinds), kinds
+        assert not any(k.startswith(("ld.global", "st.global", "cp.async ")) for k in kinds)
+        title = [k.rsplit(" ", 1)[0] for k in g.title.split(": ", 1)[1].split(", ")]
+        assert title == kinds[:4] and not set(title) & set(sync)
 
 
 def test_predictions(facts: dict[str, VariantFacts]) -> None:
@@ -187,6 +227,19 @@ def test_missing_counts_and_caps(facts: dict[str, VariantFacts]) -> None:
     assert d.counts["ptx"]["ld.global.b16"] == 0
     no_key = dataclasses.replace(d, name="no_key", counts={**d.counts, "ptx": ptx})
     assert rule_ptx_memory(make_context(no_key, d)) == [] and rule_ptx_memory(make_context(d, no_key)) == []
+    # counts that omit a kind its first lines list (an inconsistent record): the kind counts as 0 and its line is not
+    # quoted as evidence of a count it does not have; the other side's line is, with its count
+    ptx = {k: v for k, v in d.counts["ptx"].items() if k != "ld.global.b32"}
+    assert "ld.global.b32" in d.first_lines["ptx"]
+    lost = dataclasses.replace(d, name="lost", counts={**d.counts, "ptx": ptx})
+    for a, b in ((lost, d), (d, lost)):
+        (f,) = rule_ptx_memory(make_context(a, b))
+        assert f.title == (
+            "PTX memory ops (`lost`/`dns`): ld.global.b32 0/16"
+            if a is lost
+            else "PTX memory ops (`dns`/`lost`): ld.global.b32 16/0"
+        )
+        assert [(e.variant, e.text.rsplit("(", 1)[1]) for e in f.evidence] == [("dns", "16× ld.global.b32)")]
     # a variant without PTX counts or first lines: the other side's instructions, with its evidence only
     no_ptx = dataclasses.replace(d, name="no_ptx", counts={}, first_lines={})
     for a, b in ((no_ptx, d), (d, no_ptx)):
@@ -227,3 +280,9 @@ def test_data_movement_is_listed_before_cp_async_bookkeeping(compile_suite) -> N
         moving = [i for i, k in enumerate(kinds) if k.startswith(("ld.global", "st.global", "cp.async "))]
         assert any(k.startswith("ld.global") for k in kinds), f.title
         assert moving and (not sync or max(moving) < min(sync)), f.title
+        # the table: global kinds, then shared-memory kinds (the operands' `ldmatrix`/`st.shared` traffic
+        # differs too), then the bookkeeping
+        table = table_kinds(f.explanation)
+        assert table == kinds_in_order(table) and table[:4] == kinds, table
+        shared = [k for k in table if k.startswith(("ld.shared", "st.shared", "ldmatrix"))]
+        assert shared and any(w in table[-1] for w in BOOKKEEPING), table

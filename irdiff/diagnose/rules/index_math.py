@@ -35,7 +35,8 @@ def rule_i64(ctx: Context) -> list[Finding]:
     divrem = bool(fw.divrem64_ttir) or _ptx_divrem64(fw) > 0
     # 64-bit division that reached the PTX (LLVM narrows a 64-bit `//`/`%` whose operands provably fit in 32 bits)
     soft = _ptx_divrem64(fw) > 0 if "ptx" in fw.counts else divrem
-    first = fw.i64_first
+    first, py = fw.i64_first, fw.i64_first_python
+    py_text = py.text if py is not None else ""
     ev: list[Evidence] = []
     origin = ""
     if first is not None:
@@ -46,17 +47,20 @@ def rule_i64(ctx: Context) -> list[Finding]:
             f" The first 64-bit value is {f'`{stem}`' if stem else 'a value'}"
             f"{f' (`{op.group(1)}`, TTIR line {first.line})' if op else ''}"
         )
-        if fw.i64_first_python is not None:
-            ev.append(_ev(wide, fw.i64_first_python))
-            origin += f", from `{fw.i64_first_python.text}` (line {fw.i64_first_python.line})"
-        if divrem and ("get_program_id" in first.text or "extsi" in first.text):
-            origin += "; everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit"
-        elif "get_program_id" in first.text or (
-            "extsi" in first.text and "program_id" in getattr(fw.i64_first_python, "text", "")
-        ):  # the program id itself, or its cast (`tl.program_id(0).to(tl.int64)` is an `arith.extsi`)
-            origin += "; everything derived from it (the offsets and the bound check) is 64-bit"
-        elif "extsi" in first.text:  # a 32-bit value widened to meet a 64-bit one (e.g. `offs < N` with N: i64)
-            origin += "; what is computed from the widened value is 64-bit"
+        if py is not None:
+            ev.append(_ev(wide, py))
+            origin += f", from `{py_text}` (line {py.line})"
+        # A 32-bit value widened (`arith.extsi`): the program id's cast (`tl.program_id(0).to(tl.int64)`; the
+        # `tt.get_program_id` op itself is always i32, triton/language/semantic.py), or a value widened to meet a
+        # 64-bit one (`offs < N` with `N: tl.int64`). A first value of any other op (e.g. `N // S` of two
+        # `tl.int64` arguments, an `arith.divsi`) gets no clause: nothing says what derives from it.
+        if "extsi" in first.text:
+            if divrem:
+                origin += "; everything derived from it (offsets, the `//` and `%` that split a flat index) is 64-bit"
+            elif "program_id" in py_text:
+                origin += "; everything derived from it (the offsets and the bound check) is 64-bit"
+            else:
+                origin += "; what is computed from the widened value is 64-bit"
         origin += "."
     if fn.i64_first is not None:
         ev.append(_ev(narrow, fn.i64_first))
@@ -74,7 +78,7 @@ def rule_i64(ctx: Context) -> list[Finding]:
         Finding(
             "ttir.i64-index-math",
             "major",
-            _i64_title(wide, narrow, fw.i64_ops, fn.i64_ops, fw.i64_first_python.text if fw.i64_first_python else ""),
+            _i64_title(wide, narrow, fw.i64_ops, fn.i64_ops, py_text),
             expl,
             ev,
             remedy=(
