@@ -2,12 +2,14 @@
 orders of the variants: each finding names the right parameters, the variant that lost the specialization, and why.
 
 Kernels: ``tests/suites/spec_kinds.py`` (a 2-D multiply whose unit strides are called ``incx``/``incw``, not
-``stride*``: the unit-stride verdict must come from the IR), sm80, from the shared compile cache. A few branches no
+``stride*``: the unit-stride verdict must come from the IR) and ``tests/suites/spec_renamed.py`` (a row stride renamed
+and exempted by one or both decorator lists), sm80, from the shared compile cache. A few branches no
 compiled pair reaches (a non-stride parameter equal to 1, options a launch cannot differ in) use facts built by hand.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ import pytest
 
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.model import Finding
+from irdiff.diagnose.params import pair_params
 from irdiff.diagnose.rules.common import Context
 from irdiff.diagnose.rules.specialization import (
     rule_constexpr_changed,
@@ -28,6 +31,7 @@ from irdiff.diagnose.testing import make_arg, make_context, make_facts
 from irdiff.diagnose.texts import stage_text
 
 SUITE = str(Path(__file__).parent / "suites" / "spec_kinds.py")
+RENAMED = str(Path(__file__).parent / "suites" / "spec_renamed.py")
 ORDERS = ["lost-first", "kept-first"]
 
 
@@ -275,6 +279,70 @@ def test_divisibility_lost_by_pointer_mask_bound_and_row_stride(pair, order: str
         "%ldw: i32 {tt.divisibility = 16 : i32}",
     ]
     assert texts(f, "ragged", "python") == ['@triton.jit(do_not_specialize_on_alignment=["x_ptr"])']
+
+
+@pytest.fixture(scope="module")
+def renamed(compile_suite):  # type: ignore[no-untyped-def]
+    """``renamed(a, b) -> Context`` of ``tests/suites/spec_renamed.py`` (the row stride is ``stride_b`` in ``kept``,
+    ``ldb`` elsewhere) with the parameters paired by role as :func:`irdiff.diagnose.diagnose` pairs them."""
+    bundle = compile_suite(RENAMED, ["kept", "unaligned", "frozen"], "sm80")
+    facts = {n: extract_facts(v) for n, v in bundle.variants.items()}
+    stage = {n: (stage_text(v, "ttir"), stage_text(v, "python")) for n, v in bundle.variants.items()}
+    spec = {n: v.specialization for n, v in bundle.variants.items()}
+
+    def make(a: str, b: str) -> Context:
+        fa, fb = dataclasses.replace(facts[a]), dataclasses.replace(facts[b])
+        p = pair_params(spec[a], stage[a][0], spec[b], stage[b][0])
+        fa.peer_names, fb.peer_names = p.aliases("a"), p.aliases("b")
+        return Context(a, b, fa, fb, {}, {a: stage[a][1], b: stage[b][1]}, p)
+
+    return make
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_divisibility_lost_under_another_name_by_the_decorator(renamed, order: str) -> None:  # type: ignore[no-untyped-def]
+    """``unaligned`` lists ``ldb`` in ``do_not_specialize_on_alignment``; ``kept`` calls the same row stride
+    ``stride_b`` (paired by role). The remedy names the decorator's own spelling, ``ldb`` (the name to remove from
+    the list), never ``stride_b``; each side's stage-0 line its own name."""
+    ctx = ordered(renamed, "unaligned", "kept", order)
+    lost, kept = (ctx.fa, ctx.fb) if order == "lost-first" else (ctx.fb, ctx.fa)
+    peer = kept.peer("ldb")
+    assert peer is not None and peer.name == "stride_b" and peer.divisibility == 16
+    ldb = lost.arg("ldb")
+    assert ldb is not None and ldb.divisibility is None and ldb.do_not_specialize_on_alignment
+    (f,) = rule_divisibility(ctx)
+    assert (f.title, f.predicts) == ("`ldb` loses `tt.divisibility = 16` in `unaligned`", "unaligned")
+    assert "in `unaligned` it does not: `ldb` is listed in `do_not_specialize_on_alignment`. " in f.explanation
+    assert f.remedy is not None and f.remedy.startswith(
+        "remove `ldb` from `do_not_specialize_on_alignment` (the cost is one extra compile per alignment class); or "
+        "state the alignment in the kernel, when every caller guarantees it, with `tl.multiple_of(row * ldb, 16)`"
+    )
+    assert "stride_b" not in f.remedy
+    assert [t.split(":")[0] for t in texts(f, "unaligned", "spec")] == ["ldb"]
+    assert [t.split(":")[0] for t in texts(f, "kept", "spec")] == ["stride_b"]
+    assert texts(f, "unaligned", "python") == ['@triton.jit(do_not_specialize_on_alignment=["ldb"])']
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_divisibility_lost_by_both_decorator_lists(renamed, order: str) -> None:  # type: ignore[no-untyped-def]
+    """``frozen`` lists ``ldb`` in ``do_not_specialize`` and in ``do_not_specialize_on_alignment``. Removing it from
+    ``do_not_specialize`` alone gives ``unaligned``, which still has no divisibility (a real compile): the remedy
+    names both lists (it named only ``do_not_specialize``)."""
+    (f,) = rule_divisibility(ordered(renamed, "frozen", "kept", order))
+    assert (f.title, f.predicts) == ("`ldb` loses `tt.divisibility = 16` in `frozen`", "frozen")
+    assert f.remedy is not None and f.remedy.startswith(
+        "remove `ldb` from `do_not_specialize`; remove `ldb` from `do_not_specialize_on_alignment` (the cost is one "
+        "extra compile per alignment class); or state the alignment"
+    )
+    assert "stride_b" not in f.remedy
+    # both words sit on one decorator line: cited once
+    assert texts(f, "frozen", "python") == [
+        '@triton.jit(do_not_specialize=["ldb"], do_not_specialize_on_alignment=["ldb"])'
+    ]
+    # the first removal alone is not enough: `unaligned` still loses the divisibility; frozen vs unaligned: neither
+    # has it, no loss
+    assert [x.predicts for x in rule_divisibility(ordered(renamed, "unaligned", "kept", order))] == ["unaligned"]
+    assert rule_divisibility(ordered(renamed, "frozen", "unaligned", order)) == []
 
 
 def test_divisibility_ignores_a_constant_one(pair) -> None:  # type: ignore[no-untyped-def]

@@ -206,7 +206,9 @@ def rule_divisibility(ctx: Context) -> list[Finding]:
                 if dl and all(e.line != dl.line for e in ev if e.stage == "python"):
                     ev.append(_ev(lost, dl))
         dns = [h[0].name for h in hits if h[0].do_not_specialize]
-        dnsa = [h[0].name for h in hits if h[0].do_not_specialize_on_alignment and not h[0].do_not_specialize]
+        # a parameter in both lists is named under both: either one alone keeps its divisibility unknown (the JIT's
+        # `specialize` and `align` flags, triton/runtime/jit.py `create_function_from_signature`)
+        dnsa = [h[0].name for h in hits if h[0].do_not_specialize_on_alignment]
         rem = []
         if dns:
             rem.append(f"remove {_names(dns)} from `do_not_specialize`")
