@@ -10,7 +10,7 @@ AtomicFact`), TTGIR ``ttg.convert_layout`` with the PTX shared-memory traffic at
 from __future__ import annotations
 
 from irdiff.diagnose.facts import VariantFacts
-from irdiff.diagnose.mechfacts import ConvertFact
+from irdiff.diagnose.mechfacts import AtomicFact, ConvertFact
 from irdiff.diagnose.model import Evidence, Finding, Severity
 from irdiff.diagnose.rules.common import Context, _c, _ev, _kb
 from irdiff.diagnose.rules.precision import mech
@@ -145,40 +145,167 @@ def rule_cas_loop(ctx: Context) -> list[Finding]:
     ca, cb = _c(ctx.fa, "ptx", "atom.cas"), _c(ctx.fb, "ptx", "atom.cas")
     na = sum(1 for a in mech(ctx.fa).atomics if a.op == "cas")
     nb = sum(1 for a in mech(ctx.fb).atomics if a.op == "cas")
-    if (ca > 0) == (cb > 0) or (ca and na) or (cb and nb):
+    if (ca and na) or (cb and nb):  # the user's own ``tl.atomic_cas``: not an emulation, and it hides Triton's
         return []
-    loop = ctx.a if ca else ctx.b
+    # who emulates: Triton (``atom.cas`` in PTX for an op it cannot express) or ptxas (a native PTX ``atom`` the
+    # target lacks, e.g. ``atom.add.noftz.f16`` on sm80, becomes ``ATOMG.CAS`` in SASS); both: no difference
+    em = {v: "triton" if c else "ptxas" if _sass_cas(ctx.facts(v)) else "" for v, c in ((ctx.a, ca), (ctx.b, cb))}
+    if bool(em[ctx.a]) == bool(em[ctx.b]):
+        return []
+    loop = ctx.a if em[ctx.a] else ctx.b
     other = ctx.b if loop == ctx.a else ctx.a
     f = ctx.facts(loop)
     atoms = mech(f).atomics
     ev: list[Evidence] = []
     if atoms:
         ev.append(_ev(loop, atoms[0].ref, atoms[0].ref.text[:220]))
-    r = f.first_lines.get("ptx", {}).get("atom.cas")
-    if r:
-        ev.append(_ev(loop, r, f"{r.text}   ({_c(f, 'ptx', 'atom.cas')}× atom.cas)"))
+    what = f"`{atoms[0].op}` on `{atoms[0].elem}`" if atoms else "the atomic"
+    if em[loop] == "triton":
+        r = f.first_lines.get("ptx", {}).get("atom.cas")
+        if r:
+            ev.append(_ev(loop, r, f"{r.text}   ({_c(f, 'ptx', 'atom.cas')}× atom.cas)"))
+        how = (
+            f"In `{loop}` {what} has no native atomic instruction on {f.target}, so Triton emits a compare-and-swap "
+            f"loop: load the old value, compute the new one, `atom.cas` it, and retry when another thread changed the "
+            f"word in between ({_c(f, 'ptx', 'atom.cas')} `atom.cas` per thread)."
+        )
+    else:
+        native = sorted(k for k in _atomic_keys(f, "ptx") if k.count(".") >= 2 and not k.startswith(("atom.cas",)))
+        r = f.first_lines.get("ptx", {}).get(native[0]) if native else None
+        if r:
+            ev.append(_ev(loop, r, f"{r.text}   ({_c(f, 'ptx', native[0])}× {native[0]})"))
+        n = _sass_cas(f)
+        rs = f.first_lines.get("sass", {}).get("ATOMG.CAS") or f.first_lines.get("sass", {}).get("ATOM.CAS")
+        if rs:
+            ev.append(_ev(loop, rs, f"{rs.text}   ({n}× ATOMG.CAS)"))
+        how = (
+            f"In `{loop}` the PTX has a native atomic for {what}"
+            + (f" (`{native[0]}`)" if native else "")
+            + f", but ptxas has no SASS atomic for it on {f.target} and emulates it with a compare-and-swap loop "
+            f"({n}× `ATOMG.CAS` per thread in SASS: read the word, compute the new value, swap it in, retry when "
+            "another thread changed it)."
+        )
     ev.append(
         Evidence(other, "ptx", None, ", ".join(f"{n}× {k}" for k, n in _atomic_keys(ctx.facts(other), "ptx").items()))
     )
-    what = f"`{atoms[0].op}` on `{atoms[0].elem}`" if atoms else "the atomic"
     expl = (
-        f"In `{loop}` {what} has no native atomic instruction on {f.target}, so Triton emits a compare-and-swap "
-        f"loop: load the old value, compute the new one, `atom.cas` it, and retry when another thread changed the "
-        f"word in between ({_c(f, 'ptx', 'atom.cas')} `atom.cas` per thread). Under contention (split-K, "
-        f"histograms) each retry is another round trip to L2. `{other}` uses a native atomic/reduction. Results are "
-        "the same up to the (unordered) summation order."
+        how + " Under contention (split-K, histograms) each retry is another round trip to L2. "
+        f"`{other}` uses a native atomic/reduction. Results are the same up to the (unordered) summation order."
     )
     return [
         Finding(
             "atomic.cas-loop",
             "major",
-            f"`{loop}` emulates {what} with a compare-and-swap loop",
+            f"`{loop}` emulates {what} with a compare-and-swap loop"
+            + (" (by ptxas, in SASS)" if em[loop] == "ptxas" else ""),
             expl,
             ev,
-            stage="ptx",
+            stage="ptx" if em[loop] == "triton" else "sass",
             predicts=loop,
         )
     ]
+
+
+def _sass_cas(f: VariantFacts) -> int:
+    """Compare-and-swap atomics in the SASS (``ATOMG.CAS``, ``ATOM.CAS``): a loop ptxas emulates an op with, when
+    the PTX has no ``atom.cas``."""
+    return _c(f, "sass", "ATOMG.CAS") + _c(f, "sass", "ATOM.CAS")
+
+
+_OP_WORDS = {
+    "fadd": "`tl.atomic_add`",
+    "add": "`tl.atomic_add`",
+    "max": "`tl.atomic_max`",
+    "umax": "`tl.atomic_max`",
+    "min": "`tl.atomic_min`",
+    "umin": "`tl.atomic_min`",
+    "exch": "`tl.atomic_xchg`",
+    "cas": "`tl.atomic_cas`",
+    "and": "`tl.atomic_and`",
+    "or": "`tl.atomic_or`",
+    "xor": "`tl.atomic_xor`",
+}
+
+
+def _ops(atoms: list[AtomicFact]) -> str:
+    """```fadd` on 128x128xf32 ×2, `cas` on i32``: the atomics' ops in program order, with their shapes."""
+    seen: dict[str, int] = {}
+    for a in atoms:
+        shape = "x".join(map(str, a.shape))
+        k = f"`{a.op}` on {shape + 'x' if shape else ''}{a.elem}"
+        seen[k] = seen.get(k, 0) + 1
+    return ", ".join(k + (f" ×{n}" if n > 1 else "") for k, n in seen.items()) or "none"
+
+
+@rule(
+    Emits("atomic.ops", causes=("spec.constexpr-changed", "options.changed")),
+    reads=("mech", "counts", "first_lines"),
+)
+def rule_atomic_ops(ctx: Context) -> list[Finding]:
+    """``atomic.ops``: the variants update memory with different atomic operations (TTIR ``tt.atomic_rmw`` op,
+    ``tt.atomic_cas``), or one writes with atomics where the other writes with plain ``tt.store`` (split-K partial
+    sums added into C vs stored per split, a scatter-add vs a scatter-store): what each atomic costs (a
+    read-modify-write at the L2, serialized per address) and whether the results can differ."""
+    aa, ab = mech(ctx.fa).atomics, mech(ctx.fb).atomics
+    ka, kb = sorted(a.op for a in aa), sorted(a.op for a in ab)
+    if ka == kb:
+        return []
+    sa, sb = _c(ctx.fa, "ttir", "tt.store"), _c(ctx.fb, "ttir", "tt.store")
+    ev: list[Evidence] = []
+    for v, f, atoms in ((ctx.a, ctx.fa, aa), (ctx.b, ctx.fb, ab)):
+        for a in atoms[:2]:
+            ev.append(_ev(v, a.ref, a.ref.text[:220]))
+            if a.python:
+                ev.append(_ev(v, a.python))
+        if not atoms:
+            r = f.first_lines.get("ttir", {}).get("tt.store")
+            if r:
+                ev.append(_ev(v, r, r.text[:220]))
+        keys = _atomic_keys(f, "sass")
+        if keys:
+            ev.append(Evidence(v, "sass", None, ", ".join(f"{n}× {k}" for k, n in sorted(keys.items()))))
+    only = ctx.a if aa and not ab else ctx.b if ab and not aa else None
+    if only:
+        atoms = aa if only == ctx.a else ab
+        plain = ctx.b if only == ctx.a else ctx.a
+        n_st = sb if only == ctx.a else sa
+        words = sorted({_OP_WORDS.get(a.op, f"`{a.op}`") for a in atoms})
+        title = f"`{only}` updates memory with {' and '.join(words)} ({_ops(atoms)}) where `{plain}` has no atomic" + (
+            f" ({n_st} plain `tl.store`)" if n_st else ""
+        )
+        expl = (
+            f"`{only}` writes through {len(atoms)} atomic operation(s) in TTIR ({_ops(atoms)}); `{plain}` has none"
+            + (f" and {n_st} `tt.store`" if n_st else "")
+            + ". An atomic is a read-modify-write performed at the L2 (PTX `atom`/`red`, SASS `ATOMG`/`RED`): "
+            "updates of one address from different threads or programs are serialized there, and an atomic that "
+            "returns its old value (`ATOMG`, the default `sem='acq_rel'`) also waits for it; a plain store only "
+            "writes, can be merged in the L2 and never waits. The results are the same only when every address is "
+            f"written once: where two programs write the same address (duplicate scatter indices, split-K partial "
+            f"sums into one C tile) `{only}` accumulates all updates and `{plain}` keeps whichever write lands last."
+        )
+        predicts: str | None = only
+    else:
+        title = f"Atomic operations differ: {_ops(aa)} in `{ctx.a}` vs {_ops(ab)} in `{ctx.b}`"
+        user_cas = [v for v, atoms in ((ctx.a, aa), (ctx.b, ab)) if any(a.op == "cas" for a in atoms)]
+        expl = (
+            f"The TTIR atomics are {_ops(aa)} in `{ctx.a}` and {_ops(ab)} in `{ctx.b}` (`tt.atomic_rmw` op, or "
+            "`tt.atomic_cas`). Each is one read-modify-write at the L2 per element"
+            + (
+                "; a `tl.atomic_cas` written by the user (" + ", ".join(f"`{v}`" for v in user_cas) + ") swaps only "
+                "when the word still holds the expected value, so a loop around it retries under contention where a "
+                "single `atomic_max`/`atomic_add` always succeeds in one operation"
+                if len(user_cas) == 1
+                else ""
+            )
+            + ". Per thread, SASS has "
+            + "; ".join(
+                f"`{v}` " + (", ".join(f"{n}× `{k}`" for k, n in sorted(_atomic_keys(f, "sass").items())) or "none")
+                for v, f in ((ctx.a, ctx.fa), (ctx.b, ctx.fb))
+            )
+            + "."
+        )
+        predicts = user_cas[0] if len(user_cas) == 1 else None
+    return [Finding("atomic.ops", "major", title, expl, ev, stage="ttir", predicts=predicts)]
 
 
 def _needs_shared(c: ConvertFact) -> bool:

@@ -62,6 +62,7 @@ def _width_note(keys: list[str]) -> str:
             "options.changed",
             "loop.unrolled",
             "precision.dot-input",
+            "atomic.ops",
         ),
     ),
     reads=("options", "counts", "first_lines"),
@@ -92,7 +93,11 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     )
 
     def sync(c: dict[str, int]) -> int:
-        return sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global")))
+        """Global loads, stores and atomics (``atom``/``red`` on global memory: a plain store replaced by an
+        atomic is not fewer memory operations)."""
+        shared_atoms = sum(n for k, n in c.items() if k.startswith(("atom.shared.", "red.shared.")))
+        atoms = c.get("atom", 0) + c.get("red", 0) - shared_atoms
+        return atoms + sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global")))
 
     def cpa(c: dict[str, int]) -> int:
         return sum(n for k, n in c.items() if k.startswith("cp.async ") or k == "cp.async.bulk.tensor")

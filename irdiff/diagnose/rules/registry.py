@@ -93,6 +93,7 @@ RuleId = Literal[
     # atomics.py (atomics and layout conversions)
     "atomic.ordering",
     "atomic.cas-loop",
+    "atomic.ops",
     "layout.convert-shared",
     # hints.py (memory hints, compiler messages, wait depth)
     "hint.cache",
