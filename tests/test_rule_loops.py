@@ -601,3 +601,32 @@ def test_unrolled_attribute_line_is_cut_at_240(real) -> None:  # type: ignore[no
         assert [e.text for e in f.evidence if e.variant == "wide" and e.line == x.loops_ttir[1].end_line] == [
             "{tt.num_stages = 1 : i32}"
         ]
+
+
+@BOTH
+def test_unrolled_copies_and_rings_name_no_slower_side(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``u4`` unrolls the pipelined row loop 4×: each copy of the body gets its own async copy, ring and PTX
+    instructions, so ``pipeline.async-copies``, ``pipeline.buffers`` and ``ptx.memory-ops`` see more of them in ``u4``
+    for the same rows and the same depth. They once predicted ``base`` (fewer copies) slower; now they predict no
+    side and say why, naming each variant's factor. Against ``st3u2`` (unrolled 2× too, 3 stages) ``u2``'s rings are
+    compared as before (same factor)."""
+    from irdiff.diagnose.rules.pipelining import rule_async_copies, rule_buffers
+    from irdiff.diagnose.rules.ptx import rule_ptx_memory
+
+    a, b = ("u4", "base") if swap else ("base", "u4")
+    say = {"base": "not", "u4": "4×"}
+    note = (
+        f"The loops are unrolled {say[a]} in `{a}` and {say[b]} in `{b}` (`loop_unroll_factor`): each copy of the body "
+        "has its own loads"
+    )
+    copies = run(rule_async_copies, real, a, b)
+    assert len(copies) == 1 and copies[0].predicts is None and note in copies[0].explanation
+    na = len(real["u4"][0].async_copies_loop)
+    assert na == 4 * len(real["base"][0].async_copies_loop) > 0  # read from the TTGIR: one copy per unrolled body
+    mem = run(rule_ptx_memory, real, a, b)
+    assert len(mem) == 1 and mem[0].predicts is None and note in mem[0].explanation
+    for f in run(rule_buffers, real, a, b):  # rings, where the two variants' differ
+        assert f.predicts is None and note in f.explanation
+    # the same factor on both sides: no note, and the copies compare as before
+    for f in run(rule_async_copies, real, "u2", "st3u2", swap) + run(rule_buffers, real, "u2", "st3u2", swap):
+        assert "loop_unroll_factor" not in f.explanation

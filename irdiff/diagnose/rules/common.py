@@ -140,6 +140,28 @@ def _warps_note(ctx: Context) -> str:
     )
 
 
+def _unrolls(f: VariantFacts) -> list[int]:
+    """Factors of the loops ``triton-loop-unroll`` unrolled in TTIR (``tl.range(..., loop_unroll_factor=N)``)."""
+    return sorted(lp.unroll for lp in f.loops_ttir if lp.unroll > 1)
+
+
+def _unroll_note(ctx: Context) -> str:
+    """When the variants unroll their loops differently: why the per-iteration copies, buffers and instruction counts
+    scale with the factor without more work or a deeper pipeline (one sentence), else ""."""
+    ua, ub = _unrolls(ctx.fa), _unrolls(ctx.fb)
+    if ua == ub:
+        return ""
+
+    def say(u: list[int]) -> str:
+        return " and ".join(f"{n}×" for n in u) if u else "not"
+
+    return (
+        f" The loops are unrolled {say(ua)} in `{ctx.a}` and {say(ub)} in `{ctx.b}` (`loop_unroll_factor`): each copy "
+        "of the body has its own loads, so their async copies, shared-memory rings and instructions multiply by the "
+        "factor for the same elements and the same pipeline depth; the counts name no slower side."
+    )
+
+
 def _ratio(x: float, y: float) -> str:
     """``x/y`` as "(0.5×)", or "" when ``y`` is 0."""
     return f" ({x / y:.2g}×)" if y else ""

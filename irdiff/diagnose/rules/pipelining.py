@@ -6,7 +6,7 @@ import re
 
 from irdiff.diagnose.facts import PipelineLoad, Ref, VariantFacts, strip_loc
 from irdiff.diagnose.model import Evidence, Finding
-from irdiff.diagnose.rules.common import Context, _ev, _kb, _names, _stem_of
+from irdiff.diagnose.rules.common import Context, _ev, _kb, _names, _stem_of, _unroll_note
 from irdiff.diagnose.rules.registry import Emits, rule
 from irdiff.normalize.text import split_top_level
 
@@ -271,11 +271,12 @@ def rule_pipelined(ctx: Context) -> list[Finding]:
             "pipeline.load-not-pipelined",
             "loop.num-stages",
             "loop.flattened",
+            "loop.unrolled",
             "options.changed",
             "spec.constexpr-changed",
         ),
     ),
-    reads=("buffers", "sync_loads_loop"),
+    reads=("buffers", "sync_loads_loop", "loops_ttir"),
 )
 def rule_buffers(ctx: Context) -> list[Finding]:
     """``pipeline.buffers``: shared-memory buffer rings (``ttg.local_alloc``) differ in number or depth."""
@@ -294,6 +295,9 @@ def rule_buffers(ctx: Context) -> list[Finding]:
     # the side with fewer ring slots in all; equal totals (rings reshaped, not shrunk) predict neither side
     sa, sb = sum(d for d, _ in ra), sum(d for d, _ in rb)
     fewer = ctx.a if sa < sb else ctx.b if sa > sb else None
+    unroll = _unroll_note(ctx)
+    if unroll:  # one ring per unrolled copy of a load: more rings, not deeper ones
+        fewer = None
     staged = {v: _staged_loads(ctx.facts(v)) for v in (ctx.a, ctx.b)}
     expl = (
         f"Shared-memory rings for pipelined loads: {desc(ctx.fa)} in `{ctx.a}`; {desc(ctx.fb)} in `{ctx.b}`. "
@@ -309,6 +313,7 @@ def rule_buffers(ctx: Context) -> list[Finding]:
             for v in (ctx.a, ctx.b)
             if ctx.facts(v).sync_loads_loop and not staged[v]
         )
+        + unroll
     )
     return [
         Finding(
@@ -326,9 +331,9 @@ def rule_buffers(ctx: Context) -> list[Finding]:
 @rule(
     Emits(
         "pipeline.async-copies",
-        causes=("pipeline.load-not-pipelined", "loop.num-stages", "loop.flattened", "options.changed"),
+        causes=("pipeline.load-not-pipelined", "loop.num-stages", "loop.flattened", "loop.unrolled", "options.changed"),
     ),
-    reads=("async_copies_prologue", "async_copies_loop", "sync_loads_loop"),
+    reads=("async_copies_prologue", "async_copies_loop", "sync_loads_loop", "loops_ttir"),
 )
 def rule_async_copies(ctx: Context) -> list[Finding]:
     """``pipeline.async-copies``: ``ttg.async_copy_global_to_local`` before/inside loops differ (the synchronous loop
@@ -348,9 +353,11 @@ def rule_async_copies(ctx: Context) -> list[Finding]:
     expl = (
         f"TTGIR async copies (prologue / inside the loop) and synchronous loop loads: `{ctx.a}` {a[0]} / {a[1]} and "
         f"{a[2]} `tt.load`; `{ctx.b}` {b[0]} / {b[1]} and {b[2]} `tt.load`. Prologue copies fill the ring before the "
-        "loop; copies inside the loop fetch iteration i+num_stages-1 while iteration i computes."
+        "loop; copies inside the loop fetch iteration i+num_stages-1 while iteration i computes." + _unroll_note(ctx)
     )
     fewer = ctx.a if a[0] + a[1] < b[0] + b[1] else ctx.b if a[0] + a[1] > b[0] + b[1] else None
+    if _unroll_note(ctx):  # unrolled copies of one load, not more prefetching
+        fewer = None
     return [
         Finding(
             "pipeline.async-copies",

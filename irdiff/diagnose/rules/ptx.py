@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from irdiff.diagnose.model import Evidence, Finding
-from irdiff.diagnose.rules.common import Context, _ev, _ratio, _same_warps, _warps_note
+from irdiff.diagnose.rules.common import Context, _ev, _ratio, _same_warps, _unroll_note, _warps_note
 from irdiff.diagnose.rules.registry import Emits, rule
 
 _PTX_MEM_PREFIX = ("ld.global", "st.global", "cp.async", "ld.shared", "st.shared", "ldmatrix", "stmatrix")
@@ -65,7 +65,7 @@ def _width_note(keys: list[str]) -> str:
             "atomic.ops",
         ),
     ),
-    reads=("options", "counts", "first_lines"),
+    reads=("options", "counts", "first_lines", "loops_ttir"),
 )
 def rule_ptx_memory(ctx: Context) -> list[Finding]:
     """``ptx.memory-ops``: global/shared memory instructions in PTX by kind and width."""
@@ -89,7 +89,10 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     ga, gb = gmem(ca), gmem(cb)
     expl = (
         f"PTX memory instructions (`{ctx.a}` vs `{ctx.b}`): {table}. Global memory instructions in total: {ga} in "
-        f"`{ctx.a}` vs {gb} in `{ctx.b}`{_ratio(ga, gb)}. " + _width_note(keys[:10]) + _warps_note(ctx)
+        f"`{ctx.a}` vs {gb} in `{ctx.b}`{_ratio(ga, gb)}. "
+        + _width_note(keys[:10])
+        + _warps_note(ctx)
+        + _unroll_note(ctx)
     )
 
     def sync(c: dict[str, int]) -> int:
@@ -104,6 +107,8 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
 
     if not _same_warps(ctx):
         predicts: str | None = None  # per-thread counts of different num_warps are not comparable
+    elif _unroll_note(ctx):
+        predicts = None  # an unrolled loop's body is written N times: static counts, not more memory traffic
     elif bool(ca.get("cp.async.bulk.tensor")) != bool(cb.get("cp.async.bulk.tensor")):
         predicts = None  # TMA (one instruction per CTA) vs per-thread copies: counts not comparable
     elif cpa(ca) != cpa(cb):  # fewer asynchronous copies: loads wait in the loop
