@@ -233,7 +233,7 @@ def test_accumulate_output_type_both_orders(pair) -> None:  # type: ignore[no-un
         (f,) = rule_dot_accumulate(pair("acc16", a, b))
         assert (
             f.predicts is None
-            and f.title == f"`acc` dot 64x64x32 (f16 × f16) accumulates differently in `{a}` and `{b}`"
+            and f.title == f"`acc` dot 64x64x32 (f16 × f16) accumulates in `{a}` in `{a}` vs `{b}` in `{b}`"
         )
         assert f.explanation == (
             f"`acc` dot 64x64x32 (f16 × f16): the accumulator/output type is `{a}` in `{a}` and `{b}` in `{b}` "
@@ -644,3 +644,32 @@ def test_mode_words_for_each_rounding_and_labels_without_a_shape() -> None:
     r = Ref("ttir", 1, "%0 = tt.dot %a, %b, %c")
     d = DotFact("", "ieee", "f32", "f32", "f32", [], 2, None, "fma", [], 4, [], [], True, r, None, None)
     assert _dot_label(d) == "dot ? (f32 × f32)"
+
+
+def test_accumulator_type_explains_the_wgmma_wait_and_registers(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``tests/suites/rule_acc_type.py`` (sm90): a K-loop wgmma matmul with an fp16 accumulator (``out_dtype``)
+    against fp32, nothing else changed. The whole diagnosis, both orders: ``precision.dot-accumulate`` is the root
+    (it claims the ``out_dtype=`` change), names both types, and the wgmma wait every iteration in ``acc16``
+    (``pendings`` 0 vs 1, read from each TTGIR) and the register difference are its effects, not unexplained."""
+    from irdiff.diagnose import diagnose
+
+    suite = str(Path(__file__).parent / "suites" / "rule_acc_type.py")
+    bundle = compile_suite(suite, ["acc16", "acc32"], "sm90")
+    pend = {
+        v: re.findall(r"ttng\.warp_group_dot_wait .*pendings = (\d+)", stage_text(bundle.compiled_variant(v), "ttgir"))
+        for v in ("acc16", "acc32")
+    }
+    assert "0" in pend["acc16"] and "1" in pend["acc32"]
+    for a, b in (("acc16", "acc32"), ("acc32", "acc16")):
+        d = diagnose(bundle, a, b)
+        by = {f.id: f for f in d.findings}
+        root = by["precision.dot-accumulate"]
+        assert not root.causes and root.title.endswith(
+            f"`acc` dot 64x64x32 (f16 × f16) accumulates in `{'f16' if a == 'acc16' else 'f32'}` in `{a}` vs "
+            f"`{'f16' if b == 'acc16' else 'f32'}` in `{b}`"
+        )
+        assert "`out_dtype=tl.float16`" in root.title
+        wait = by["pipeline.wgmma-wait"]
+        assert wait.causes == ["precision.dot-accumulate"] and wait.predicts == "acc16"
+        assert by["resources.registers"].causes == ["precision.dot-accumulate"]
+        assert "pipeline.wgmma-wait" not in d.unexplained and "resources.registers" not in d.unexplained

@@ -374,7 +374,14 @@ def rule_async_copies(ctx: Context) -> list[Finding]:
 @rule(
     Emits(
         "pipeline.wgmma-wait",
-        causes=("pipeline.load-not-pipelined", "pipeline.buffers", "loop.flattened", "loop.num-stages"),
+        causes=(
+            "pipeline.load-not-pipelined",
+            "pipeline.buffers",
+            "loop.flattened",
+            "loop.num-stages",
+            # only the accumulator's type differs (``out_dtype=tl.float16``): the wgmma pipeliner's choice follows it
+            "precision.dot-accumulate",
+        ),
     ),
     reads=("buffers", "sync_loads_loop", "waits"),
 )

@@ -144,7 +144,11 @@ def rule_dot_accumulate(ctx: Context) -> list[Finding]:
             Finding(
                 "precision.dot-accumulate",
                 "minor",
-                f"{_dot_label(x)} accumulates differently in `{ctx.a}` and `{ctx.b}`",
+                (
+                    f"{_dot_label(x)} accumulates in `{x.acc_type}` in `{ctx.a}` vs `{y.acc_type}` in `{ctx.b}`"
+                    if x.acc_type != y.acc_type
+                    else f"{_dot_label(x)} accumulates differently in `{ctx.a}` and `{ctx.b}`"
+                ),
                 expl,
                 ev,
                 stage="ttir",

@@ -63,6 +63,9 @@ def _width_note(keys: list[str]) -> str:
             "loop.unrolled",
             "precision.dot-input",
             "atomic.ops",
+            # an f16 accumulator moves through shared memory as b16 where an f32 one moves as b32 (the epilogue's
+            # layout conversion)
+            "precision.dot-accumulate",
         ),
     ),
     reads=("options", "counts", "first_lines", "loops_ttir"),
