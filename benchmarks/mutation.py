@@ -131,15 +131,16 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_mechfacts_hints.py",
         "tests/test_mechfacts_dots.py",
         "tests/test_mechfacts_atomics.py",
+        "tests/test_mech_signs.py",
     ],
     "irdiff/diagnose/settings.py": ["tests/test_settings_findings.py"],
     "irdiff/diagnose/rules/specialization.py": ["tests/test_rule_specialization.py", "tests/test_rule_units.py"],
     # roots.py: tests/test_roots_units.py calls the helpers (mechanisms, stage-0 words, settings/source/attribute
     # roots, claims, ordering, register estimates); tests/test_roots_apply.py calls apply_roots, _add_trace,
     # register_story and _pass_finding on the rules' findings of small compiled pairs (captured once per pair)
-    "irdiff/diagnose/roots.py": ["tests/test_roots_units.py", "tests/test_roots_apply.py"],
+    "irdiff/diagnose/roots.py": ["tests/test_roots_units.py", "tests/test_roots_apply.py", "tests/test_roots_fixes.py"],
     "irdiff/diagnose/rules/pipelining.py": ["tests/test_rule_pipelining.py"],
-    "irdiff/diagnose/rules/precision.py": ["tests/test_rule_precision.py"],
+    "irdiff/diagnose/rules/precision.py": ["tests/test_rule_precision.py", "tests/test_mech_signs.py"],
     # test_diagnose_units.py: the chain machinery without a compile; the two others run diagnose() on compiled
     # matmuls (seconds per mutant on 2 cores). test_seed_001_persistent expects 3.9's registers (fails under 3.6).
     "irdiff/diagnose/texts.py": ["tests/test_texts.py"],
@@ -157,9 +158,10 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/rules/atomics.py": [
         "tests/test_rule_atomics.py",
+        "tests/test_rule_atomic_fences.py",
         *_MECHANISMS,
         "-k",
-        "atomic or cas or convert_shared or split_k or test_rule_atomics",
+        "atomic or cas or convert_shared or split_k or test_rule_atomics or fence",
     ],
     "irdiff/diagnose/rules/loops.py": [
         "tests/test_rule_loops.py",

@@ -52,14 +52,15 @@ def _facts(b: Bundle, variant: str) -> MechFacts:
 
 def test_operand_upcasts_named_by_their_conversion(dots: Bundle) -> None:
     """``a.to(tl.float32)`` of fp16 operands is an ``arith.extf`` right before an fp32 (tf32) dot; int8 and uint8
-    ``.to(tl.float16)`` are ``arith.sitofp`` / ``arith.uitofp`` (MLIR integers are signless: both read ``i8``). The dot
+    ``.to(tl.float16)`` are ``arith.sitofp`` / ``arith.uitofp`` (MLIR integers are signless: both print ``i8``; the
+    upcast names the unsigned one ``u8``, as the conversion reads it). The dot
     itself then multiplies the converted types; the upcast names the conversion, found whether the operand stays in
     registers or goes through shared memory first (sm90's ``wgmma`` B operand: ``ttg.local_alloc``)."""
     sm90 = "cuda:90" in dots.variants["ext32"].text("ttgir")
     for variant, op, upcast, a, precision in (
         ("ext32", "arith.extf", "f16 → f32", "f32", "tf32"),
         ("i8", "arith.sitofp", "i8 → f16", "f16", ""),
-        ("u8", "arith.uitofp", "i8 → f16", "f16", ""),
+        ("u8", "arith.uitofp", "u8 → f16", "f16", ""),
     ):
         ttgir = dots.variants[variant].text("ttgir")
         assert f" = {op} " in ttgir  # the kernel's conversion is in the final TTGIR

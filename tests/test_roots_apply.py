@@ -743,7 +743,10 @@ def test_hint_statement_is_claimed_by_the_hint_rule_off_its_line(compile_suite, 
     src = out[0]
     assert "PTX (whole kernel): " in src.explanation and "`ld.global.v4.b32`" in src.explanation
     assert "It only adds AxisInfo hint attributes" not in src.explanation and src.severity == "major"
-    assert "Nothing else differs" not in src.explanation  # the attribute a line above differs in TTIR
+    # the root traces the hinted value's definition a line above the call, where the attribute is; the TTGIR
+    # layouts (4 elements per thread, vectorized) differ outside any op, so nothing is said to be the same
+    assert f"TTIR `arith.muli` from line {line_of(b.variants[a], 'base = pid')} of `{a}`" in src.explanation
+    assert "Nothing else differs" not in src.explanation
 
 
 def test_rewrite_lists_the_changes_and_lets_the_rules_root_the_chain(compile_suite) -> None:  # type: ignore[no-untyped-def]
@@ -1437,8 +1440,8 @@ def test_settings_root_beside_an_attribute_change(compile_suite, swap: bool) -> 
 
 
 def test_chains_reach_their_root_up_to_forty_links(compile_suite) -> None:  # type: ignore[no-untyped-def]
-    """A chain of 40 links reaches its root; the walk (a guard against cycles) stops after 40, so the top of a chain
-    of 41 links is unexplained."""
+    """A chain of 40 links and one of 41 both reach their roots (the walk used to stop after 40 links and call the top
+    of the longer chain unexplained; tests/test_roots_fixes.py has the long chains)."""
     b = compile_suite(CASES + "::streaming", ["evict", "keep"], "sm80")
     va, vb = b.variants["evict"], b.variants["keep"]
 
@@ -1453,7 +1456,7 @@ def test_chains_reach_their_root_up_to_forty_links(compile_suite) -> None:  # ty
     ]
     fs = [*chain("a", 40, "options.changed"), *chain("b", 41, "config.changed"), *roots]
     _, unexplained = R.apply_roots(fs, "evict", "keep", va, vb, sd=SourceDiff())
-    assert not any(i.startswith("a") for i in unexplained) and "b41" in unexplained
+    assert unexplained == []
 
 
 @pytest.mark.parametrize("order", [("plain", "restated"), ("restated", "plain")])

@@ -134,9 +134,12 @@ def test_gpu_scope_adds_gpu_fence_and_invalidation_over_cta(scope: Bundle, swap:
         f"Atomics use sem=acq_rel scope={a} in `{a}` and sem=acq_rel scope={b} in `{b}`. {ACQ_REL} Fences"
     )
     assert "`relaxed`" not in f.explanation
-    # the gpu side's fence line is quoted (the cta side has neither a GPU fence nor CCTL/ERRBAR)
-    fence = [e for e in f.evidence if e.stage == "sass" and e.line]
-    assert [e.variant for e in fence] == ["gpu"] and fence[0].text.endswith(f"({n}× MEMBAR.GPU)")
+    # each side's fence line is quoted: the gpu side's `MEMBAR.ALL.GPU`, the cta side's `MEMBAR.ALL.CTA` (it has
+    # no CCTL/ERRBAR; it used to quote nothing)
+    fence = {e.variant: e.text for e in f.evidence if e.stage == "sass" and e.line}
+    assert fence["gpu"].startswith("MEMBAR.ALL.GPU") and fence["gpu"].endswith(f"({n}× MEMBAR.GPU)")
+    assert fence["cta"].startswith("MEMBAR.ALL.CTA") and fence["cta"].endswith(f"({n}× MEMBAR.CTA)")
+    assert [e.variant for e in f.evidence if e.stage == "sass" and e.line] == [a, b]
     assert 'scope="cta"' in next(e.text for e in f.evidence if e.variant == "cta" and e.stage == "python")
 
 
@@ -431,7 +434,7 @@ def _sass_facts(name: str, sass: str, atoms: list[AtomicFact]):  # type: ignore[
 def test_fence_evidence_is_the_line_of_that_fence_kind() -> None:
     """SASS with a CTA fence before a GPU fence (a CTA-scope atomic, then a gpu-scope one): the quoted fence line is
     the ``MEMBAR.ALL.GPU`` one, not the first ``MEMBAR`` of any scope (fixed: the rule looked up ``MEMBAR``); a side
-    with a system fence and an error barrier only quotes its ``ERRBAR``. Neither side is heavier (3 fences each):
+    with a system fence and an error barrier quotes its system fence (fixed: it quoted only the ``ERRBAR``). Neither side is heavier (3 fences each):
     the title says who uses what and no more."""
     mixed = (
         "\tMEMBAR.SC.CTA ;\n\tATOMG.E.ADD.STRONG.GPU PT, R1, [R2], R3 ;\n\tMEMBAR.ALL.GPU ;\n\tERRBAR;\n"
@@ -451,7 +454,10 @@ def test_fence_evidence_is_the_line_of_that_fence_kind() -> None:
         d = {"mixed": "sem=acq_rel scope=cta, sem=acq_rel scope=gpu", "sys": "sem=release scope=sys"}
         assert f.title == f"Atomic ordering: {d[x.name]} in `{x.name}` vs {d[y.name]} in `{y.name}`"
         fence = {e.variant: (e.line, e.text) for e in f.evidence if e.stage == "sass" and e.line}
-        assert fence == {"mixed": (3, "MEMBAR.ALL.GPU ;   (1× MEMBAR.GPU)"), "sys": (2, "ERRBAR;   (1× ERRBAR)")}
+        assert fence == {
+            "mixed": (3, "MEMBAR.ALL.GPU ;   (1× MEMBAR.GPU)"),
+            "sys": (1, "MEMBAR.SC.SYS ;   (2× MEMBAR.SYS)"),
+        }
         # the first atomic's TTIR line, cut at 220 characters
         e = next(e for e in f.evidence if e.variant == "mixed" and e.stage == "ttir")
         assert e.line == 9 and e.text == long_ref.text[:220] and len(long_ref.text) > 221

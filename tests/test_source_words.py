@@ -735,3 +735,13 @@ def test_each_kind_is_worded_for_the_right_variant(tmp_path: Path, case: str, sw
     sd = diff_sources(variant(tmp_path, na, a), variant(tmp_path, nb, b), params)
     got = [(c.kind, c.line_a, c.line_b, c.name, c.old, c.new, c.words(na, nb)) for c in sd.semantic]
     assert got == EXPECTED[case][swap]
+
+
+def test_affected_refuses_a_side_other_than_a_or_b(tmp_path: Path) -> None:
+    """Any other side than ``"a"``/``"b"`` is an error (it used to be read as ``"b"``)."""
+    a = LOOP.format(extra="")
+    sd = diff_sources(variant(tmp_path, "a", a), variant(tmp_path, "b", a))
+    assert sd.affected("b", {13}) == {12, 13}
+    for bad in ("c", "A", "", "ab"):
+        with pytest.raises(ValueError, match="side must be 'a' or 'b', not"):
+            sd.affected(bad, {13})

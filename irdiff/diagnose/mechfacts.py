@@ -7,7 +7,8 @@ Sources, per variant (all from the bundle's saved stages and logs):
   and result types), ``tt.atomic_rmw``/``tt.atomic_cas`` (op, ``sem``, ``scope``, element type), ``tt.load``/
   ``tt.store`` cache attributes (3.9's ``cachePolicy``, 3.6's ``cacheModifier``/``evictionPolicy``) and
   ``isVolatile``, ``tt.assume`` and ``tt.divisibility``/``tt.contiguity`` hints (``tl.multiple_of``/
-  ``tl.max_contiguous``), and ops producing ``f64`` values.
+  ``tl.max_contiguous``), and ops making ``f64`` values (loads and address arithmetic on ``!tt.ptr<f64>`` left
+  out: they read fp64 data, they do no fp64 arithmetic).
 * TTGIR: what each dot became — ``tt.dot`` with a ``#ttg.blocked`` result is lowered to FMA instructions
   (``DotOpToLLVM/FMA.cpp``), ``tt.dot`` with an ``#ttg.nvidia_mma`` v2 result to ``mma.sync``, ``ttng.warp_group_dot``
   to ``wgmma`` (v3) and ``ttng.tc_gen5_mma`` to ``tcgen05.mma`` with the accumulator in tensor memory (v5,
@@ -54,7 +55,9 @@ class DotFact:
     :ivar instr_shape: the MMA layout's ``instrShape`` (``[16, 8]``, ``[16, 64, 16]``) or ``[]``.
     :ivar warps: ``ttg.num-warps`` of the module; ``operands``: where A and B come from in TTGIR (``shared`` for a
         ``!ttg.memdesc``, ``registers`` for a ``#ttg.dot_op`` tensor).
-    :ivar upcast: operand element types converted (``tt.fp_to_fp``/``arith.extf``) right before the dot in TTGIR.
+    :ivar upcast: operand element types converted (``tt.fp_to_fp``/``arith.extf``/``arith.sitofp``/``arith.uitofp``)
+        right before the dot in TTGIR, as ``"f16 → f32"``; an integer read unsigned (``arith.uitofp``/``extui``) is
+        named ``u8``, signed ``i8`` (MLIR prints both ``i8``).
     :ivar acc_chained: the accumulator is the dot's own operand (``tl.dot(a, b, acc)``); False when a separate
         ``arith.addf`` adds the product (``acc += tl.dot(a, b)``).
     """
@@ -185,7 +188,7 @@ class MechFacts:
     mma_waits: list[MmaWaitFact] = field(default_factory=list)
     cp_async_waits: list[tuple[int, Ref]] = field(default_factory=list)
     async_waits: list[AsyncWaitFact] = field(default_factory=list)
-    f64_ttir: int = 0
+    f64_ttir: int = 0  # TTIR ops making an f64 value (not loads, constants or arithmetic on fp64 pointers)
     f64_tensor: int = 0  # of f64_ttir, ops whose result is a tensor (per-element work, not one scalar per program)
     f64_first: Ref | None = None
     f64_python: Ref | None = None
@@ -438,6 +441,19 @@ def compiler_messages(log: str) -> list[Ref]:
 # --------------------------------------------------------------------------------------------- extraction
 
 
+# Conversions an operand may pass right before a dot. MLIR integers are signless (``i8`` for int8 and uint8 alike):
+# the op says how the bits are read, ``arith.uitofp``/``arith.extui`` unsigned, ``arith.sitofp``/``arith.extsi``
+# signed (Triton's ``semantic.cast``: ``uitofp`` for an unsigned source, ``sitofp`` for a signed one).
+_UPCASTS = ("tt.fp_to_fp", "arith.extf", "arith.sitofp", "arith.uitofp", "arith.extsi", "arith.extui")
+_UNSIGNED = ("arith.uitofp", "arith.extui")
+
+
+def _upcast_from(op: str, elem: str) -> str:
+    """The source type of an upcast as the program has it: ``u8`` for the ``i8`` an ``arith.uitofp`` reads unsigned,
+    else the element type as printed (``i8``, ``f16``, ``f8E5M2``)."""
+    return "u" + elem[1:] if op in _UNSIGNED and re.fullmatch(r"i\d+", elem) else elem
+
+
 def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
     t_lines = [ln for ln in _lines(ttir) if ln.op == "tt.dot"]
     g_all = _lines(ttgir)
@@ -501,9 +517,9 @@ def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
                     nxt = _operands(d)
                     d = defs.get(nxt[0].split("#")[0]) if nxt else None
                     hops += 1
-                if d is not None and d.op in ("tt.fp_to_fp", "arith.extf", "arith.sitofp", "arith.uitofp"):
+                if d is not None and d.op in _UPCASTS:
                     dt = _types(d.text)
-                    conv = _shape_elem(dt[0])[1] + " → " + _shape_elem(dt[-1])[1] if dt else ""
+                    conv = _upcast_from(d.op, _shape_elem(dt[0])[1]) + " → " + _shape_elem(dt[-1])[1] if dt else ""
                     if conv and conv not in upcast:
                         upcast.append(conv)
         rank = len(c[0]) if c[0] else len(a[0])
@@ -736,6 +752,11 @@ def _async_waits(ttgir: str) -> list[AsyncWaitFact]:
     return out
 
 
+# Loads: an ``f64`` result read from memory is fp64 data, not fp64 arithmetic (what computes on it is counted). A
+# splat or broadcast of an f64 value still counts: it makes the f64 tensor the arithmetic then runs on.
+_F64_MOVES = frozenset({"tt.load", "tt.descriptor_load", "tt.descriptor_gather"})
+
+
 def extract_mech_facts(v: VariantResult) -> MechFacts:
     """Mechanism facts of one saved variant (missing stages give empty facts, never errors)."""
     ttir, ttgir, ptx = stage_text(v, "ttir"), stage_text(v, "ttgir"), stage_text(v, "ptx")
@@ -756,10 +777,13 @@ def extract_mech_facts(v: VariantResult) -> MechFacts:
     for ln in _lines(ttir):
         if ln.op.startswith(("tt.func", "scf.", "tt.return")) or not ln.results or ln.op == "arith.constant":
             continue
-        rtype = ln.text.rsplit(":", 1)[-1]
-        if re.search(r"\bf64\b", rtype) or re.search(r"xf64>", rtype):
+        if ln.op in _F64_MOVES:
+            continue
+        # the result type, pointers left out: ``tt.addptr`` on ``!tt.ptr<f64>`` computes an address, not in fp64
+        rtype = re.sub(r"!tt\.ptr<[^<>]*>", "ptr", ln.text.rsplit(":", 1)[-1])
+        if re.search(r"(?:\b|\dx)f64\b", rtype):  # ``f64`` or ``tensor<256xf64>``
             f.f64_ttir += 1
-            if re.search(r"xf64>", rtype):
+            if re.search(r"\dxf64\b", rtype):
                 f.f64_tensor += 1
             if f.f64_first is None:
                 f.f64_first = Ref("ttir", ln.no, ln.text)

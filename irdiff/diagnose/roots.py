@@ -48,7 +48,7 @@ from irdiff.bundle import VariantResult
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.passes import PassDivergence, first_diverging_pass
 from irdiff.diagnose.provenance import AttrChange, StageDelta, attr_changes, python_lines, stage_text, stage_trace
-from irdiff.diagnose.source import KINDS, SourceChange, SourceDiff, diff_sources
+from irdiff.diagnose.source import KINDS, SourceChange, SourceDiff, StmtFlow, diff_sources
 
 __all__ = [
     "MECHANISMS",
@@ -446,7 +446,11 @@ def apply_roots(
     memo: dict[tuple[str, str], set[int]] = {}
 
     def lines(f: Finding, side: str) -> set[int]:
-        """Python lines of ``f``'s evidence in ``a`` or ``b`` (computed on first use: location maps are costly)."""
+        """Python lines of ``f``'s evidence in ``a`` or ``b`` (computed on first use: location maps are costly).
+
+        :raises ValueError: ``side`` is neither ``"a"`` nor ``"b"``."""
+        if side not in ("a", "b"):
+            raise ValueError(f"side must be 'a' or 'b', not {side!r}")
         key = (f.id, side)
         if key not in memo:
             memo[key] = _ev_lines(f, a, va) if side == "a" else _ev_lines(f, b, vb)
@@ -624,16 +628,6 @@ def apply_roots(
     roots_now = _root_ids(findings, claimers)
     reached: dict[str, bool] = {}
 
-    def reaches(fid: str, depth: int = 0) -> bool:
-        if fid in reached:
-            return reached[fid]
-        f = by_id.get(fid)
-        if f is None or depth > 40:
-            return False
-        ok = fid in roots_now or any(reaches(c, depth + 1) for c in f.causes)
-        reached[fid] = ok
-        return ok
-
     # a source change no finding follows from is information: the code differs there, no rule sees an effect; so is
     # one followed only by AxisInfo hint attributes when nothing else in the pair differs (a hint restating what the
     # other variant's specialization proves); "no instruction differs" is said only when the whole PTX and SASS are
@@ -659,12 +653,41 @@ def apply_roots(
                 "instruction differs because of them."
             )
     _cap_restatements(findings, by_id)
-    unexplained = [f.id for f in findings if f.id != "time.measured" and not reaches(f.id)]
+    unexplained = [f.id for f in findings if f.id != "time.measured" and not _reaches(f.id, by_id, roots_now, reached)]
     for fid in unexplained:
         f = by_id[fid]
         if UNEXPLAINED_NOTE not in f.explanation:
             f.explanation += UNEXPLAINED_NOTE
     return _order(findings, roots_now, set(unexplained)), unexplained
+
+
+def _reaches(fid: str, by_id: dict[str, Finding], roots: set[str], memo: dict[str, bool]) -> bool:
+    """Whether the chain of causes from ``fid`` (through ``Finding.causes``, however long) reaches a finding in
+    ``roots``. A walk over every finding reachable from ``fid`` (each once, so a cycle of causes ends): a True found
+    on the way is definite, and so is a False once the walk is complete; both are kept in ``memo`` for later
+    queries (a False for every finding the walk saw, since all their causes were walked too). A cause that names
+    no finding leads nowhere."""
+    if fid in memo:
+        return memo[fid]
+    seen: list[str] = []
+    seen_set: set[str] = set()
+    todo = [fid]
+    while todo:
+        x = todo.pop()
+        if x in seen_set:
+            continue
+        if memo.get(x) or x in roots:
+            memo[fid] = True
+            return True
+        seen_set.add(x)
+        seen.append(x)
+        f = by_id.get(x)
+        if f is None or x in memo:  # unknown id, or a definite False: nothing to walk from it
+            continue
+        todo.extend(f.causes)
+    for x in seen:
+        memo[x] = False
+    return False
 
 
 # Source change kinds a claiming rule's title is prefixed with when it does not name them (the user's edit first,
@@ -967,21 +990,37 @@ def _add_trace(
 ) -> None:
     f = r.finding
     stages = ("ttir", "ttgir") if whole_ok else ("ttir", "ttgir", "ptx")
-    trace = stage_trace(va, vb, r.lines_a, r.lines_b, stages) if (r.lines_a or r.lines_b) else []
-    whole = {s: _whole_delta(va, vb, s) for s in ("ptx", "sass")} if whole_ok else {}
-    whole = {s: d for s, d in whole.items() if d[0] or d[1]}
+    # whole statements: a keyword on a continuation line of a multi-line call changes the ops located at the call
+    la, lb = _statements(sd.flow_a, r.lines_a), _statements(sd.flow_b, r.lines_b)
+    changes = [c for c in sd.semantic if (c.line_a in r.lines_a) or (c.line_b in r.lines_b)]
     if f.id == "ttir.attr-changed":
         mine = attrs
     else:
-        mine = [ac for ac in attrs if ac.line_a in r.lines_a or ac.line_b in r.lines_b]
-    changes = [c for c in sd.semantic if (c.line_a in r.lines_a) or (c.line_b in r.lines_b)]
+        mine = [ac for ac in attrs if ac.line_a in la or ac.line_b in lb]
+        if f.id.startswith("source."):
+            # a hint call's attribute sits on the op defining the hinted value, on another line (see _HINT_CALL)
+            hints = [c for c in changes if _is_hint_change(c) and not (c.file_a or c.file_b)]
+            ha = _hinted_lines(sd.flow_a, {c.line_a for c in hints if c.line_a is not None})
+            hb = _hinted_lines(sd.flow_b, {c.line_b for c in hints if c.line_b is not None})
+            extra = [ac for ac in attrs if _hint_only(ac) and ac not in mine and (ac.line_a in ha or ac.line_b in hb)]
+            mine += extra
+            la |= {ac.line_a for ac in extra}
+            lb |= {ac.line_b for ac in extra}
+    trace = stage_trace(va, vb, la, lb, stages) if (la or lb) else []
+    whole = {s: _whole_delta(va, vb, s) for s in ("ptx", "sass")} if whole_ok else {}
+    whole = {s: d for s, d in whole.items() if d[0] or d[1]}
     text = _trace_text(a, b, trace, whole)
     if mine and f.id != "ttir.attr-changed":
         f.explanation += " " + "; ".join(ac.words(a, b) for ac in mine[:3]) + "."
     if text:
         f.explanation += f" Downstream: {text}."
     others = [g for g in findings if g is not f and g.id.startswith(ROOT_PREFIXES) and not g.causes]
-    if not others and trace and not any(d.elsewhere for d in trace if d.stage in ("ttir", "ttgir")):
+    if (
+        not others
+        and trace
+        and not any(d.elsewhere for d in trace if d.stage in ("ttir", "ttgir"))
+        and _layouts(va) == _layouts(vb)
+    ):
         f.explanation += " Nothing else differs in TTIR/TTGIR."
     ctx = RootContext(a, b, f, changes, mine, trace, whole)
     for mech in MECHANISMS:
@@ -1011,6 +1050,36 @@ def _add_trace(
             line = next((no for no, op in _instructions(stage, stage_text(vr, stage)) if op == key), None)
             if line is not None:
                 f.evidence.append(Evidence(v, stage, line, f"{key}   ({ops[key]}× only in `{v}`)"))
+
+
+_LAYOUT_DEF = re.compile(r"^#\w+\s*=\s*#ttg\w*\.", re.M)
+
+
+def _layouts(v: VariantResult) -> list[str]:
+    """The TTGIR layout definitions (``#blocked = #ttg.blocked<{sizePerThread = [4], …}>``), sorted: the op-by-op
+    trace compares op names, and a hint that widens the accesses changes only these in TTGIR."""
+    return sorted(ln.strip() for ln in stage_text(v, "ttgir").splitlines() if _LAYOUT_DEF.match(ln.strip()))
+
+
+def _statements(flow: list[StmtFlow], lines: set[int]) -> set[int]:
+    """``lines`` with every line of the statements holding them (:class:`~irdiff.diagnose.source.StmtFlow`): the ops
+    of a multi-line ``tl.load(…,\n eviction_policy=…)`` are located at the call's first line, not the keyword's."""
+    out = set(lines)
+    for st in flow:
+        if any(st.first <= ln <= st.last for ln in lines):
+            out.update(range(st.first, st.last + 1))
+    return out
+
+
+def _hinted_lines(flow: list[StmtFlow], calls: set[int]) -> set[int]:
+    """Lines of the statements defining a value that the hint calls on ``calls`` read (``off = tl.multiple_of(off,
+    8)`` reads ``off``): where the frontend puts the hint's ``tt.divisibility``/``tt.contiguity``."""
+    read = {(st.function, n) for st in flow if any(st.first <= ln <= st.last for ln in calls) for n in st.uses}
+    out: set[int] = set()
+    for st in flow:
+        if not any(st.first <= ln <= st.last for ln in calls) and any((st.function, d) in read for d in st.defs):
+            out.update(range(st.first, st.last + 1))
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ registers

@@ -200,7 +200,11 @@ class SourceDiff:
     def affected(self, side: str, lines: set[int]) -> set[int]:
         """Lines of ``side`` (``"a"`` or ``"b"``) whose statements use, directly or through other statements, a
         value defined on ``lines`` (the lines themselves included): where a change at ``lines`` can show up.
-        Names are followed within one function of the variant's ``kernel.py`` (not into called functions)."""
+        Names are followed within one function of the variant's ``kernel.py`` (not into called functions).
+
+        :raises ValueError: ``side`` is neither ``"a"`` nor ``"b"``."""
+        if side not in ("a", "b"):
+            raise ValueError(f"side must be 'a' or 'b', not {side!r}")
         flow = self.flow_a if side == "a" else self.flow_b
         out = set(lines)
         hit = [f for f in flow if any(f.first <= ln <= f.last for ln in lines)]

@@ -52,6 +52,12 @@ _FENCE_WORDS = {
 }
 
 
+# The fence a variant's evidence quotes: its widest ``MEMBAR`` (ptxas writes ``MEMBAR.ALL.SYS``/``.GPU``/``.CTA``
+# for a ``sys``/``gpu``/``cta`` acquire-release or release atomic, ``MEMBAR.SC.*`` for a ``fence.sc``; sm80 and
+# sm90 alike), else the error barrier or L1 invalidation an acquire adds (``ERRBAR``, ``CCTL.IVALL``).
+_QUOTED = ("MEMBAR.SYS", "MEMBAR.GPU", "MEMBAR.CTA", "CCTL", "ERRBAR")
+
+
 def _added(more: dict[str, int], less: dict[str, int]) -> str:
     """What the heavier side adds, in words: each fence or L1 invalidation kind it has more of (a ``release``
     atomic fences but invalidates nothing; a ``cta``-scope atomic fences the CTA only, a ``gpu``-scope one the whole
@@ -84,8 +90,9 @@ def rule_atomic_ordering(ctx: Context) -> list[Finding]:
         if atoms[0].python:
             ev.append(_ev(v, atoms[0].python))
     for v, f, fences in ((ctx.a, ctx.fa, fa), (ctx.b, ctx.fb, fb)):
-        for k in ("MEMBAR.GPU", "CCTL", "ERRBAR"):
-            # the first line of this fence kind (``MEMBAR.GPU``), not the first ``MEMBAR`` of any scope
+        for k in _QUOTED:
+            # the first line of this fence kind (``MEMBAR.ALL.SYS`` for ``MEMBAR.SYS``), not the first ``MEMBAR`` of
+            # any scope
             r = f.first_lines.get("sass", {}).get(k)
             if r and fences.get(k):
                 ev.append(_ev(v, r, f"{r.text}   ({fences[k]}× {k})"))

@@ -169,6 +169,8 @@ def rule_dot_upcast(ctx: Context) -> list[Finding]:
     for x, y in pair_dots(ctx.fa, ctx.fb):
         if x.upcast == y.upcast:
             continue
+        if x.upcast and y.upcast:  # both convert, from other types (int8 read signed vs unsigned, fp8 vs fp16)
+            return [_upcasts_differ(ctx, x, y)]
         up, other = (ctx.a, ctx.b) if x.upcast else (ctx.b, ctx.a)
         d = x if up == ctx.a else y
         ev = [_ev(up, d.ttgir or d.ttir, (d.ttgir or d.ttir).text[:220])]
@@ -190,6 +192,34 @@ def rule_dot_upcast(ctx: Context) -> list[Finding]:
             )
         ]
     return []
+
+
+def _upcasts_differ(ctx: Context, x: DotFact, y: DotFact) -> Finding:
+    """Both variants convert the dot's operands right before it, differently (``i8 → f16`` vs ``u8 → f16``)."""
+    ua, ub = ", ".join(f"`{u}`" for u in x.upcast), ", ".join(f"`{u}`" for u in y.upcast)
+    expl = (
+        f"The operands of {_dot_label(x)} are converted right before the MMA in both variants, from other types: "
+        f"{ua} in `{ctx.a}`, {ub} in `{ctx.b}`."
+    )
+    src_a = {u.split(" → ")[0] for u in x.upcast}
+    src_b = {u.split(" → ")[0] for u in y.upcast}
+    if any(s[1:] == t[1:] and {s[0], t[0]} == {"i", "u"} for s in src_a for t in src_b):
+        expl += (
+            " The same integer width is read signed in one (`arith.sitofp`, an `i` type: -128…127 for 8 bits) and "
+            "unsigned in the other (`arith.uitofp`, a `u` type: 0…255): bytes with the top bit set become different "
+            "values, so the results differ; the MMA itself is the same."
+        )
+    else:
+        expl += " The MMA multiplies what the conversions give; its rate follows the converted type."
+    ev = [_ev(v, d.ttgir or d.ttir, (d.ttgir or d.ttir).text[:220]) for v, d in ((ctx.a, x), (ctx.b, y))]
+    return Finding(
+        "precision.dot-upcast",
+        "major",
+        f"The operands of {_dot_label(x)} are upcast from other types: {ua} in `{ctx.a}` vs {ub} in `{ctx.b}`",
+        expl,
+        ev,
+        stage="ttgir",
+    )
 
 
 @rule(
