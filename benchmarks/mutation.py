@@ -132,6 +132,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_mechfacts_dots.py",
         "tests/test_mechfacts_atomics.py",
         "tests/test_mech_signs.py",
+        "tests/test_mechfacts_rings.py",
     ],
     "irdiff/diagnose/settings.py": ["tests/test_settings_findings.py"],
     "irdiff/diagnose/rules/specialization.py": ["tests/test_rule_specialization.py", "tests/test_rule_units.py"],
@@ -183,9 +184,10 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/rules/mma_lowering.py": [
         "tests/test_rule_mma_lowering.py",
+        "tests/test_rule_mma_rank.py",
         *_MECHANISMS,
         "-k",
-        "test_rule_mma_lowering or fma_lowering or mma_downgrade or blackwell or wait_depth or precision_dot or tf32x3 or fp8",
+        "test_rule_mma_lowering or test_rule_mma_rank or fma_lowering or mma_downgrade or blackwell or wait_depth or precision_dot or tf32x3 or fp8",
     ],
     # the shared helpers, called directly (evidence, sizes, source lines of real suite files, warps note, title pairs);
     # every rule's tests exercise them too, but these alone kill 98 % (seconds per run)

@@ -153,7 +153,8 @@ class MmaWaitFact:
 
     :ivar immediate: the wait is on the barrier this iteration's MMA signals (its commit): the loop waits for each
         MMA before going on, nothing overlaps it (the Hopper analogue is ``warp_group_dot_wait {pendings = 0}``).
-    :ivar ring: MMA barriers allocated for the loop (``ttg.local_alloc … memdesc<2x1xi64>`` = 2 MMAs in flight).
+    :ivar ring: barriers in the array the loop's MMA commits to (``ttg.local_alloc … memdesc<2x1xi64>`` = 2 MMAs in
+        flight), not the TMA loads' barrier array; the largest barrier array when the MMA's is not traced.
     """
 
     immediate: bool
@@ -357,15 +358,16 @@ def clear_memos() -> None:
     _parse_loc_table.cache_clear()
 
 
-def _pos(raw: str, table: dict[str, str]) -> tuple[int, int] | None:
-    """``(line, column)`` in the kernel source of an MLIR op line ending in ``loc(#locN)``."""
+def _pos(raw: str, table: dict[str, str]) -> tuple[str, int, int] | None:
+    """``(file, line, column)`` in the source of an MLIR op line ending in ``loc(#locN)`` (a called function's own
+    file and position for an inlined call: the innermost location, as the PTX ``.loc`` has it)."""
     m = re.search(r"loc\((#loc\d*)\)\s*$", raw.rstrip())
     body = table.get(m.group(1), "") if m else ""
     for _ in range(40):
         body = body.strip()
-        pm = re.match(r'^"[^"]*":(\d+):(\d+)', body)
+        pm = re.match(r'^"([^"]*)":(\d+):(\d+)', body)
         if pm:
-            return int(pm.group(1)), int(pm.group(2))
+            return pm.group(1), int(pm.group(2)), int(pm.group(3))
         nm = re.match(r"^callsite\((#loc\d*)\s+at|^\"[^\"]*\"\((#loc\d*)\)|^fused\[(#loc\d*)|^(#loc\d*)$", body)
         if not nm:
             return None
@@ -392,16 +394,28 @@ def _region_ends(text: str) -> dict[int, str]:
     return out
 
 
-def _ptx_shared_at(ptx: str) -> dict[tuple[int, int], list[tuple[str, int]]]:
-    """Per source position (PTX ``.loc`` line, column): the shared-memory instructions and barriers emitted there,
-    in order, as ``(kind, bytes)`` with kind ``st``/``ld``/``bar``."""
+def _ptx_files(ptx: str) -> dict[str, str]:
+    """PTX ``.file N "path"`` (or ``.file N "dir" "name"``) directives: file index → path."""
+    out: dict[str, str] = {}
+    for m in re.finditer(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', ptx, re.M):
+        out[m.group(1)] = f"{m.group(2).rstrip('/')}/{m.group(3)}" if m.group(3) else m.group(2)
+    return out
+
+
+def _ptx_shared_at(ptx: str, file: str | None = None) -> dict[tuple[int, int], list[tuple[str, int]]]:
+    """Per source position (PTX ``.loc`` line, column) in ``file``: the shared-memory instructions and barriers
+    emitted there, in order, as ``(kind, bytes)`` with kind ``st``/``ld``/``bar``. A ``.loc`` of another file (its
+    ``.file`` directive names another path: an inlined helper's own file, whose line and column may be the same
+    numbers) is left out; with ``file`` None, or a file index no ``.file`` names, every ``.loc`` counts."""
     out: dict[tuple[int, int], list[tuple[str, int]]] = {}
+    files = _ptx_files(ptx)
     locs: dict[int, tuple[int, int]] = {}
     cur: tuple[int, int] | None = None
     for no, raw in enumerate(ptx.splitlines(), 1):
-        m = re.match(r"^\s*\.loc\s+\d+\s+(\d+)\s+(\d+)", raw)
+        m = re.match(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)", raw)
         if m:
-            cur = (int(m.group(1)), int(m.group(2)))
+            mine = file is None or m.group(1) not in files or files[m.group(1)] == file
+            cur = (int(m.group(2)), int(m.group(3))) if mine else None
         elif cur is not None:
             locs[no] = cur
     for no, op, _full in ptx_instructions(ptx):
@@ -620,14 +634,14 @@ def _converts(ttgir: str, ptx: str, src: str, python: str) -> list[ConvertFact]:
             uses.setdefault(o.split("#")[0], []).append(ln)
     aliases = _aliases(ttgir)
     table = _loc_table(ttgir)
-    shared = _ptx_shared_at(ptx)
+    shared: dict[str, dict[tuple[int, int], list[tuple[str, int]]]] = {}  # per source file, read on first use
     wm = re.search(r'"ttg\.num-warps" = (\d+)', ttgir)
     threads = 32 * (int(wm.group(1)) if wm else 4)
     # Ops that may use shared memory; PTX traffic at a source position is attributed to a conversion only when it is
     # the only such op there (`tl.max(tl.dot(..))` puts a reduction and a conversion on one line).
     smem_ops = ("ttg.convert_layout", "tt.reduce", "tt.scan", "tt.histogram", "tt.gather", "ttg.local_alloc",
                 "ttg.local_load", "ttg.local_store", "tt.atomic_rmw", "tt.atomic_cas")  # fmt: skip
-    users: dict[tuple[int, int], list[str]] = {}
+    users: dict[tuple[str, int, int], list[str]] = {}
     ends = _region_ends(ttgir)  # a reduction's or scan's location is on its region's closing line
     for ln in g_all:
         if ln.op in smem_ops:
@@ -651,7 +665,9 @@ def _converts(ttgir: str, ptx: str, src: str, python: str) -> list[ConvertFact]:
         pos = _pos(ln.raw, table)
         others = [o for o in users.get(pos, []) if o not in ("tt.atomic_rmw", "tt.atomic_cas")] if pos else []
         # a tensor atomic does not use shared memory; a second conversion, a reduction or a shared buffer might
-        seq = shared.get(pos, []) if pos and len(others) <= 1 else []
+        if pos and pos[0] not in shared:
+            shared[pos[0]] = _ptx_shared_at(ptx, pos[0])
+        seq = shared[pos[0]].get(pos[1:], []) if pos and len(others) <= 1 else []
         st = [b for k, b in seq if k == "st"]
         ld = [b for k, b in seq if k == "ld"]
         bars = sum(1 for k, _ in seq if k == "bar")
@@ -715,8 +731,27 @@ def _hints(ttir: str, src: str, python: str) -> list[HintFact]:
     return out
 
 
+def _barrier_ring(bar: str, defs: dict[str, _Line]) -> int | None:
+    """Barriers in the array the MMA barrier ``bar`` is taken from: ``bar`` is followed back through
+    ``ttg.memdesc_index``/``memdesc_subview`` to its ``ttg.local_alloc`` (``!ttg.memdesc<2x1xi64>`` → 2, a single
+    ``!ttg.memdesc<1xi64>`` → 1). The TMA loads of a pipelined loop have their own, often larger, barrier array
+    (one per stage): only the MMA's own array says how many MMAs may be in flight. None when ``bar`` is not defined
+    by such a chain (a block argument)."""
+    d = defs.get(bar)
+    seen: set[int] = set()
+    while d is not None and d.no not in seen and d.op in ("ttg.memdesc_index", "ttg.memdesc_subview"):
+        seen.add(d.no)
+        ops = _operands(d)
+        d = defs.get(ops[0]) if ops else None
+    if d is None or d.op != "ttg.local_alloc":
+        return None
+    m = re.search(r"memdesc<(?:(\d+)x)?1xi64", d.text)
+    return int(m.group(1) or 1) if m else None
+
+
 def _mma_waits(ttgir: str) -> list[MmaWaitFact]:
     g_all = _lines(ttgir)
+    defs = {r: ln for ln in g_all for r in ln.results}
     out: list[MmaWaitFact] = []
     rings = {r: ln for ln in g_all if ln.op == "ttg.local_alloc" for r in ln.results if "xi64" in ln.text}
     for mma in (ln for ln in g_all if ln.op == "ttng.tc_gen5_mma" and ln.inner):
@@ -724,14 +759,18 @@ def _mma_waits(ttgir: str) -> list[MmaWaitFact]:
         # whole SSA names: ``%bars#1`` (result 1 of a multi-result op) is not ``%bars#0``
         bar = bm.group(1) if bm else ""
         waits = [ln for ln in g_all if ln.op == "ttng.wait_barrier" and ln.loop == mma.loop]
+        own = _barrier_ring(bar, defs)
         for w in waits:
             ops = _operands(w)
             wb = ops[0] if ops else ""
             ring = 1
-            for r in rings.values():
-                m = re.search(r"memdesc<(\d+)x1xi64", r.text)
-                if m:
-                    ring = max(ring, int(m.group(1)))
+            if own is not None:
+                ring = own
+            else:  # the MMA's barrier is not traced to its allocation (a loop-carried value): the largest array
+                for r in rings.values():
+                    m = re.search(r"memdesc<(\d+)x1xi64", r.text)
+                    if m:
+                        ring = max(ring, int(m.group(1)))
             out.append(
                 MmaWaitFact(bool(bar) and wb == bar, ring, Ref("ttgir", w.no, w.text), Ref("ttgir", mma.no, mma.text))
             )

@@ -16,8 +16,12 @@ from irdiff.diagnose.rules.common import Context, _c, _ev
 from irdiff.diagnose.rules.precision import _dot_label, mech, pair_dots
 from irdiff.diagnose.rules.registry import Emits, rule
 
-# Lowerings from slowest to fastest (the rank decides what a downgrade is).
+# Lowerings from slowest to fastest (the rank decides what a downgrade is). Any other kind mechfacts may name (``mma``:
+# an ``nvidia_mma`` layout of a ``versionMajor`` irdiff has no words for; a layout alias it cannot resolve) ranks
+# with ``mma.sync`` (:data:`_OTHER_RANK`): above FMA, below the asynchronous MMAs. Two different kinds of one rank
+# (``mma`` against ``mma_v2``) are reported without a direction: neither is called the slower.
 _RANK = {"fma": 0, "mma_v2": 1, "wgmma": 2, "tcgen05": 3}
+_OTHER_RANK = 1
 _WORDS = {
     "fma": "FMA instructions (`fma.rn.f32`: one multiply-add per thread and instruction, no tensor cores)",
     "mma_v2": "`mma.sync` (Ampere-style tensor-core MMA, synchronous, per warp)",
@@ -80,7 +84,9 @@ def rule_mma_lowering(ctx: Context) -> list[Finding]:
     for x, y in pair_dots(ctx.fa, ctx.fb):
         if not x.lowering or not y.lowering or x.lowering == y.lowering:
             continue
-        ra, rb = _RANK.get(x.lowering, 1), _RANK.get(y.lowering, 1)
+        ra, rb = _RANK.get(x.lowering, _OTHER_RANK), _RANK.get(y.lowering, _OTHER_RANK)
+        if ra == rb:
+            return [_unranked(ctx, x, y)]
         low, high = (ctx.a, ctx.b) if ra < rb else (ctx.b, ctx.a)
         dl, dh = (x, y) if low == ctx.a else (y, x)
         fl, fh = ctx.facts(low), ctx.facts(high)
@@ -133,6 +139,24 @@ def rule_mma_lowering(ctx: Context) -> list[Finding]:
             )
         ]
     return []
+
+
+def _unranked(ctx: Context, x: DotFact, y: DotFact) -> Finding:
+    """Two lowerings of one rank (:data:`_OTHER_RANK`): what each is, in the variants' order, and no slower side."""
+    ev = [_ev(v, d.ttgir, d.ttgir.text[:240]) for v, d in ((ctx.a, x), (ctx.b, y)) if d.ttgir]
+    expl = (
+        f"{_dot_label(x)} is lowered to {_WORDS.get(x.lowering, f'`{x.lowering}`')} in `{ctx.a}` and to "
+        f"{_WORDS.get(y.lowering, f'`{y.lowering}`')} in `{ctx.b}`. irdiff ranks the two alike (a layout kind it "
+        "has no words for counts as `mma.sync`), so neither side is called the slower; compare their PTX and timings."
+    )
+    return Finding(
+        "mma.lowering",
+        "major",
+        f"{_dot_label(x)} lowered to {x.lowering} in `{ctx.a}` vs {y.lowering} in `{ctx.b}`",
+        expl,
+        ev,
+        stage="ttgir",
+    )
 
 
 @rule(
