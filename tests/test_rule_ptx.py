@@ -286,3 +286,40 @@ def test_data_movement_is_listed_before_cp_async_bookkeeping(compile_suite) -> N
         assert table == kinds_in_order(table) and table[:4] == kinds, table
         shared = [k for k in table if k.startswith(("ld.shared", "st.shared", "ldmatrix"))]
         assert shared and any(w in table[-1] for w in BOOKKEEPING), table
+
+
+# tests/test_rule_loops.py's variant list of the same suite: one compile per session
+LOOP_VARIANTS = ["base", "u2", "u4", "st1", "st3u2", "reload", "inner"]
+
+
+def test_unrolled_loops_name_no_slower_side(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``tests/suites/rule_loops.py``: ``u2``/``u4`` unroll the pipelined row loop 2×/4× (``loop_unroll_factor``),
+    so each copy of the body has its own ``cp.async`` and PTX memory instructions for the same rows. Different
+    factors: the finding names each side's factor and predicts no side, in both orders (without the note the side with
+    fewer async copies would be predicted slower). The same factor (``st3u2``: 2× too, 3 stages): no note, and the
+    async copies compare as before."""
+    b = compile_suite(str(SUITES / "rule_loops.py"), LOOP_VARIANTS, "sm80")
+    fs = {n: extract_facts(b.variants[n]) for n in ("base", "u2", "u4", "st3u2")}
+    for n, f in fs.items():
+        f.name = n
+    say = {"base": "not", "u2": "2×", "u4": "4×"}
+
+    def cpa(f: VariantFacts) -> int:
+        return sum(v for k, v in f.counts["ptx"].items() if k.startswith("cp.async ") or k == "cp.async.bulk.tensor")
+
+    for x, y in (("u4", "base"), ("u2", "u4")):
+        assert cpa(fs[x]) != cpa(fs[y])  # the async copies differ: what would otherwise predict
+        for a, c in ((x, y), (y, x)):
+            (f,) = rule_ptx_memory(make_context(fs[a], fs[c]))
+            assert (f.severity, f.predicts) == ("major", None)
+            assert f.explanation.endswith(
+                f" The loops are unrolled {say[a]} in `{a}` and {say[c]} in `{c}` (`loop_unroll_factor`): each copy of "
+                "the body has its own loads, so their async copies, shared-memory rings and instructions multiply by "
+                "the factor for the same elements and the same pipeline depth; the counts name no slower side."
+            )
+    u2, st = fs["u2"], fs["st3u2"]
+    for a, c in ((u2, st), (st, u2)):
+        (f,) = rule_ptx_memory(make_context(a, c))
+        assert "loop_unroll_factor" not in f.explanation and "unrolled" not in f.explanation
+        if cpa(u2) != cpa(st):
+            assert f.predicts == ("u2" if cpa(u2) < cpa(st) else "st3u2")
