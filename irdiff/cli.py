@@ -62,11 +62,17 @@ def _command() -> list[str]:
     return ["irdiff", *_ARGV]
 
 
+# click >= 8.2 raises this for a group called without a command (its help is the message); older click prints the
+# help and exits 0 itself.
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class SuiteFirstGroup(click.Group):
     """A group where an unknown first word is a suite: ``irdiff matmul …`` means ``irdiff compare matmul …``.
 
     Usage errors (unknown option, a value out of range) are one line, ``error: … (irdiff CMD --help)``, exit
-    status 2, like every other input error, instead of click's three-line usage block.
+    status 2, like every other input error, instead of click's three-line usage block. ``irdiff`` alone prints
+    click's usual help (multi-line, on stderr, exit status 2, as click does for a group called without a command).
     """
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -88,6 +94,9 @@ class SuiteFirstGroup(click.Group):
             return super().main(args, prog_name, complete_var, False, **extra)
         try:
             rv = super().main(args, prog_name, complete_var, False, **extra)
+        except _NO_ARGS_IS_HELP as e:  # bare `irdiff`: click's own multi-line help on stderr, exit status 2
+            e.show()
+            sys.exit(e.exit_code)
         except click.UsageError as e:
             where = e.ctx.command_path if e.ctx is not None else "irdiff"
             message = " ".join(e.format_message().split())
@@ -373,8 +382,23 @@ def raw_text_only(stage: str | None) -> bool:
     return stage is not None and stage.strip().lower() == "python"
 
 
-def _report_errors(bundle: Any) -> int:
-    """Print the compiler's message for each variant that failed to compile; return how many failed.
+def _asked(bundle: Any, names: Sequence[str], all_configs: bool = False) -> list[Any]:
+    """The variants of ``bundle`` this command asked for, in bundle order: those named ``names`` (with
+    ``all_configs``, every config of them too: ``a@0``, ``a@1``, …). A bundle keeps the variants of earlier runs
+    (another pair, a compile that failed back then): those never decide what a command prints or its exit status."""
+    from irdiff.render.configs import split_config_name
+
+    wanted = set(names)
+    return [
+        v
+        for n, v in bundle.variants.items()
+        if n in wanted or (all_configs and split_config_name(n)[1] is not None and split_config_name(n)[0] in wanted)
+    ]
+
+
+def _report_errors(bundle: Any, names: Sequence[str], all_configs: bool = False) -> int:
+    """Print the compiler's message for each variant asked for (:func:`_asked`) that failed to compile; return how
+    many failed.
 
     The compile driver's message starts with the innermost cause (``arange's range must be a power of 2``), then
     one frame per ``@jit`` level (file:line, the line, a caret): up to 40 lines are shown, keeping the first ones.
@@ -382,7 +406,7 @@ def _report_errors(bundle: Any) -> int:
     from irdiff.textsafe import clean
 
     failed = 0
-    for v in bundle.variants.values():
+    for v in _asked(bundle, names, all_configs):
         if v.error:
             failed += 1
             lines = clean(v.error).strip().splitlines() or [clean(v.error)]
@@ -472,7 +496,8 @@ def compile_cmd(
     if not all_configs and all(n in bundle.variants for n in pair) and bundle.pair != pair:
         bundle.pair = pair
         bundle.save()
-    for v in bundle.variants.values():
+    asked = _asked(bundle, names, all_configs)
+    for v in asked:
         if v.error:
             continue
         r = v.resources
@@ -481,13 +506,13 @@ def compile_cmd(
             f"{r.spill_store_bytes or 0} B spilled, {r.shared_bytes} B shared"
             f"{' (cached)' if v.cache_hit else f', {v.compile_seconds:.1f} s'}"
         )
-    for v in bundle.variants.values():
+    for v in asked:
         missing = v.metadata.get("missing") or []
         if missing:  # an older Triton release: say what it could not give
             version = (v.settings or {}).get("triton") or v.metadata.get("triton_version") or "?"
             click.echo(f"note: {v.name}: Triton {version} lacks: {'; '.join(map(str, missing))}", err=True)
     click.echo(f"bundle: {bundle.directory}")
-    if _report_errors(bundle):
+    if _report_errors(bundle, names, all_configs):
         sys.exit(1)
 
 
@@ -719,10 +744,15 @@ def _report_outputs(files: dict[str, str | None], force: bool) -> list[tuple[str
 
 def _write_reports(bundle: Any, a: str, b: str, stage: str | None, context: int, raw: bool,
                    outputs: list[tuple[str, str]], force: bool, cache: bool = True) -> None:  # fmt: skip
+    import datetime as _dt
+
     from irdiff.pipeline import build_comparison, parse_stages
     from irdiff.render.report import write_reports
 
     comparison = build_comparison(bundle, a, b, stages=parse_stages(stage), raw=raw, context=context, cache=cache)
+    # the run writing the report, beside the bundle's command/created (the run that compiled it)
+    comparison.report_command = _command()
+    comparison.report_created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     for path in write_reports(comparison, outputs, force=force):
         click.echo(f"report: {path}", err=True)
 
@@ -900,7 +930,8 @@ def compare_cmd(
         bundle.save(validation_memo())
     known = None  # the comparison as the comparison cache holds it (a warm run: nothing normalized or aligned)
     output = None  # the output as the output cache holds it (a repeated command: nothing decoded or rendered)
-    if not passes and not any(v.error for v in bundle.variants.values()):
+    asked = [a, b] if not all_configs else [req.sides[0].name, req.sides[-1].name]
+    if not passes and not any(v.error for v in _asked(bundle, asked, all_configs)):
         from irdiff.diagnose.passes import needs_pass_trace
         from irdiff.pipeline import cached_comparison, parse_stages
 
@@ -919,7 +950,7 @@ def compare_cmd(
             bundle.pair = [a, b]
             bundle.save(validation_memo())
             known = output = None
-    _report_errors(bundle)
+    _report_errors(bundle, asked, all_configs)
     run_status = 0
     if not no_run:
         import contextlib
@@ -937,7 +968,7 @@ def compare_cmd(
 
         click.echo(diagnosis_output(bundle, a, b, as_json=as_json, explain_id=explain_id))
         sys.exit(1 if run_status else 0)
-    if any(v.error for v in bundle.variants.values()):
+    if any(v.error for v in _asked(bundle, asked, all_configs)):
         sys.exit(1)
     if not no_run:
         known = None  # the timings joined the bundle: its comparison is looked up again
@@ -1072,7 +1103,7 @@ def show_cmd(suite: str, variant: str | None, stage: str, normalized: bool, line
         req = _build_request(suite, [name], target, config, all_configs, shape, passes, no_cache, jobs, triton,
                              triton_path, env)  # fmt: skip
         bundle = _compile(req, save)
-        if _report_errors(bundle):
+        if _report_errors(bundle, [name]):
             sys.exit(1)
     v = bundle.variants.get(name)
     if v is None:

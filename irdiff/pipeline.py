@@ -227,8 +227,11 @@ def bundle_pair(bundle: Bundle, variant: str | None, against: str | None) -> tup
 
     :returns: ``how`` is a key of :data:`PAIR_CHOICES` saying how the sides the user did not name were chosen
         (``""`` when both were named).
+    A variant may be compared with itself (reported identical), as ``irdiff compare`` allows: when both sides are
+    named so, or the manifest records that pair (``irdiff SUITE --variant X --against X`` saved it).
+
     :raises ValueError: a name the bundle lacks, a side that cannot be chosen (more than two variants and no pair
-        recorded), or both sides the same variant.
+        recorded), or a side that would be chosen to be the same variant as the other (one variant in the bundle).
     """
     pair: list[str | None] = list(bundle.pair) if len(bundle.pair) == 2 else [None, None]
     names = list(bundle.variants)
@@ -243,8 +246,13 @@ def bundle_pair(bundle: Bundle, variant: str | None, against: str | None) -> tup
         how = "other"
     a = _pick(bundle, variant or pair[0], "--variant")
     b = _pick(bundle, against or pair[1], "--against")
-    if a == b:
-        raise ValueError(f"--variant and --against are both {a!r}: nothing to compare")
+    if a == b and not (variant and against) and pair != [a, a]:
+        # one side would be chosen to be the other: a variant is compared with itself only when asked for (as
+        # `irdiff compare` allows: a check that compiles are reproducible, reported identical) or recorded so
+        raise ValueError(
+            f"{bundle.directory}: only {a!r} is there to compare; name both sides (--variant {a} --against {a}"
+            " compares it with itself)"
+        )
     return a, b, "" if variant and against else how
 
 

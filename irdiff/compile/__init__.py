@@ -723,34 +723,42 @@ def compile_bundle(
 
     with bundle_lock(root):
         existed = (root / "manifest.json").is_file()
-        bundle = _open_bundle_dir(
-            root, suite_name, req.target, tv, is_default=save is None, allow_other_triton=explicit
-        )
-        reclaim_temporaries(root)
-        n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
-        from concurrent.futures import ThreadPoolExecutor  # not at import time: a warm run compiles nothing
-
-        pool = ThreadPoolExecutor(max_workers=n_jobs)
+        # a directory this run makes (or, in irdiff's own cache, one without a manifest) is removed again when the
+        # run is interrupted before its manifest is written: a first compile stopped by Ctrl-C leaves nothing
+        ours = not root.exists() or (save is None and not existed and not root.is_symlink())
         try:
-            for res in pool.map(one, jobs):
-                bundle.variants[res.name] = res
-        except BaseException:  # Ctrl-C, SIGTERM, or an error: stop every worker, write nothing more
-            workers.kill_all()
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-        pool.shutdown()
+            bundle = _open_bundle_dir(
+                root, suite_name, req.target, tv, is_default=save is None, allow_other_triton=explicit
+            )
+            reclaim_temporaries(root)
+            n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
+            from concurrent.futures import ThreadPoolExecutor  # not at import time: a warm run compiles nothing
 
-        if existed and len(untouched) == len(jobs):
-            # Nothing new (``irdiff show``, a repeated command): the manifest keeps the command that made it.
-            return bundle
-        used = {str(v.settings.get("triton") or "") for v in bundle.variants.values() if v.settings}
-        bundle.triton_version = ", ".join(sorted(x for x in used if x)) or tv
-        ptxas = {v.resources.ptxas_version for v in bundle.variants.values() if v.resources.ptxas_version}
-        bundle.ptxas_version = ", ".join(sorted(ptxas))
-        bundle.command = command
-        bundle.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-        bundle.shape = {**suite_shape, **req.shape}
-        bundle.save(validation_memo())  # the records written are remembered as valid: a warm run reads them as is
+            pool = ThreadPoolExecutor(max_workers=n_jobs)
+            try:
+                for res in pool.map(one, jobs):
+                    bundle.variants[res.name] = res
+            except BaseException:  # Ctrl-C, SIGTERM, or an error: stop every worker, write nothing more
+                workers.kill_all()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            pool.shutdown()
+
+            if existed and len(untouched) == len(jobs):
+                # Nothing new (``irdiff show``, a repeated command): the manifest keeps the command that made it.
+                return bundle
+            used = {str(v.settings.get("triton") or "") for v in bundle.variants.values() if v.settings}
+            bundle.triton_version = ", ".join(sorted(x for x in used if x)) or tv
+            ptxas = {v.resources.ptxas_version for v in bundle.variants.values() if v.resources.ptxas_version}
+            bundle.ptxas_version = ", ".join(sorted(ptxas))
+            bundle.command = command
+            bundle.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+            bundle.shape = {**suite_shape, **req.shape}
+            bundle.save(validation_memo())  # the records written are remembered as valid: a warm run reads them
+        except BaseException:
+            if ours and not (root / "manifest.json").is_file():
+                remove_path(root)  # interrupted before its manifest: no bundle directory without one is left
+            raise
     return bundle
 
 

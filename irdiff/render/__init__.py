@@ -7,7 +7,7 @@ the stage-0 specialization table (:func:`spec_rows`) and the per-stage summary (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from irdiff.bundle import ArgSpec, Bundle
@@ -33,6 +33,10 @@ class Comparison:
     :ivar raw: True when the stages were diffed without normalization (``--raw``).
     :ivar context: context lines around each hunk.
     :ivar diagnosis_error: one line when :func:`irdiff.diagnose.diagnose` raised (the diffs are still shown).
+    :ivar report_command: the command line of the irdiff run that writes this report (``irdiff report B -o r.html``);
+        empty when not told. The bundle's own ``command``/``created`` name the run that compiled it, which a
+        later run that only reads the bundle (or finds every variant cached) does not change.
+    :ivar report_created: when that run wrote the report (UTC, ISO 8601, seconds); empty when not told.
     """
 
     bundle: Bundle
@@ -44,6 +48,8 @@ class Comparison:
     raw: bool = False
     context: int = 3
     diagnosis_error: str | None = None
+    report_command: list[str] = field(default_factory=list)
+    report_created: str = ""
 
     @property
     def identical(self) -> bool:

@@ -6,6 +6,8 @@ changes meaning; fields may be added within a version. Top level::
 
     {"schema": "irdiff.report/1", "generator": "irdiff 0.1.0",
      "suite", "target", "triton_version", "ptxas_version", "command": [...], "created", "bundle",
+     "report_command": [...], "report_created",       # the run that wrote this report ([] / "" when not told;
+                                                      # command/created: the run that compiled the bundle)
      "raw": bool, "context": int, "identical": bool,
      "a": VARIANT, "b": VARIANT,                      # a = --variant (shown -), b = --against (shown +)
      "specialization": [{"name", "differs", "a": ARGSPEC | null, "b": ARGSPEC | null}],
@@ -139,6 +141,8 @@ def report_json(c: Comparison) -> dict[str, Any]:
         "ptxas_version": bundle.ptxas_version,
         "command": list(bundle.command),
         "created": bundle.created,
+        "report_command": list(c.report_command),
+        "report_created": c.report_created,
         "bundle": bundle.directory,
         "raw": c.raw,
         "context": c.context,

@@ -46,6 +46,8 @@ class Header:
     created: str
     bundle: str
     options: list[tuple[str, str, str]] = field(default_factory=list)
+    report_command: str = "—"  # the run that wrote the report (``command``/``created``: the one that compiled)
+    report_created: str = "—"
 
 
 def _side_setting(c: Comparison, key: str, fallback: str) -> tuple[str, str]:
@@ -180,6 +182,8 @@ def header(c: Comparison) -> Header:
         created=bundle.created or "—",
         bundle=bundle.directory or "—",
         options=options,
+        report_command=shlex.join(c.report_command) if c.report_command else "—",
+        report_created=c.report_created or "—",
     )
 
 
