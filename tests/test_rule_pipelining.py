@@ -905,3 +905,35 @@ def test_wgmma_three_staged_operands(real) -> None:  # type: ignore[no-untyped-d
     (f,) = rule_wgmma_wait(Context("x", "dot3_90", x, d3))
     assert "`a`, `b` and `w` are loaded synchronously" in f.explanation
     assert [e.variant for e in f.evidence].count("x") == 3  # one wait, two of the three buffers
+
+
+@pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
+def test_fp8_operand_b_is_not_pipelined_and_named(compile_suite, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``tests/suites/rule_acc_type.py`` (sm90): the same K-loop wgmma matmul on fp8 (e4m3) vs fp16 operands. The
+    loads' element types differ, so they were never paired and ``pipeline.load-not-pipelined`` said nothing although
+    fp8's row-major B tile is loaded synchronously: an 8-bit ``wgmma`` operand must be K-major, so the tile goes
+    through registers into a transposed shared buffer. Now the load is named, with the transposed layout read from
+    the TTGIR, and linked to the type change; found from either side."""
+    from irdiff.diagnose import diagnose
+
+    suite = str(Path(__file__).parent / "suites" / "rule_acc_type.py")
+    bundle = compile_suite(suite, ["acc16", "acc32", "fp8"], "sm90")
+    ttgir = stage_text(bundle.compiled_variant("fp8"), "ttgir")
+    m = re.search(
+        r"ttg\.local_alloc %\S+ : \(tensor<32x64xf8E4M3FN, #\w+>\) -> !ttg\.memdesc<32x64xf8E4M3FN, (#\w+)", ttgir
+    )
+    assert m and re.search(rf"^{m.group(1)} = #ttg\.nvmma_shared<{{[^}}]*transposed = true", ttgir, re.M)
+    assert re.search(r"tt\.load %\S+ : tensor<32x64x!tt\.ptr<f8E4M3FN>", ttgir)  # B: synchronous, in the loop
+    a, b = ("acc32", "fp8") if swap else ("fp8", "acc32")
+    d = diagnose(bundle, a, b)
+    f = next(f for f in d.findings if f.id == "pipeline.load-not-pipelined")
+    assert f.title == "`y` load 32x64xf8E4M3FN not pipelined in `fp8`"
+    assert f.predicts == "fp8" and f.causes == ["spec.type-changed"]
+    assert (
+        f"the pipeliner's log gives no reason; its data goes through registers into a shared-memory buffer with a "
+        f"transposed layout (`{m.group(1)}`: `transposed = true`, 8-bit elements): `wgmma` reads 8-bit operands from "
+        "shared memory only K-major"
+    ) in f.explanation
+    assert ': ""' not in f.explanation  # no empty quoted reason
+    # the fp16 pair (same operand types) has nothing of the kind
+    assert not [g for g in diagnose(bundle, "acc32", "acc16").findings if g.id == "pipeline.load-not-pipelined"]

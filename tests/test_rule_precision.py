@@ -654,7 +654,7 @@ def test_accumulator_type_explains_the_wgmma_wait_and_registers(compile_suite) -
     from irdiff.diagnose import diagnose
 
     suite = str(Path(__file__).parent / "suites" / "rule_acc_type.py")
-    bundle = compile_suite(suite, ["acc16", "acc32"], "sm90")
+    bundle = compile_suite(suite, ["acc16", "acc32", "fp8"], "sm90")  # the bundle of test_rule_pipelining
     pend = {
         v: re.findall(r"ttng\.warp_group_dot_wait .*pendings = (\d+)", stage_text(bundle.compiled_variant(v), "ttgir"))
         for v in ("acc16", "acc32")

@@ -97,6 +97,15 @@ def _pair_pipeline(fa: VariantFacts, fb: VariantFacts) -> list[tuple[PipelineLoa
             pairs.append((x, fb.pipeline[match]))
         else:
             pairs.append((x, None))
+    # a load whose element type changed (fp8 vs fp16 operands of one dot): the same tile shape and name
+    for i, (xa, yb) in enumerate(pairs):
+        if xa is None or yb is not None:
+            continue
+        for j, yo in enumerate(fb.pipeline):
+            if j not in used and xa.shape == yo.shape and (xa.name == yo.name or not (xa.name and yo.name)):
+                used.add(j)
+                pairs[i] = (xa, yo)
+                break
     pairs.extend((None, y) for j, y in enumerate(fb.pipeline) if j not in used)
     return pairs
 
@@ -108,6 +117,37 @@ def _sync_load(f: VariantFacts, ld: PipelineLoad) -> bool:
         if m and [int(x) for x in m.group(1).rstrip("x").split("x")] == ld.shape and m.group(2) == ld.elem:
             return True
     return False
+
+
+def _transposed_stage(ctx: Context, variant: str, ld: PipelineLoad) -> str:
+    """When the synchronous load of ``ld``'s shape is staged into a shared buffer whose TTGIR layout is
+    ``#ttg.nvmma_shared<{... transposed = true, elementBitWidth = N}>``: that it is transposed on the way (a clause
+    starting with "; "), else ""."""
+    text = ctx.ttgir.get(variant, "")
+    shape = "x".join(map(str, ld.shape))
+    for load, alloc in _staged_loads(ctx.facts(variant)):
+        if f"tensor<{shape}x!tt.ptr<" not in load.text:
+            continue
+        m = re.search(r"->\s*!ttg\.memdesc<[^,>]*,\s*(#[\w]+)", alloc.text)
+        if not m:
+            continue
+        d = re.search(rf"^{re.escape(m.group(1))} = #ttg\.nvmma_shared<\{{([^}}]*)\}}>", text, re.M)
+        if d and re.search(r"transposed = true", d.group(1)):
+            bits = re.search(r"elementBitWidth = (\d+)", d.group(1))
+            return (
+                "; its data goes through registers into a shared-memory buffer with a transposed layout (`"
+                + m.group(1)
+                + "`: `transposed = true`"
+                + (f", {bits.group(1)}-bit elements" if bits else "")
+                + ")"
+                + (
+                    ": `wgmma` reads 8-bit operands from shared memory only K-major, so a tile whose fast dimension "
+                    "is not K is transposed on the way"
+                    if bits and bits.group(1) == "8"
+                    else ""
+                )
+            )
+    return ""
 
 
 def _staged_loads(f: VariantFacts) -> list[tuple[Ref, Ref]]:
@@ -127,7 +167,7 @@ def _staged_loads(f: VariantFacts) -> list[tuple[Ref, Ref]]:
 @rule(
     Emits(
         "pipeline.load-not-pipelined",
-        causes=("coalesce.vector-width", "loop.flattened", "loop.num-stages", "options.changed"),
+        causes=("coalesce.vector-width", "loop.flattened", "loop.num-stages", "options.changed", "spec.type-changed"),
     ),
     reads=("accesses", "pipeline", "buffers", "sync_loads_loop", "loops_ttir", "lowered", "text.ttgir"),
 )
@@ -209,8 +249,10 @@ def rule_pipelined(ctx: Context) -> list[Finding]:
             )
             if lp:
                 ev.append(Evidence(variant, "ttir", lp.end_line, lp.attrs))
-        else:
+        elif ld.reason:
             parts.append(f'{ld.label}: "{ld.reason}"')
+        else:
+            parts.append(f"{ld.label}: the pipeliner's log gives no reason" + _transposed_stage(ctx, variant, ld))
     pipelined_o = [p for p in fo.pipeline if p.pipelined]
     kept = [p for p in fv.pipeline if p.pipelined]
     names = [ld.label for v, ld, _ in lost if v == variant]
