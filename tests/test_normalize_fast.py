@@ -454,3 +454,91 @@ def test_bulk_builder_steps_aside_when_every_placeholder_is_taken() -> None:
     assert not got.fallback
     _same(got, _built(Builder, "ttgir", text, None))
     assert got.lines[1] == "%2 = arith.muli %0, %0 : i32"
+
+
+# get_sass's form only (no raw cuobjdump line, which takes the line-by-line walk): the whole-text path of
+# irdiff.normalize.sass, with what it must hand to the reference rule (a code address in a branch, a register right
+# after a label, the kernel's name) and what its split must read as the reference does (labels with and without
+# backticks, two labels in a row, a label inside an opcode).
+# fmt: off
+_SASS_BULK_PIECES = [p for p in _DIALECT_PIECES["sass"] if "/*" not in p] + [
+    "--:-:-:Y:0\t", "BRA `(.L_x_12);", "@P1 CALL.REL.NOINC 0x369d0;", "BSSY B1, `(.L_x_7);", "LBB1LBB2", "`LBB3`R4",
+    ".L_x_1B0", ".L_5UR2", "LBB7P0", "BRA.LBB1 0x30", "JMP 0x0, R2", "LBB0:", "  `.L_x_12`:  ", ".L_3:", "R2.L_x_1",
+    "Function:kk", "ISETP.GE.AND P3, PT, R102, UR2, PT;", "LDG.E.128 R98, [R194.64+0x0];", "BRA LBB\u0663;",
+]
+# fmt: on
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(
+        st.tuples(
+            st.sampled_from(["", "", "--:-:-:-:1\t", "--:-:0:Y:4\t", "01:-:-:-:2\t"]),
+            st.lists(st.sampled_from(_SASS_BULK_PIECES), max_size=6),
+        ),
+        max_size=30,
+    ),
+    kernel=st.one_of(st.none(), st.sampled_from(["k", "kk", ""])),
+    chunk=st.sampled_from([1, 2, 3, 4096]),
+)
+def test_sass_whole_text_path_equals_the_reference(
+    lines: list[tuple[str, list[str]]], kernel: str | None, chunk: int
+) -> None:
+    """The chunked path (any chunk size: lines cross chunk boundaries) gives the reference builder's result; most
+    lines are instructions (a control code, then pieces)."""
+    import pytest
+
+    from irdiff.normalize import sass
+
+    text = "\n".join(ctrl + "".join(pieces) for ctrl, pieces in lines)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sass, "BULK_LINES", chunk)
+        out = BulkBuilder("sass", text, with_columns=True)
+        sass.normalize_sass(out, text.splitlines(), kernel)
+        assert out.symbols is sass._BULK_SYMBOLS  # the whole-text path ran
+        _same(out.build(), _built(Builder, "sass", text, kernel))
+
+
+def test_sass_whole_text_path_on_a_listing() -> None:
+    """A get_sass listing of a loop with a call and a kernel-named line: what the whole-text path gives is true
+    (labels and registers renamed by first appearance per class, the call's code address a symbol, control codes
+    in the side column, one block per label) and the reference builder's."""
+    text = "\n".join(
+        [
+            "Function:scale_rows",
+            "--:-:-:-:2\tMOV R1, c[0x0][0x28];",
+            "--:-:0:-:1\tS2R R7, SR_TID.X;",
+            ".L_x_4:",
+            "01:-:-:-:1\tISETP.GE.AND P2, PT, R7, UR5, PT;",
+            "--:-:-:Y:4\t@P2 BRA `(.L_x_9);",
+            "--:-:-:-:1\tFFMA R9, R7, 2, R9;",
+            "--:-:-:-:1\t@!P2 CALL.REL.NOINC 0x3a0;",
+            "--:-:-:-:5\tBRA `(.L_x_4);",
+            ".L_x_9:",
+            "--:-:-:-:1\tSTG.E [R2.64], R9; // scale_rows",
+            "--:-:-:-:1\tEXIT;",
+            "",
+        ]
+    )
+    got = normalize("sass", text, "scale_rows")
+    _same(got, _built(Builder, "sass", text, "scale_rows"))
+    assert got.lines == [
+        "Function:KERNEL",
+        "MOV R0, c[0x0][0x28];",
+        "S2R R1, SR_TID.X;",
+        ".L_x_0:",
+        "ISETP.GE.AND P0, PT, R1, UR0, PT;",
+        "@P0 BRA `(.L_x_1);",
+        "FFMA R2, R1, 2, R2;",
+        "@!P0 CALL.REL.NOINC ADDR0;",
+        "BRA `(.L_x_0);",
+        ".L_x_1:",
+        "STG.E [R3.64], R2; // KERNEL",
+        "EXIT;",
+    ]
+    assert got.shapes[5] == "@P_ BRA `(L_);" and got.shapes[7] == "@!P_ CALL.REL.NOINC A_;"
+    assert got.columns is not None and got.columns[4:6] == ["01:-:-:-:1", "--:-:-:Y:4"] and got.columns[3] == ""
+    assert got.symbols[7] == ("P0", "ADDR0") and got.symbols[9] == (".L_x_1",)
+    assert got.raw_line[3] == 4 and got.raw_line[-1] == 12
+    blocks = [(r.start, r.end) for r in got.regions if r.kind == "block"]
+    assert blocks == [(3, 8), (9, 11)]

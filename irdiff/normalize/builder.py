@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -246,6 +246,7 @@ class BulkBuilder:
         self._literals: set[str] = set()  # ... that are literal text, not a symbol (few)
         self._bare: dict[str, str] = {}  # ... -> the new name of a symbol shown without its sigil (few)
         self._held: dict[str, str | Sym] = {}  # placeholder -> what it stands for, until its chunk is renamed
+        self._keys: dict[str | Sym, str] = {}  # what a placeholder stands for -> the placeholder
         self._pool: dict[str, str] = {}  # one string per distinct shape (and side column)
         self._n = 0
         self._k = 0  # placeholders made
@@ -262,9 +263,13 @@ class BulkBuilder:
         return self._n
 
     def _hold(self, what: str | Sym) -> str:
-        self._k += 1
-        key = f"{self._s}{self._k}{self._s}"
-        self._held[key] = what
+        """The placeholder of ``what``: one per distinct literal or :class:`Sym` (equal ones are named alike), so a
+        label used many times is named once."""
+        key = self._keys.get(what)
+        if key is None:
+            self._k += 1
+            key = self._keys[what] = f"{self._s}{self._k}{self._s}"
+            self._held[key] = what
         return key
 
     def _push(self, text: str, raw_line: int, column: str) -> int:
@@ -279,6 +284,11 @@ class BulkBuilder:
 
     def add(self, parts: list[str | Sym], raw_line: int, column: str = "") -> int:
         """Add one line of literal text and symbols (nothing searched); returns its index."""
+        return self._push(self.added(parts), raw_line, column)
+
+    def added(self, parts: list[str | Sym]) -> str:
+        """The pre-rename text :meth:`add` keeps for ``parts`` (each :class:`Sym`, and literal text the split would
+        read, as a placeholder), for :meth:`extend`."""
         acc: list[str] = []
         run: list[str] = []  # adjacent literal parts: kept as they are when no symbol can be read in them
         for p in parts:
@@ -291,7 +301,22 @@ class BulkBuilder:
                 run.append(p)
         if run:
             acc.append(self._literal("".join(run)))
-        return self._push("".join(acc), raw_line, column)
+        return "".join(acc)
+
+    def searched_alone(self, text: str | list[str | Sym], symbols: Symbols) -> str:
+        """The pre-rename text of a line whose symbols ``symbols`` finds in each literal part alone, as
+        :meth:`Builder.add_text` reads it, whatever this builder's own split would find in the line (every symbol
+        and literal its split would read are placeholders): for lines a dialect's whole-text path cannot give the
+        split as they are."""
+        parts: list[str | Sym] = []
+        for p in [text] if isinstance(text, str) else text:
+            if isinstance(p, Sym):
+                parts.append(p)
+            elif symbols.strings:
+                parts.extend(tokenize_symbols(p, symbols.pattern, symbols.make))
+            else:
+                parts.extend(_tokenize_segment(p, symbols.pattern, symbols.make))
+        return self.added(parts)
 
     def _literal(self, text: str) -> str:
         """``text`` as literal text in a line: itself when the split finds nothing in it, else a placeholder."""
@@ -303,20 +328,7 @@ class BulkBuilder:
         syn = self.symbols
         if syn is None:
             raise ValueError("add_text needs the dialect's symbols (BulkBuilder.use)")
-        if isinstance(text, str):
-            line = text
-            if syn.strings and '"' in line:
-                line = "".join(self._hold(seg) if is_str else seg for is_str, seg in split_strings(line))
-        else:
-            acc: list[str] = []
-            for p in text:
-                if isinstance(p, Sym):
-                    acc.append(self._hold(p))
-                elif syn.strings and '"' in p:
-                    acc.extend(self._hold(seg) if is_str else seg for is_str, seg in split_strings(p))
-                else:
-                    acc.append(p)
-            line = "".join(acc)
+        line = text if isinstance(text, str) and not (syn.strings and '"' in text) else self.searched(text)
         # _push, inlined: this runs once per line of a huge text
         self._chunk.append(line)
         self.raw_line.append(raw_line)
@@ -326,6 +338,41 @@ class BulkBuilder:
         if len(self._chunk) >= _CHUNK:
             self._flush()
         return self._n - 1
+
+    def searched(self, text: str | list[str | Sym]) -> str:
+        """The pre-rename text :meth:`add_text` keeps for ``text`` (strings and :class:`Sym` as placeholders), for
+        :meth:`extend`; raises ValueError before :meth:`use`."""
+        syn = self.symbols
+        if syn is None:
+            raise ValueError("add_text needs the dialect's symbols (BulkBuilder.use)")
+        if isinstance(text, str):
+            if syn.strings and '"' in text:
+                return "".join(self._hold(seg) if is_str else seg for is_str, seg in split_strings(text))
+            return text
+        acc: list[str] = []
+        for p in text:
+            if isinstance(p, Sym):
+                acc.append(self._hold(p))
+            elif syn.strings and '"' in p:
+                acc.extend(self._hold(seg) if is_str else seg for is_str, seg in split_strings(p))
+            else:
+                acc.append(p)
+        return "".join(acc)
+
+    def extend(self, texts: list[str], raw_lines: Iterable[int], columns: list[str] | None = None) -> None:
+        """Add many lines at once, as :meth:`add_text` of each would (``texts``: each line's text with no string
+        the dialect skips and no placeholder character, or made by :meth:`searched`; ``columns``: each line's side
+        column, pooled here, or None for ""). The whole-text paths of huge stages feed lines this way."""
+        if self.symbols is None:
+            raise ValueError("extend needs the dialect's symbols (BulkBuilder.use)")
+        self._chunk.extend(texts)
+        self.raw_line.extend(raw_lines)
+        if self.columns is not None:
+            pool = self._pool.setdefault
+            self.columns.extend(map(pool, columns, columns) if columns is not None else [pool("", "")] * len(texts))
+        self._n += len(texts)
+        if len(self._chunk) >= _CHUNK:
+            self._flush()
 
     def _name(self, s: str) -> str:
         """Name a symbol text (or a placeholder) seen for the first time: its readable text (``_shown``'s missing
@@ -411,6 +458,7 @@ class BulkBuilder:
     def build(self) -> NormalizedStage:
         self._flush()
         self._held.clear()
+        self._keys.clear()
         regions = sorted(self.regions, key=lambda r: (r.start, -r.end))
         n = self._n
         both: list[tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]] = []

@@ -188,86 +188,208 @@ _SASS_SPECIAL = re.compile(r"LBB|\.L_|" + "|".join(_BRANCH_OPS))
 
 
 def normalize_sass(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
-    out.use(SYMBOLS)
-    kpat = kernel_pattern(kernel_name)
-    func: tuple[int, str] | None = None
-    block_start: int | None = None
-    block_label = ""
-    pending: tuple[int, str] | None = None  # raw-form instruction waiting for its control word: (line idx, rawno)
-    # cuobjdump's raw form: BRA targets become LBBn labels numbered by first reference, as get_sass numbers them
-    bra_labels: dict[int, int] = {}
-    for line in raw_lines:
-        bm = _SASS_RAW_BRA.match(line) if "BRA" in line and "/*" in line else None
-        if bm:
-            bra_labels.setdefault(int(bm.group(2), 16), len(bra_labels))
+    walk = _SassWalk(out, raw_lines, kernel_name)
+    if isinstance(out, BulkBuilder) and not walk.bra_labels and not any("/*" in line for line in raw_lines):
+        out.use(_BULK_SYMBOLS)
+        _bulk_sass(out, raw_lines, walk)  # get_sass's form (no raw cuobjdump line): whole chunks at a time
+    else:
+        out.use(SYMBOLS)
+        line = walk.line
+        for rawno, text in enumerate(raw_lines, start=1):
+            line(text, rawno)
+    walk.close_func(len(out) - 1)
 
-    def close_func(last: int) -> None:
-        nonlocal func, block_start
-        if block_start is not None and last >= block_start:
-            out.regions.append(Region(block_start, last, "block", block_label, anchor=False))
-        block_start = None
-        if func is not None and last >= func[0]:
-            out.regions.append(Region(func[0], last, func[1], func[1], anchor=True, function=True))
-        func = None
 
-    triton, special, add_text = _SASS_TRITON.match, _SASS_SPECIAL.search, out.add_text
-    kname = kernel_name or None
-    for rawno, line in enumerate(raw_lines, start=1):
-        # get_sass's instruction lines first (almost every line; no other pattern below matches one); adding runs of
-        # them at once (add_texts) measured 8-15 % slower: Triton's runs between labels and branches are short
-        tm = triton(line)
+# The labels :data:`_SASS_LABEL_USE` finds, for the whole-text split (one alternative per first character):
+#   --:-:-:-:5	@!P1 BRA LBB0;
+#   --:-:-:-:5	BRA `(.L_x_3);
+# (``L(?<!\wL)``, not ``\bL``: a leading assertion makes ``re`` try the split at every position, 4x slower)
+_LABEL_PLAIN = r"`(?:\.L_(?:x_)?\d+|LBB\d+)`?|\.L_(?:x_)?\d+`?|L(?<!\wL)BB\d+`?"
+
+
+def _quick_reg_or_label(s: str) -> tuple[str, str, str, str, str]:
+    """:func:`_quick_reg`, or for a label (``LBB3``, ```.L_x_3```) what :func:`_sass_label_sym` names it."""
+    if s[0] in "`.L":
+        name = s.strip("`")
+        return ("label", name, "", "LBB" if name.startswith("LBB") else ".L_x_", "L_")
+    return _quick_reg(s)
+
+
+def _make_reg_or_label(m: re.Match[str]) -> Sym:
+    return _sass_label_sym(m.group(3)) if m.group(3) is not None else _sass_reg_sym(m.group(1), m.group(2))
+
+
+# The whole-text path's symbols: registers and labels in one split. On a get_sass instruction line it finds what
+# :func:`_sass_instr_parts` and the register search of its literal parts find, except on the lines
+# :func:`_bulk_sass` sends through the reference rule (a code address in a branch, a register right after a label):
+#   --:-:-:Y:4	@!P0 BRA LBB2;
+_BULK_SYMBOLS = Symbols(
+    re.compile(f"{_SASS_REG.pattern}|{_SASS_LABEL_USE.pattern}"),
+    _make_reg_or_label,
+    f"{SYMBOLS.plain}|{_LABEL_PLAIN}",
+    strings=False,
+    quick=_quick_reg_or_label,
+)
+# A label followed at once by a register's first letter: there the reference reads a register the split would not
+# (``LBB1R2``: the label, then ``R2`` alone):
+#   LBB1R2
+_LABEL_THEN_REG = re.compile(r"(?:\.L_(?:x_)?|LBB)\d+[URPB]")
+
+# Raw lines per pass of :func:`_bulk_sass` (bounds its temporary lists)
+BULK_LINES = 4096
+
+
+def _bulk_sass(out: BulkBuilder, raw_lines: list[str], walk: _SassWalk) -> None:
+    """:class:`_SassWalk` over ``raw_lines`` (``get_sass``'s form) with the same result, a chunk of lines at a time.
+
+    Instruction lines (:data:`_SASS_TRITON`) are matched and stripped by ``map`` and comprehensions over the chunk and
+    go to the builder as they are: its split (:data:`_BULK_SYMBOLS`) reads their registers and labels at once. Label
+    definitions become ``LBBn:`` text (the split renames the label); only the rare others (function headers,
+    comments, the kernel's name, a code address in a branch, a register right after a label) take the
+    line-by-line rule, in order."""
+    triton, special, hazard, label_def = (
+        _SASS_TRITON.match,
+        _SASS_SPECIAL.search,
+        _LABEL_THEN_REG.search,
+        (_SASS_LABEL_DEF.match),
+    )
+    kname, kpat = walk.kname, walk.kpat
+    for start in range(0, len(raw_lines), BULK_LINES):
+        chunk = raw_lines[start : start + BULK_LINES]
+        ms = list(map(triton, chunk))
+        texts: list[str | None] = [m[2].strip() if m is not None else None for m in ms]
+        cols = [m[1] if m is not None else "" for m in ms]
+        with_kernel = kname is not None and any(kname in line for line in chunk)
+        odd = [
+            i
+            for i, t in enumerate(texts)
+            if t is None
+            or (with_kernel and kname in t)  # type: ignore[operator]
+            or (special(t) is not None and ("0x" in t or hazard(t) is not None))
+        ]
+        base = len(out)
+        dropped = 0
+        for i in odd:
+            t = texts[i]
+            rawno = start + i + 1
+            if t is not None:  # an instruction line the split cannot read as it is: the reference rule
+                if kname is not None and kname in t:
+                    t = replace_kernel(t, kpat)
+                texts[i] = out.searched_alone(_sass_instr_parts(t) if special(t) else t, SYMBOLS)
+                continue
+            line = chunk[i]
+            lm = label_def(line)
+            if lm is not None:  # (no line a label definition matches is dropped or read otherwise by _SassWalk)
+                walk.label(base + i - dropped, f"{lm.group(1)} (line {rawno})")
+                texts[i] = f"{lm.group(1)}:"
+                continue
+            parts = walk.other(line, rawno, base + i - dropped)
+            if parts is None:
+                dropped += 1
+            else:
+                texts[i] = out.added(parts)
+        if dropped:
+            keep = [t is not None for t in texts]
+            out.extend(
+                [t for t in texts if t is not None],
+                [start + i + 1 for i, k in enumerate(keep) if k],
+                [c for c, k in zip(cols, keep, strict=True) if k],
+            )
+        else:
+            out.extend(texts, range(start + 1, start + len(chunk) + 1), cols)  # type: ignore[arg-type]
+
+
+class _SassWalk:
+    """The line-by-line normalization of a SASS listing: what each raw line adds to the builder, the function and
+    block regions, and cuobjdump's raw form (its branch targets as labels, control codes from encoding lines)."""
+
+    def __init__(self, out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+        self.out = out
+        self.kpat = kernel_pattern(kernel_name)
+        self.kname = kernel_name or None
+        self.func: tuple[int, str] | None = None
+        self.block_start: int | None = None
+        self.block_label = ""
+        self.pending: tuple[int, str] | None = None  # raw-form instruction waiting for its control word
+        # cuobjdump's raw form: BRA targets become LBBn labels numbered by first reference, as get_sass numbers them
+        self.bra_labels: dict[int, int] = {}
+        for line in raw_lines:
+            bm = _SASS_RAW_BRA.match(line) if "BRA" in line and "/*" in line else None
+            if bm:
+                self.bra_labels.setdefault(int(bm.group(2), 16), len(self.bra_labels))
+
+    def close_func(self, last: int) -> None:
+        out = self.out
+        if self.block_start is not None and last >= self.block_start:
+            out.regions.append(Region(self.block_start, last, "block", self.block_label, anchor=False))
+        self.block_start = None
+        if self.func is not None and last >= self.func[0]:
+            out.regions.append(Region(self.func[0], last, self.func[1], self.func[1], anchor=True, function=True))
+        self.func = None
+
+    def line(self, line: str, rawno: int) -> None:
+        """Add raw line ``rawno`` (1-based), ``line``, to the builder (or nothing, for a comment or a header)."""
+        out, kpat = self.out, self.kpat
+        # get_sass's instruction lines first (almost every line; no other pattern below matches one)
+        tm = _SASS_TRITON.match(line)
         if tm is not None:
             ctrl, instr = tm.groups()
             instr = instr.strip()
-            if kname is not None and kname in instr:
+            if self.kname is not None and self.kname in instr:
                 instr = replace_kernel(instr, kpat)
-            add_text(_sass_instr_parts(instr) if special(instr) else instr, rawno, ctrl)
-            continue
+            out.add_text(_sass_instr_parts(instr) if _SASS_SPECIAL.search(instr) else instr, rawno, ctrl)
+            return
+        parts = self.other(line, rawno, len(out))
+        if parts is not None:
+            out.add(parts, rawno)
+
+    def other(self, line: str, rawno: int, idx: int) -> list[str | Sym] | None:
+        """What a raw line that is not a ``get_sass`` instruction adds as normalized line ``idx`` (its regions
+        noted), or None (a comment, a header, an encoding word; a raw-form instruction is added here)."""
+        out, kpat, bra_labels = self.out, self.kpat, self.bra_labels
         s = line.strip()
         if not s or s.startswith("//") or s.startswith(".headerflags") or s.startswith("....."):
-            continue
+            return None
         em = _SASS_ENC.match(line)
         if em:
-            if pending is not None and out.columns is not None:
-                out.columns[pending[0]] = _sass_ctrl(em.group(1))
-                pending = None
-            continue
+            if self.pending is not None and out.columns is not None:
+                out.columns[self.pending[0]] = _sass_ctrl(em.group(1))
+                self.pending = None
+            return None
         fm = _SASS_FUNC.match(line)
         if fm:
-            close_func(len(out) - 1)
+            self.close_func(idx - 1)
             name = replace_kernel(fm.group(1), kpat)
-            idx = out.add([f"Function:{name}"], rawno)
-            func = (idx, f"Function:{name}")
-            continue
+            self.func = (idx, f"Function:{name}")
+            return [f"Function:{name}"]
         lm = _SASS_LABEL_DEF.match(line)
         if lm:
-            idx = out.add([_sass_label_sym(lm.group(1)), ":"], rawno)
-            if block_start is not None:
-                out.regions.append(Region(block_start, idx - 1, "block", block_label, anchor=False))
-            block_start = idx
-            block_label = f"{lm.group(1)} (line {rawno})"
-            continue
+            self.label(idx, f"{lm.group(1)} (line {rawno})")
+            return [_sass_label_sym(lm.group(1)), ":"]
         rm = _sass_raw(line)
         if rm is not None:
             am = _SASS_RAW_ADDR.match(line)
             addr = int(am.group(1), 16) if am else -1
             if addr in bra_labels:
                 idx = out.add([_sass_label_sym(f"LBB{bra_labels[addr]}"), ":"], rawno)
-                if block_start is not None:
-                    out.regions.append(Region(block_start, idx - 1, "block", block_label, anchor=False))
-                block_start = idx
-                block_label = f"LBB{bra_labels[addr]} (line {rawno})"
+                self.label(idx, f"LBB{bra_labels[addr]} (line {rawno})")
             instr = rm[0].strip()
             if instr and not instr.endswith(";"):
                 instr += ";"
             if instr.endswith(";"):  # blanks before the closing semicolon go (linear: no regex backtracking)
                 instr = instr[:-1].rstrip() + ";"
             idx = out.add_text(_sass_instr_parts(replace_kernel(instr, kpat), bra_labels), rawno, "")
-            pending = (idx, str(rawno))
-            continue
+            self.pending = (idx, str(rawno))
+            return None
         if s.startswith("code for") or s.startswith("Fatbin") or s.startswith("====") or s.startswith("arch ="):
-            continue
+            return None
         if s.startswith("code version") or s.startswith("host =") or s.startswith("compile_size"):
-            continue
-        out.add([replace_kernel(s, kpat)], rawno)
-    close_func(len(out) - 1)
+            return None
+        return [replace_kernel(s, kpat)]
+
+    def label(self, idx: int, block_label: str) -> None:
+        """A label at normalized line ``idx`` starts a block (and ends the one before)."""
+        if self.block_start is not None:
+            self.out.regions.append(Region(self.block_start, idx - 1, "block", self.block_label, anchor=False))
+        self.block_start = idx
+        self.block_label = block_label
