@@ -94,6 +94,74 @@ class SuiteError(Exception):
     """A suite or variant cannot be found or loaded; the message is one line meant for the user."""
 
 
+def example_args(suite: Suite, variant: str, shape: Mapping[str, int]) -> dict[str, Any]:
+    """The example arguments of ``variant`` at ``shape``: the variant's own ``args(shape)``, else the suite's.
+
+    :raises SuiteError: a :class:`Tensor` or :class:`Scalar` it describes wrongly (unknown dtype or type, strides),
+        said with the argument and line (:func:`args_failure_where`); other exceptions of the suite's code pass.
+    """
+    v = suite.variant(variant)
+    try:
+        return dict((v.args or suite.args)(dict(shape)))
+    except SuiteError as e:
+        raise SuiteError(f"args(shape){args_failure_where(e)}: {e}") from None
+
+
+def args_failure_where(exc: BaseException) -> str:
+    """Where in a suite's ``args(shape)`` the exception ``exc`` was raised, as `` argument 'x_ptr' (file.py:26)``:
+    the innermost frame of the suite's own code (outside irdiff and the dataclass ``__init__`` of ``Tensor``), and
+    the key of the dict entry (``{"x_ptr": Tensor(...)}``) or the keyword (``dict(x_ptr=Tensor(...))``) whose value
+    holds the failing call, found in the file's syntax tree by the frame's line and column (Python >= 3.11 records
+    the column; earlier, or when the line holds more than one entry, only the line is named). ``""`` when no frame
+    of the suite's code is in the traceback."""
+    import ast
+    import traceback
+
+    here = str(Path(__file__).resolve().parent)
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if f.filename and not f.filename.startswith("<") and not str(Path(f.filename).resolve()).startswith(here)
+    ]
+    if not frames:
+        return ""
+    f = frames[-1]
+    at = f" ({Path(f.filename).name}:{f.lineno})"
+    try:
+        tree = ast.parse(Path(f.filename).read_text(errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return at
+    col = getattr(f, "colno", None)
+
+    line = f.lineno or 0
+
+    def span(node: ast.expr) -> tuple[tuple[int, int], tuple[int, int]]:
+        return (node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+    def holds(node: ast.expr) -> bool:
+        start, end = span(node)
+        return start[0] <= line <= end[0] if col is None else start <= (line, col) < end
+
+    found: list[tuple[tuple[int, int], tuple[int, int], str]] = []  # (start, end, name) of each entry holding it
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            found += [
+                (*span(v), k.value)
+                for k, v in zip(node.keys, node.values)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and holds(v)
+            ]
+        elif isinstance(node, ast.Call):
+            found += [(*span(k.value), k.arg) for k in node.keywords if k.arg and holds(k.value)]
+    if not found:
+        return at
+    inner = max(found, key=lambda e: e[0])  # the innermost entry (`x_ptr` of the dict, not the suite's `args=`)
+    if sum(e[:2] == inner[:2] for e in found) > 1 or (
+        col is None and any(e[0][0] == inner[0][0] for e in found if e is not inner)
+    ):
+        return at  # two entries on that line and no column to tell them apart
+    return f" argument {inner[2]!r}{at}"
+
+
 @dataclass(frozen=True)
 class Tensor:
     """An example tensor argument, described without allocating it.

@@ -293,3 +293,19 @@ def test_a_bad_argument_of_args_names_suite_variant_and_argument(
     assert r.returncode == 2 and r.stdout == ""
     (line,) = r.stderr.splitlines()
     assert line.startswith(f"error: suite file {path}, suite '{ref}', variant 'a': {says}"), line
+
+
+def test_the_runner_names_the_argument_too(tmp_path: Path) -> None:
+    """``irdiff run`` (and ``--ncu``) build the inputs through :func:`irdiff.suite.example_args`, which says the
+    argument and line of a bad tensor as the compile does; a suite's own exception that is not about a tensor
+    passes unchanged."""
+    from irdiff.suite import SuiteError, example_args, load_suite
+
+    path = tmp_path / "bad_args.py"
+    path.write_text(BAD_ARGS.replace("SRC", '"fp32"').replace("DST", '"f32"').replace("ALPHA", "2.0"))
+    with pytest.raises(SuiteError) as e:
+        example_args(load_suite(f"{path}::keywords"), "b", {"N": 64})
+    assert str(e.value).startswith("args(shape) argument 'dst' (bad_args.py:17): unknown dtype 'f32'; known: ")
+    good = load_suite(f"{path}::wrong")
+    with pytest.raises(KeyError):
+        example_args(good, "a", {})  # no N: the suite's own KeyError, for the caller to word

@@ -37,7 +37,17 @@ from irdiff.bundle import LOG_FILES, STAGE_FILES, Resources, VariantResult
 from irdiff.compile import compat
 from irdiff.compile.specialize import build_specialization
 from irdiff.interrupt import die_with_parent
-from irdiff.suite import DTYPES, Scalar, Suite, SuiteError, Tensor, did_you_mean, load_suite, resolve_values
+from irdiff.suite import (
+    DTYPES,
+    Scalar,
+    Suite,
+    SuiteError,
+    Tensor,
+    args_failure_where,
+    did_you_mean,
+    load_suite,
+    resolve_values,
+)
 from irdiff.target import parse_target as _parse_target
 
 LLVM_DEBUG_TYPES = "tritongpu-coalesce,triton-loop-pipeline"
@@ -198,60 +208,6 @@ def resolve_launch(suite: Suite, req: dict[str, Any]) -> tuple[Any, dict[str, An
     kwargs = resolve_values(kwargs, shape, req["target"])  # Derived values (NUM_SMS per target, BLOCK_N = N)
     check_launch(suite, req["variant"], kernel, values, kwargs)
     return jit_fn, values, kwargs
-
-
-def args_failure_where(exc: BaseException) -> str:
-    """Where in a suite's ``args(shape)`` the exception ``exc`` was raised, as `` argument 'x_ptr' (file.py:26)``:
-    the innermost frame of the suite's own code (outside irdiff and the dataclass ``__init__`` of ``Tensor``), and
-    the key of the dict entry (``{"x_ptr": Tensor(...)}``) or the keyword (``dict(x_ptr=Tensor(...))``) whose value
-    holds the failing call, found in the file's syntax tree by the frame's line and column (Python >= 3.11 records
-    the column; earlier, or when the line holds more than one entry, only the line is named). ``""`` when no frame
-    of the suite's code is in the traceback."""
-    import ast
-
-    here = str(Path(__file__).resolve().parent.parent)
-    frames = [
-        f
-        for f in traceback.extract_tb(exc.__traceback__)
-        if f.filename and not f.filename.startswith("<") and not str(Path(f.filename).resolve()).startswith(here)
-    ]
-    if not frames:
-        return ""
-    f = frames[-1]
-    at = f" ({Path(f.filename).name}:{f.lineno})"
-    try:
-        tree = ast.parse(Path(f.filename).read_text(errors="replace"))
-    except (OSError, SyntaxError, ValueError):
-        return at
-    col = getattr(f, "colno", None)
-
-    line = f.lineno or 0
-
-    def span(node: ast.expr) -> tuple[tuple[int, int], tuple[int, int]]:
-        return (node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0)
-
-    def holds(node: ast.expr) -> bool:
-        start, end = span(node)
-        return start[0] <= line <= end[0] if col is None else start <= (line, col) < end
-
-    found: list[tuple[tuple[int, int], tuple[int, int], str]] = []  # (start, end, name) of each entry holding it
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Dict):
-            found += [
-                (*span(v), k.value)
-                for k, v in zip(node.keys, node.values)
-                if isinstance(k, ast.Constant) and isinstance(k.value, str) and holds(v)
-            ]
-        elif isinstance(node, ast.Call):
-            found += [(*span(k.value), k.arg) for k in node.keywords if k.arg and holds(k.value)]
-    if not found:
-        return at
-    inner = max(found, key=lambda e: e[0])  # the innermost entry (`x_ptr` of the dict, not the suite's `args=`)
-    if sum(e[:2] == inner[:2] for e in found) > 1 or (
-        col is None and any(e[0][0] == inner[0][0] for e in found if e is not inner)
-    ):
-        return at  # two entries on that line and no column to tell them apart
-    return f" argument {inner[2]!r}{at}"
 
 
 def _suite_where(suite: Suite, kernel: Any) -> str:

@@ -182,12 +182,11 @@ def _driver(req: dict[str, Any]) -> int:
     from irdiff.run.inputs import build_inputs, poison_outputs
     from irdiff.run.launch import make_launch
     from irdiff.run.runner import set_allocator
-    from irdiff.suite import load_suite
+    from irdiff.suite import example_args, load_suite
 
     set_allocator("cuda")
     s = load_suite(req["suite"])
-    v = s.variant(req["variant"])
-    inputs = build_inputs((v.args or s.args)(req["shape"]), device="cuda", seed=int(req.get("seed", 0)))
+    inputs = build_inputs(example_args(s, req["variant"], req["shape"]), device="cuda", seed=int(req.get("seed", 0)))
     launch = make_launch(s, req["variant"], inputs, req["shape"], req["target"], selector=req.get("selector"))
     poison_outputs(inputs)
     launch()

@@ -36,7 +36,7 @@ from irdiff.run.peaks import lookup_peak, pct_of_peak
 from irdiff.run.stats import median_interval, summarize, verdict
 from irdiff.run.sweep import shape_label
 from irdiff.run.timing import TimingOptions, device_info, measure
-from irdiff.suite import Suite, load_suite
+from irdiff.suite import Suite, example_args, load_suite
 
 __all__ = ["RunRequest", "ShapeCheck", "VariantCheck", "check_shape", "check_variant", "run_timing"]
 
@@ -175,8 +175,7 @@ def check_variant(
     label = shape_label(shape)
     findings: list[dict[str, Any]] = []
     try:
-        v = suite.variant(name)
-        inputs = build_inputs((v.args or suite.args)(shape), device=device, seed=seed)
+        inputs = build_inputs(example_args(suite, name, shape), device=device, seed=seed)
         launch = make_launch(suite, name, inputs, shape, target, selector=selector, meta=meta)
     except Exception as e:  # noqa: BLE001 - a variant that cannot run is a finding, not a crash
         return _failed(name, shape, error_text(e))
@@ -493,8 +492,7 @@ def _launches_here(suite: Suite, chk: ShapeCheck, target: str, req: RunRequest, 
         if e.get("error"):
             continue
         try:
-            v = suite.variant(name)
-            inputs = build_inputs((v.args or suite.args)(chk.shape), device="cuda", seed=req.seed)
+            inputs = build_inputs(example_args(suite, name, chk.shape), device="cuda", seed=req.seed)
             chk.launches[name] = make_launch(suite, name, inputs, chk.shape, target, selector=req.config)
             chk.inputs[name] = inputs
         except Exception as ex:  # noqa: BLE001 - reported, the other variant is still timed
