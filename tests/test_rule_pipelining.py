@@ -935,5 +935,10 @@ def test_fp8_operand_b_is_not_pipelined_and_named(compile_suite, swap: bool) -> 
         "shared memory only K-major"
     ) in f.explanation
     assert ': ""' not in f.explanation  # no empty quoted reason
+    by = {g.id: g for g in d.findings}
+    # the MMA instruction shape (K = 32 for 8-bit, 16 for 16-bit operands) follows the type; the shallower async
+    # wait follows the load left out of the pipeline
+    assert by["layout.mma"].causes == ["spec.type-changed"]
+    assert by["pipeline.wait-depth"].causes == ["pipeline.load-not-pipelined"]
     # the fp16 pair (same operand types) has nothing of the kind
     assert not [g for g in diagnose(bundle, "acc32", "acc16").findings if g.id == "pipeline.load-not-pipelined"]

@@ -267,7 +267,16 @@ def rule_compiler_messages(ctx: Context) -> list[Finding]:
 
 
 @rule(
-    Emits("pipeline.wait-depth", causes=("loop.num-stages", "spec.constexpr-changed", "options.changed")),
+    Emits(
+        "pipeline.wait-depth",
+        causes=(
+            "loop.num-stages",
+            "pipeline.load-not-pipelined",
+            "loop.unrolled",
+            "spec.constexpr-changed",
+            "options.changed",
+        ),
+    ),
     reads=("mech", "async_copies_loop"),
 )
 def rule_wait_depth(ctx: Context) -> list[Finding]:

@@ -10,7 +10,7 @@ from irdiff.diagnose.rules.registry import Emits, rule
 
 
 @rule(
-    Emits("layout.mma", causes=("options.changed", "spec.constexpr-changed")),
+    Emits("layout.mma", causes=("options.changed", "spec.constexpr-changed", "spec.type-changed")),
     reads=("mma",),
 )
 def rule_mma(ctx: Context) -> list[Finding]:
