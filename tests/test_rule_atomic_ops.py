@@ -140,3 +140,21 @@ def test_two_cas_loops_are_no_difference(ops: Bundle, swap: bool) -> None:
     f, _, _ = one(rule_cas_loop, ops, "bf16_add", "f32_add", swap)
     assert (f.stage, f.predicts) == ("ptx", "bf16_add")
     assert f.title == "`bf16_add` emulates `fadd` on `bf16` with a compare-and-swap loop"
+
+
+@BOTH
+def test_atomic_ops_is_the_root_of_a_store_turned_atomic(ops: Bundle, swap: bool) -> None:
+    """The whole diagnosis of the scatter-add against the scatter-store: ``atomic.ops`` is the first finding and the
+    root (it claims the source change on the atomic's line), the PTX memory-op difference is its effect, nothing is
+    left unexplained, and no finding predicts the plain-store variant slower."""
+    from irdiff.diagnose import diagnose
+
+    a, b = ("scatter_store", "scatter_add") if swap else ("scatter_add", "scatter_store")
+    d = diagnose(ops, a, b)
+    first = d.findings[0]
+    assert first.id == "atomic.ops" and not first.causes and first.predicts == "scatter_add"
+    assert any(e.stage == "python" and e.variant == "scatter_store" for e in first.evidence)  # the changed line
+    mem = next(f for f in d.findings if f.id == "ptx.memory-ops")
+    assert mem.causes == ["atomic.ops"] and mem.predicts != "scatter_store"
+    assert d.unexplained == []
+    assert all(f.predicts != "scatter_store" for f in d.findings)
