@@ -192,7 +192,7 @@ def test_occupancy_fewer_warps_predicted_and_half_is_major() -> None:
     (f,) = both_orders(rule_occupancy, occ("fat", 128, 4), occ("lean", 64, 4))
     assert (f.id, f.severity, f.predicts, f.stage) == ("resources.occupancy", "major", "fat", "resources")
     assert f.title == (
-        "Occupancy: 4 CTAs (16 warps) per SM in `fat` vs 8 (32 warps) in `lean` (limited by registers / registers)"
+        "Occupancy: 4 CTAs (16 warps) per SM in `fat` vs 8 (32 warps) in `lean` (limited by registers in both)"
     )
     assert f.explanation.startswith(
         "On sm90 one SM holds 4 CTA(s) of `fat` (16 warps; limited by registers) and 8 of `lean` (32 warps; limited "
@@ -228,7 +228,7 @@ def test_occupancy_same_warps_in_other_ctas_is_info() -> None:
         " the same parallelism to hide memory latency. Limits used: CUDA C++"
     ) in f.explanation
     assert f.title == (
-        "Occupancy: 16 CTAs (64 warps) per SM in `w4` vs 8 (64 warps) in `w8` (limited by warps / warps)"
+        "Occupancy: 16 CTAs (64 warps) per SM in `w4` vs 8 (64 warps) in `w8` (limited by warps in both)"
     )
 
 
@@ -284,7 +284,9 @@ def test_real_occupancy_limited_by_the_ring_of_the_flattened_loop(loop90: dict[s
         (f,) = found
         lower = "dot3" if oa.warps_per_sm < ob.warps_per_sm else "flat"
         assert f.predicts == lower and f"Fewer resident warps in `{lower}`" in f.explanation
-        assert f"limited by {oa.limiter} / {ob.limiter}" in f.title
+        la = " and ".join(k for k, n in oa.limits.items() if n == oa.ctas_per_sm)
+        lb = " and ".join(k for k, n in ob.limits.items() if n == ob.ctas_per_sm)
+        assert (f"limited by {la} in both" if la == lb else f"limited by {la} / {lb}") in f.title
 
 
 def test_evidence_and_explanation_of_the_second_variant() -> None:

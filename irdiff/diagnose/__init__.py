@@ -109,7 +109,8 @@ def _link(findings: list[Finding]) -> None:
     """Fill ``causes`` from :data:`CAUSES`: the most direct present candidate, plus other present candidates that
     are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining). Candidates
     that point at the other variant (:data:`DIRECTION`) are skipped, and so are candidates too small to explain the
-    finding (both give :attr:`Finding.instructions` and the candidate's is under a quarter of the finding's). A finding
+    finding (both give :attr:`Finding.instructions` and the candidate's is under a quarter of the finding's; a
+    candidate that adds or removes no instruction, ``instructions == 0``, explains no PTX/SASS count). A finding
     none of whose causes is present stays unlinked here: :func:`irdiff.diagnose.roots.apply_roots` links it by
     provenance or lists it as unexplained (rules declare no structural "fallback" neighbours: a link needs a declared
     cause that is present, or evidence)."""
@@ -124,6 +125,8 @@ def _link(findings: list[Finding]) -> None:
         size_c, size_f = by_id[c].instructions, f.instructions
         if size_c is not None and size_f is not None and 4 * size_c < size_f:
             return False  # too small to explain it (e.g. 2 fp64 conversions for 200 more SASS instructions)
+        if size_c == 0 and f.id.startswith(("ptx.", "sass.")):
+            return False  # adds or removes no instruction (e.g. one conversion each side): explains no count
         sign = DIRECTION.get((c, f.id))
         pc, pf = by_id[c].predicts, f.predicts
         if sign is None or pc is None or pf is None:
@@ -444,6 +447,7 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
     from irdiff.diagnose.params import pair_params
     from irdiff.diagnose.roots import apply_roots
     from irdiff.diagnose.rules import Context, run_rules
+    from irdiff.diagnose.rules.resources import link_occupancy
     from irdiff.diagnose.settings import link_to_settings, same_source, settings_diff, settings_findings
     from irdiff.diagnose.source import diff_sources
     from irdiff.diagnose.texts import stage_text
@@ -477,11 +481,12 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
     )
     findings = run_rules(ctx)
     _link(findings)
+    link_occupancy(findings, fa, fb)
     link_to_settings(findings, settings, same_source(va, vb))
     findings = [*settings, *findings]
     _mark_without_effect(findings)
     sd = diff_sources(va, vb, [(p.a.name if p.a else None, p.b.name if p.b else None) for p in pairing.pairs])
-    findings, unexplained = apply_roots(findings, a, b, va, vb, sd=sd)
+    findings, unexplained = apply_roots(findings, a, b, va, vb, sd=sd, dots=(fa.mech.dots, fb.mech.dots))
     tf = _time_finding(bundle, a, b, fa, fb, findings)
     if tf is not None:
         findings.append(tf)

@@ -38,7 +38,14 @@ from functools import lru_cache
 
 from irdiff.normalize import dialect_of
 
-__all__ = ["KEY_COUNTS", "count_ops", "ptx_instructions", "sass_instructions"]
+__all__ = ["KEY_COUNTS", "SASS_FAMILIES", "count_ops", "ptx_instructions", "sass_instructions"]
+
+# SASS family keys (see :func:`sass_key`): each counts every instruction of its family, and some of those
+# instructions are counted again under a member key that starts with the family and a dot (``LDGSTS`` is the sum of
+# ``LDGSTS.E.128``, ``LDGSTS.E`` …; ``HMMA`` includes ``HMMA.TF32`` and ``HMMA.BF16``). A list that shows counts must
+# not show a family beside its members (the same instructions twice). ``LDS``/``LDG`` are not families: the bare key
+# is the 32-bit access itself.
+SASS_FAMILIES: frozenset[str] = frozenset({"LDGSTS", "HMMA", "HGMMA", "UTCHMMA", "BAR", "CALL", "UTMALDG"})
 
 # Per stage, the count keys the one-screen summary shows, in order (keys missing from a count are 0).
 KEY_COUNTS: dict[str, list[str]] = {

@@ -105,6 +105,29 @@ class AtomicFact:
 
 
 @dataclass
+class CopyFact:
+    """A ``ttg.async_copy_global_to_local`` (``cp.async``) in the final TTGIR whose source and destination are
+    contiguous along different dimensions: the register layout's ``order[0]`` (the dimension each thread's global
+    addresses run along, from the blocked layout) vs the shared layout's contiguous dimension (``nvmma_shared``: the
+    last one, or the one before it with ``transposed = true``; ``swizzled_shared``: ``order[0]``). Elements a thread
+    reads contiguously land at separate shared addresses, so each ``cp.async`` moves one element (4 B for fp32).
+
+    :ivar name: the operand's Python name (SSA name hint), or ""; ``shape``/``elem``: the copied tile.
+    :ivar src_dim/dst_dim: the contiguous dimension in global memory (registers) and in shared memory.
+    :ivar shared: the destination layout as TTGIR writes it (``nvmma_shared<{… transposed = true …}>``).
+    """
+
+    name: str
+    shape: list[int]
+    elem: str
+    src_dim: int
+    dst_dim: int
+    shared: str
+    ref: Ref
+    python: Ref | None
+
+
+@dataclass
 class ConvertFact:
     """A ``ttg.convert_layout`` in the final TTGIR.
 
@@ -185,6 +208,7 @@ class MechFacts:
     dots: list[DotFact] = field(default_factory=list)
     atomics: list[AtomicFact] = field(default_factory=list)
     converts: list[ConvertFact] = field(default_factory=list)
+    transposing_copies: list[CopyFact] = field(default_factory=list)
     hints: list[HintFact] = field(default_factory=list)
     mma_waits: list[MmaWaitFact] = field(default_factory=list)
     cp_async_waits: list[tuple[int, Ref]] = field(default_factory=list)
@@ -625,6 +649,48 @@ def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
     return out
 
 
+_COPY_TYPES = re.compile(r":\s*tensor<([\dx]+)x!tt\.ptr<(\w+)>,\s*(#\w+)>\s*->\s*<[^,>]+,\s*(#\w+)")
+
+
+def _contiguous_dims(ttgir: str) -> dict[str, tuple[int, str]]:
+    """Layout alias → (its contiguous dimension, its definition) for 2-D blocked and shared layouts whose contiguous
+    dimension the definition states (see :class:`CopyFact`)."""
+    out: dict[str, tuple[int, str]] = {}
+    for raw in ttgir.splitlines():
+        m = _LAYOUT_DEF.match(raw.strip())
+        if not m:
+            continue
+        kind, body = m.group(3), m.group(4)
+        order = re.search(r"\border = \[(\d+)", body)
+        if kind in ("blocked", "swizzled_shared") and order:
+            out[m.group(1)] = (int(order.group(1)), f"{kind}<{body}>")
+        elif kind == "nvmma_shared" and "rank" not in body:
+            out[m.group(1)] = (0 if "transposed = true" in body else 1, f"{kind}<{body}>")
+    return out
+
+
+def _transposing_copies(ttgir: str, src: str, python: str) -> list[CopyFact]:
+    """The ``cp.async`` copies of 2-D tiles whose global and shared contiguous dimensions differ (one per op in
+    the TTGIR text: the pipeliner's prologue copies and the loop's copy of one load each count)."""
+    dims = _contiguous_dims(ttgir)
+    table = _loc_table(ttgir)
+    out: list[CopyFact] = []
+    for ln in _lines(ttgir):
+        if ln.op != "ttg.async_copy_global_to_local":
+            continue
+        m = _COPY_TYPES.search(ln.text)
+        if not m or m.group(3) not in dims or m.group(4) not in dims:
+            continue
+        shape = [int(x) for x in m.group(1).split("x")]
+        (sd, _), (dd, shared) = dims[m.group(3)], dims[m.group(4)]
+        if len(shape) != 2 or sd == dd:
+            continue
+        name = _stem(ln.results[0]) if ln.results else ""
+        ref = Ref("ttgir", ln.no, ln.text)
+        out.append(CopyFact(name, shape, m.group(2), sd, dd, shared, ref, python_ref(ln.raw, table, src, python)))
+    return out
+
+
 def _converts(ttgir: str, ptx: str, src: str, python: str) -> list[ConvertFact]:
     g_all = _lines(ttgir)
     defs = {r: ln for ln in g_all for r in ln.results}
@@ -805,6 +871,7 @@ def extract_mech_facts(v: VariantResult) -> MechFacts:
     f.dots = _dots(ttir, ttgir, src, python)
     f.atomics = _atomics(ttir, ttgir, src, python)
     f.converts = _converts(ttgir, ptx, src, python)
+    f.transposing_copies = _transposing_copies(ttgir, src, python)
     f.hints = _hints(ttir, src, python)
     f.mma_waits = _mma_waits(ttgir)
     f.async_waits = _async_waits(ttgir)

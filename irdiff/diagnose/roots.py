@@ -45,6 +45,7 @@ from functools import lru_cache
 from itertools import chain
 
 from irdiff.bundle import VariantResult
+from irdiff.diagnose.mechfacts import DotFact, extract_mech_facts
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.passes import PassDivergence, first_diverging_pass
 from irdiff.diagnose.provenance import AttrChange, StageDelta, attr_changes, python_lines, stage_text, stage_trace
@@ -433,11 +434,13 @@ def apply_roots(
     vb: VariantResult,
     *,
     sd: SourceDiff | None = None,
+    dots: tuple[list[DotFact], list[DotFact]] | None = None,
 ) -> tuple[list[Finding], list[str]]:
     """Add root findings, link every finding to a root where evidence allows, and order the chain.
 
     :param findings: the rules' findings, already linked through ``CAUSES`` (``Finding.causes``).
     :param sd: a precomputed source diff (default: :func:`~irdiff.diagnose.source.diff_sources`).
+    :param dots: the dots of ``a`` and ``b`` (:attr:`MechFacts.dots`) when already extracted, for the register story.
     :returns: ``(ordered findings, unexplained ids)``: roots first (earliest stage first), then their effects
         (stage, then chain depth), then the unexplained findings (each with :data:`UNEXPLAINED_NOTE` appended).
     """
@@ -607,7 +610,7 @@ def apply_roots(
     # 7. registers from evidence
     reg = by_id.get("resources.registers")
     if reg is not None:
-        register_story(reg, a, b, va, vb, findings)
+        register_story(reg, a, b, va, vb, findings, dots=dots)
 
     # 8. whole-kernel findings: the single root, when there is exactly one
     real_roots = [
@@ -1108,14 +1111,88 @@ def _dot_facts(v: VariantResult) -> tuple[int, str] | None:
     return None
 
 
-def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantResult, findings: list[Finding]) -> None:
+_MULTI_PASS = ("tf32x3", "bf16x3", "bf16x6")
+
+
+def _dot_notes(fid: str, a: str, b: str, more: str, dots: tuple[list[DotFact], list[DotFact]]) -> str | None:
+    """What a dot mechanism finding ``fid`` says about registers in *these* variants (their first dots, from TTIR and
+    TTGIR), or None when their dots show no register cost in ``more``: every note names the precisions, lowerings
+    or accumulators the two variants actually have.
+
+    - ``mma.lowering``: FMA keeps every output's operand slices in the FMA variant's registers (only when that
+      variant is ``more``); between MMA kinds, the fragments per thread differ.
+    - ``precision.dot-input``: a multi-pass precision (``tf32x3``, ``bf16x3``, ``bf16x6``) in ``more`` keeps each
+      operand's high and low parts; ``ieee`` in ``more`` is the FMA lowering (the tensor cores have no fp32 mode).
+    - ``precision.dot-accumulate``: a smaller ``max_num_imprecise_acc``, a wider accumulator, or
+      ``acc += tl.dot(a, b)`` (a second accumulator tile) in ``more``.
+    """
+    da, db = dots
+    if not da or not db:
+        return None
+    x, y = da[0], db[0]
+    mine, theirs = (x, y) if more == a else (y, x)
+    other = b if more == a else a
+    if fid == "mma.lowering":
+        if not x.lowering or not y.lowering or x.lowering == y.lowering:
+            return None
+        if "fma" in (x.lowering, y.lowering):
+            if mine.lowering != "fma":
+                return None  # the FMA variant has fewer registers: the lowering does not explain more
+            return f"`{more}` lowers the dot to FMA: each thread keeps the operand slices of all its outputs"
+        return (
+            f"the dot is lowered to `{x.lowering}` in `{a}` and `{y.lowering}` in `{b}`: the operand and accumulator "
+            "fragments each thread holds differ"
+        )
+    if fid == "precision.dot-input":
+        if mine.precision == theirs.precision:
+            return None
+        if mine.precision in _MULTI_PASS and theirs.precision not in _MULTI_PASS:
+            return (
+                f"`{more}` uses input precision `{mine.precision}` (`{other}`: `{theirs.precision or 'none'}`): each "
+                "fp32 operand is split into a high and a low part, both kept in registers for several MMAs"
+            )
+        if mine.precision == "ieee":
+            return (
+                f"`{more}` uses input precision `ieee` (`{other}`: `{theirs.precision}`), which the tensor cores "
+                "cannot run: its fp32 products are FMA instructions"
+            )
+        return None
+    if fid == "precision.dot-accumulate":
+        big = 1 << 62
+        ma = mine.max_imprecise_acc if mine.max_imprecise_acc is not None else big
+        mb = theirs.max_imprecise_acc if theirs.max_imprecise_acc is not None else big
+        if ma < mb:
+            return f"`{more}` promotes partial sums into a second fp32 accumulator more often (`max_num_imprecise_acc`)"
+        bits = {"f64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16}
+        if bits.get(mine.acc_type, 0) > bits.get(theirs.acc_type, 0):
+            return f"`{more}` accumulates in `{mine.acc_type}` (`{other}`: `{theirs.acc_type}`): wider registers"
+        if theirs.acc_chained and not mine.acc_chained:
+            return (
+                f"`{more}` adds the product afterwards (`acc += tl.dot(a, b)`): the MMA result is a second "
+                "accumulator tile in registers"
+            )
+        return None
+    return None
+
+
+def register_story(
+    f: Finding,
+    a: str,
+    b: str,
+    va: VariantResult,
+    vb: VariantResult,
+    findings: list[Finding],
+    *,
+    dots: tuple[list[DotFact], list[DotFact]] | None = None,
+) -> None:
     """Attribute a register difference to what the IR shows, and say when occupancy does not change.
 
     Looked at (both variants, from TTGIR/TTIR and other findings): accumulator elements per thread (the dot tile
     over ``num_warps`` × 32 threads, one 32-bit register each), FMA vs MMA lowering (a dot on a ``#blocked``
     layout), 64-bit index math (``ttir.i64-index-math``), vector width (``coalesce.vector-width``), pipeline depth
     (``pipeline.buffers``: loads in flight). The causes of ``f`` become the findings that fit the direction; when
-    none fits, its explanation says "not explained" and its causes are cleared.
+    none fits, its explanation says "not explained" and its causes are cleared. A dot mechanism finding is named
+    only with what the two variants' dots show (:func:`_dot_notes`; ``dots`` default: extracted from ``va``/``vb``).
     """
     by_id = {g.id: g for g in findings}
     ra, rb = va.resources.registers, vb.resources.registers
@@ -1125,21 +1202,26 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
     notes: list[str] = []
     fits: list[str] = []
     # Mechanism findings that change register demand directly (issue 12's families), most direct first.
-    for fid, what in (
-        ("mma.lowering", "the dot's lowering differs: on FMA each thread keeps the operand slices of all its outputs"),
-        (
-            "precision.dot-input",
-            "the dot's input precision differs: tf32x3 keeps each operand's high and low tf32 parts",
-        ),
-        ("precision.dot-accumulate", "the dot's accumulation differs: partial sums promoted into a second accumulator"),
-        ("precision.fp64", "fp64 values take two 32-bit registers each"),
-    ):
+    if dots is None and any(i in by_id for i in ("mma.lowering", "precision.dot-input", "precision.dot-accumulate")):
+        dots = (extract_mech_facts(va).dots, extract_mech_facts(vb).dots)
+    for fid in ("mma.lowering", "precision.dot-input", "precision.dot-accumulate", "precision.fp64"):
         g = by_id.get(fid)
-        if g is not None and g.predicts in (None, more):
-            if fid == "precision.fp64" and g.instructions is not None and abs(ra - rb) > 2 * max(1, g.instructions):
+        if g is None or g.predicts not in (None, more):
+            continue
+        if fid == "precision.fp64":
+            if g.instructions is not None and abs(ra - rb) > 2 * max(1, g.instructions):
                 continue  # scalar-only fp64 (a few conversions) holds a register pair at most once per value
-            notes.append(what)
-            fits.append(fid)
+            what: str | None = "fp64 values take two 32-bit registers each"
+        else:
+            what = _dot_notes(fid, a, b, more, dots or ([], []))
+        if what is None:
+            continue
+        if fid == "precision.dot-input" and "mma.lowering" in fits and what.endswith("FMA instructions"):
+            fits.append(fid)  # the lowering's note says it already
+            continue
+        notes.append(what)
+        fits.append(fid)
+    lowerings = {d.lowering for side in (dots or ([], [])) for d in side[:1]}
     da, db = _dot_facts(va), _dot_facts(vb)
     if da and db and da[0] != db[0]:
         big = a if da[0] > db[0] else b
@@ -1150,7 +1232,8 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
             fits += [i for i in ("options.changed", "spec.constexpr-changed", "settings.changed") if i in by_id]
     if da and db and (da[1].startswith("blocked") != db[1].startswith("blocked")):
         fma = a if da[1].startswith("blocked") else b
-        notes.append(f"`{fma}` lowers the dot to FMA (blocked layout), the other to MMA")
+        if not any(n.startswith(f"`{fma}` lowers the dot to FMA") for n in notes):  # said with the lowering's note
+            notes.append(f"`{fma}` lowers the dot to FMA (blocked layout), the other to MMA")
         fits += [i for i in ("layout.mma", "settings.changed", "options.changed") if i in by_id]
     aa, ab = _address_regs(va), _address_regs(vb)
     if aa != ab and (aa > ab) == (more == a):
@@ -1179,6 +1262,9 @@ def register_story(f: Finding, a: str, b: str, va: VariantResult, vb: VariantRes
             continue
         if fid != "layout.mma" and g.predicts not in (None, more):
             continue  # it predicts the other variant slower: it cannot explain more registers here
+        if fid == "layout.mma" and ("fma" in lowerings or (da and db and "blocked" in (da[1][:7], db[1][:7]))):
+            fits.append(fid)  # one side has no MMA layout: the FMA-vs-MMA note above says what differs
+            continue
         notes.append(what)
         fits.append(fid)
     oa = _occ(findings)

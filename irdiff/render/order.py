@@ -11,7 +11,8 @@ module only decides the reading order, the same for the terminal, Markdown, HTML
 2. **effect**: findings caused by another finding, most severe first (``critical`` → ``info``); ties keep the
    diagnosis' order (cause before effect).
 3. **unexplained**: findings with no cause and no effect (nothing links them to a root), most severe first. A
-   finding marked ``role == "unexplained"`` by the diagnosis always goes here.
+   finding marked ``role == "unexplained"`` by the diagnosis, or listed in its ``unexplained`` (its chain reaches no
+   root, :func:`irdiff.diagnose.roots.apply_roots`), always goes here, even when it causes another finding.
 
 Example: ``spec.constexpr-one-lost`` (major, root) → ``coalesce.vector-width`` (critical, effect) →
 ``ptx.memory-ops`` (minor, effect); an isolated ``sass.calls`` (minor) comes last as unexplained.
@@ -51,12 +52,14 @@ class Presented:
     role: Role
 
 
-def _role(f: Finding, first: bool, caused_by_someone: set[str]) -> Role:
+def _role(f: Finding, first: bool, caused_by_someone: set[str], unexplained: frozenset[str]) -> Role:
     if f.id in RESULT_IDS:
         return "result"
     marked = getattr(f, "role", None)
     if marked in ("root", "unexplained"):
         return marked  # type: ignore[no-any-return]
+    if f.id in unexplained:
+        return "unexplained"  # the diagnosis found no root its chain reaches: not a root, whatever it causes
     if f.causes:
         return "effect"
     if first or f.id in caused_by_someone:
@@ -72,11 +75,16 @@ def present_findings(d: Diagnosis | None) -> list[Presented]:
     ids = {f.id for f in findings}
     cited = {c for f in findings for c in f.causes if c in ids}
     chain = [f for f in findings if f.id not in RESULT_IDS]
-    roles = [_role(f, bool(chain) and f is chain[0], cited) for f in findings]
+    unexplained = frozenset(d.unexplained or ())
+    roles = [_role(f, bool(chain) and f is chain[0], cited, unexplained) for f in findings]
     # A finding whose causes are all absent from this diagnosis links to nothing shown: not an effect here.
     for i, f in enumerate(findings):
         if roles[i] == "effect" and not any(c in ids for c in f.causes):
-            roles[i] = "root" if f.id in cited or (bool(chain) and f is chain[0]) else "unexplained"
+            roles[i] = (
+                "root"
+                if f.id not in unexplained and (f.id in cited or (bool(chain) and f is chain[0]))
+                else "unexplained"
+            )
     order = {"result": -1, "root": 0, "effect": 1, "unexplained": 2}
     idx = sorted(
         range(len(findings)),

@@ -389,6 +389,9 @@ def rule_convert_shared(ctx: Context) -> list[Finding]:
         "is the extra shared-memory traffic and barriers. Results are the same."
     )
     sev: Severity = "minor" if more else "info"
+    # the shared-memory instructions the conversions add or remove per thread: conversions that differ only in their
+    # layouts but move the same elements (one each side, the same st.shared/ld.shared) explain no count difference
+    traffic = abs(sum(x.shared_stores + x.shared_loads for x in ca) - sum(x.shared_stores + x.shared_loads for x in cb))
     return [
         Finding(
             "layout.convert-shared",
@@ -399,5 +402,6 @@ def rule_convert_shared(ctx: Context) -> list[Finding]:
             ev,
             stage="ttgir",
             predicts=more,
+            instructions=traffic,
         )
     ]

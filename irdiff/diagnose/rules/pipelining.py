@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from irdiff.diagnose.facts import PipelineLoad, Ref, VariantFacts, strip_loc
+from irdiff.diagnose.mechfacts import DotFact
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.rules.common import Context, _ev, _kb, _names, _stem_of, _unroll_note
 from irdiff.diagnose.rules.registry import Emits, rule
@@ -318,10 +319,14 @@ def rule_pipelined(ctx: Context) -> list[Finding]:
             "spec.constexpr-changed",
         ),
     ),
-    reads=("buffers", "sync_loads_loop", "loops_ttir"),
+    reads=("buffers", "sync_loads_loop", "loops_ttir", "mech"),
 )
 def rule_buffers(ctx: Context) -> list[Finding]:
-    """``pipeline.buffers``: shared-memory buffer rings (``ttg.local_alloc``) differ in number or depth."""
+    """``pipeline.buffers``: shared-memory buffer rings (``ttg.local_alloc``) differ in number or depth.
+
+    When every ring of one variant is one slot deeper and only that variant's dots are asynchronous ``wgmma`` reading
+    both operands from shared memory (:func:`_reads_ring_in_place`), the extra slot is the lowering's: the finding
+    says so and, when the two dots are lowered differently, is caused by ``mma.lowering``."""
     ra = sorted((b.depth, tuple(b.tile)) for b in ctx.fa.buffers if b.depth > 1)
     rb = sorted((b.depth, tuple(b.tile)) for b in ctx.fb.buffers if b.depth > 1)
     if ra == rb:
@@ -357,6 +362,23 @@ def rule_buffers(ctx: Context) -> list[Finding]:
         )
         + unroll
     )
+    causes: list[str] = []
+    deeper = _one_slot_deeper(ra, rb, ctx.a, ctx.b)
+    if deeper is not None:
+        other = ctx.b if deeper == ctx.a else ctx.a
+        fd, fo = ctx.facts(deeper), ctx.facts(other)
+        if _reads_ring_in_place(fd) and not _reads_ring_in_place(fo):
+            lo = ", ".join(dict.fromkeys(d.lowering or "?" for d in _dots(fo)))
+            expl += (
+                f" Each ring of `{deeper}` has one slot more: its `tl.dot` is an asynchronous `wgmma` "
+                "(`ttng.warp_group_dot` on `!ttg.memdesc` operands) that reads both operands straight from the ring, "
+                "so the slot it reads stays in use until a later `ttng.warp_group_dot_wait` retires the `wgmma`, and "
+                f"the pipeliner allocates one more slot for it; `{other}`'s dot ({lo}) reads an operand into "
+                "registers first, which frees the slot at once. The depth follows from the dot's lowering, not from "
+                "`num_stages`."
+            )
+            if [d.lowering for d in _dots(fd)] != [d.lowering for d in _dots(fo)]:
+                causes.append("mma.lowering")
     return [
         Finding(
             "pipeline.buffers",
@@ -366,8 +388,35 @@ def rule_buffers(ctx: Context) -> list[Finding]:
             ev,
             stage="ttgir",
             predicts=fewer,
+            causes=causes,
         )
     ]
+
+
+def _dots(f: VariantFacts) -> list[DotFact]:
+    return f.mech.dots if f.mech is not None else []
+
+
+def _reads_ring_in_place(f: VariantFacts) -> bool:
+    """Every dot of ``f`` is a Hopper ``wgmma`` with both operands in shared memory (``!ttg.memdesc`` in TTGIR): the
+    asynchronous MMA reads the pipelined buffers themselves."""
+    dots = _dots(f)
+    return bool(dots) and all(d.lowering == "wgmma" and d.operands == ["shared", "shared"] for d in dots)
+
+
+def _one_slot_deeper(
+    ra: list[tuple[int, tuple[int, ...]]], rb: list[tuple[int, tuple[int, ...]]], a: str, b: str
+) -> str | None:
+    """The variant whose rings (``(depth, tile)``, the same tiles on both sides) are each exactly one slot deeper,
+    or None."""
+    da, db = {t: d for d, t in ra}, {t: d for d, t in rb}
+    if not ra or len(da) != len(ra) or len(db) != len(rb) or set(da) != set(db):
+        return None  # other tiles, or two rings of one tile (which pairs with which is not known)
+    if all(da[t] == db[t] + 1 for t in da):
+        return a
+    if all(db[t] == da[t] + 1 for t in da):
+        return b
+    return None
 
 
 @rule(

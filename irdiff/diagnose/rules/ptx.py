@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from irdiff.diagnose.facts import VariantFacts
+from irdiff.diagnose.mechfacts import CopyFact, MechFacts
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.rules.common import Context, _ev, _ratio, _same_warps, _unroll_note, _warps_note
 from irdiff.diagnose.rules.registry import Emits, rule
@@ -46,6 +48,58 @@ def _width_note(keys: list[str]) -> str:
     return out.strip()
 
 
+_NARROW_CP = re.compile(r"^cp\.async (\d+)B$")
+
+
+def _operand(c: CopyFact, f: VariantFacts) -> str:
+    """ "A"/"B" when the copied tile is the M×K or K×N operand of the variant's first dot (its shape), else ""."""
+    dots = f.mech.dots if f.mech is not None else []
+    if not dots or len(dots[0].shape) != 3:
+        return ""
+    m, n, k = dots[0].shape
+    return "A" if c.shape == [m, k] else "B" if c.shape == [k, n] else ""
+
+
+def _narrow_copies_note(ctx: Context, keys: list[str]) -> tuple[str, list[Evidence]]:
+    """Which tiles the narrow ``cp.async`` copies (under 16 B) of the variant with more of them move, and why: a
+    copy into a shared layout contiguous along another dimension than the global addresses
+    (:class:`~irdiff.diagnose.mechfacts.CopyFact`, from the TTGIR layouts) moves one element per instruction. Empty
+    when the narrow copies do not differ or the TTGIR shows no such copy."""
+    narrow = [k for k in keys if (m := _NARROW_CP.match(k)) and int(m.group(1)) < 16]
+    ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
+    out, ev = "", []
+    for v, f, mine, theirs in ((ctx.a, ctx.fa, ca, cb), (ctx.b, ctx.fb, cb, ca)):
+        n = sum(mine.get(k, 0) for k in narrow)
+        if n <= sum(theirs.get(k, 0) for k in narrow):
+            continue
+        seen: dict[tuple[str, tuple[int, ...], int, int], CopyFact] = {}
+        for c in (f.mech or MechFacts()).transposing_copies:
+            seen.setdefault((c.name, tuple(c.shape), c.src_dim, c.dst_dim), c)
+        for c in seen.values():
+            op = _operand(c, f)
+            tile = f"{'x'.join(map(str, c.shape))}x{c.elem}"
+            wgmma32 = any(d.lowering == "wgmma" and d.a_type == "f32" for d in (f.mech or MechFacts()).dots)
+            out += (
+                f" In `{v}` the {f'operand {op} ' if op else ''}tile"
+                + (f" `{c.name}`" if c.name else "")
+                + f" ({tile}) is copied into a shared layout contiguous along dimension {c.dst_dim} "
+                f"(`{c.shared}`) while its global addresses run along dimension {c.src_dim}: the elements a thread "
+                f"reads contiguously land at separate shared addresses, so each `cp.async` moves one element "
+                f"({sum(mine.get(k, 0) for k in narrow)} narrow copies in all)"
+                + (
+                    "; `wgmma` reads 32-bit (tf32) operands from shared memory only K-major (PTX ISA: the transpose "
+                    "flags are for 16-bit types), so a tile stored the other way round in global memory is "
+                    "transposed by these copies."
+                    if wgmma32
+                    else "."
+                )
+            )
+            ev.append(_ev(v, c.ref, c.ref.text[:240]))
+            if c.python:
+                ev.append(_ev(v, c.python))
+    return out, ev
+
+
 @rule(
     Emits(
         "ptx.memory-ops",
@@ -68,7 +122,7 @@ def _width_note(keys: list[str]) -> str:
             "precision.dot-accumulate",
         ),
     ),
-    reads=("options", "counts", "first_lines", "loops_ttir"),
+    reads=("options", "counts", "first_lines", "loops_ttir", "mech"),
 )
 def rule_ptx_memory(ctx: Context) -> list[Finding]:
     """``ptx.memory-ops``: global/shared memory instructions in PTX by kind and width."""
@@ -97,6 +151,9 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
         + _warps_note(ctx)
         + _unroll_note(ctx)
     )
+    note, note_ev = _narrow_copies_note(ctx, keys)
+    expl += note
+    ev += note_ev
 
     def sync(c: dict[str, int]) -> int:
         """Global loads, stores and atomics (``atom``/``red`` on global memory: a plain store replaced by an

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from irdiff.diagnose.facts import VariantFacts
+from irdiff.diagnose.facts import Occupancy, VariantFacts
 from irdiff.diagnose.model import Evidence, Finding, Severity
 from irdiff.diagnose.rules.common import Context, _ev, _kb, _same_warps, _warps_note
 from irdiff.diagnose.rules.registry import Emits, rule
@@ -163,6 +163,47 @@ def rule_shared(ctx: Context) -> list[Finding]:
     ]
 
 
+def _limiters(o: Occupancy) -> list[str]:
+    """Every resource that allows exactly the CTAs per SM ``o`` has (ties included), in :func:`occupancy` order."""
+    return [k for k, n in o.limits.items() if n == o.ctas_per_sm]
+
+
+def _limited_by(o: Occupancy) -> str:
+    return " and ".join(_limiters(o)) or o.limiter
+
+
+def link_occupancy(findings: list[Finding], fa: VariantFacts, fb: VariantFacts) -> None:
+    """Replace the causes of ``resources.occupancy`` by the findings of the resource that limits it.
+
+    The variant with fewer resident warps (both, when the warps are the same in CTAs of other sizes) is limited by
+    :func:`_limiters`: ``registers`` links to ``resources.registers`` when that finding names this variant as the
+    one with more registers, ``shared memory`` to ``resources.shared`` when this variant requests more; when
+    ``num_warps`` differs (every limit is per CTA: registers × threads, warps per CTA) to ``options.changed`` (or
+    ``config.changed``). A resource that differs but limits neither variant (more registers in the variant that
+    shared memory limits) is not a cause. Nothing that fits leaves the causes empty (the root engine decides).
+    """
+    occ = next((f for f in findings if f.id == "resources.occupancy"), None)
+    oa, ob = fa.occupancy, fb.occupancy
+    if occ is None or oa is None or ob is None:
+        return
+    by_id = {f.id: f for f in findings}
+    sides = [(fa, oa)] if occ.predicts == fa.name else [(fb, ob)] if occ.predicts == fb.name else [(fa, oa), (fb, ob)]
+    other = {fa.name: fb, fb.name: fa}
+    warps_differ = fa.options.get("num_warps") != fb.options.get("num_warps")
+    causes: list[str] = []
+    for f, o in sides:
+        lims = _limiters(o)
+        reg = by_id.get("resources.registers")
+        if "registers" in lims and reg is not None and reg.predicts in (None, f.name):
+            causes.append(reg.id)
+        sh, so = f.resources.get("shared_bytes"), other[f.name].resources.get("shared_bytes")
+        if "shared memory" in lims and "resources.shared" in by_id and (sh or 0) > (so or 0):
+            causes.append("resources.shared")
+    if warps_differ:
+        causes += [c for c in ("options.changed", "config.changed") if c in by_id][:1]
+    occ.causes = list(dict.fromkeys(causes))
+
+
 @rule(
     Emits(
         "resources.occupancy",
@@ -183,14 +224,15 @@ def rule_occupancy(ctx: Context) -> list[Finding]:
                 v,
                 "resources",
                 None,
-                f"{o.ctas_per_sm} CTAs/SM ({o.warps_per_sm} warps), limited by {o.limiter} [{lim}]",
+                f"{o.ctas_per_sm} CTAs/SM ({o.warps_per_sm} warps), limited by {_limited_by(o)} [{lim}]",
             )
         )
     wa, wb = oa.warps_per_sm, ob.warps_per_sm
     lower = ctx.a if wa < wb else ctx.b if wb < wa else None
+    la, lb = _limited_by(oa), _limited_by(ob)
     expl = (
-        f"On {ctx.fa.target} one SM holds {oa.ctas_per_sm} CTA(s) of `{ctx.a}` ({wa} warps; limited by {oa.limiter}) "
-        f"and {ob.ctas_per_sm} of `{ctx.b}` ({wb} warps; limited by {ob.limiter}). "
+        f"On {ctx.fa.target} one SM holds {oa.ctas_per_sm} CTA(s) of `{ctx.a}` ({wa} warps; limited by {la}) "
+        f"and {ob.ctas_per_sm} of `{ctx.b}` ({wb} warps; limited by {lb}). "
         + (
             f"Fewer resident warps in `{lower}` leave less parallelism to hide memory latency. "
             if lower
@@ -205,7 +247,7 @@ def rule_occupancy(ctx: Context) -> list[Finding]:
             "resources.occupancy",
             "major" if big else "minor" if lower else "info",
             f"Occupancy: {oa.ctas_per_sm} CTAs ({wa} warps) per SM in `{ctx.a}` vs {ob.ctas_per_sm} ({wb} warps) in "
-            f"`{ctx.b}` (limited by {oa.limiter} / {ob.limiter})",
+            f"`{ctx.b}` (" + (f"limited by {la} in both" if la == lb else f"limited by {la} / {lb}") + ")",
             expl,
             ev,
             stage="resources",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from irdiff.diagnose.counts import SASS_FAMILIES
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.rules.common import Context, _c, _ev, _same_warps, _warps_note
 from irdiff.diagnose.rules.registry import Emits, rule
@@ -64,6 +65,29 @@ def rule_sass_calls(ctx: Context) -> list[Finding]:
     ]
 
 
+_SHOWN = ("LDG", "STG", "LDGSTS", "LDS", "STS", "LDSM", "HMMA", "HGMMA", "UTMALDG")
+
+
+def _count_rows(ca: dict[str, int], cb: dict[str, int]) -> list[tuple[str, str, int, int]]:
+    """The memory/matrix op kinds whose SASS counts differ, as ``(key, label, count in a, count in b)``, each instruction
+    counted once: a family key (:data:`~irdiff.diagnose.counts.SASS_FAMILIES`) whose members have keys of their own
+    is replaced by its members, plus the family's remaining instructions (counted under no member) when those differ
+    (``HMMA`` 0 vs 32 with ``HMMA.TF32`` 0 vs 32 lists ``HMMA.TF32`` only; 40 vs 32 with 0 vs 32 also lists the
+    rest as ``HMMA (other)`` 40 vs 0). The label is the key, with `` (other)`` for such a remainder."""
+    every = {*ca, *cb}
+    rows = []
+    for k in sorted(every):
+        if k.split(".")[0] not in _SHOWN:
+            continue
+        x, y = ca.get(k, 0), cb.get(k, 0)
+        members = [m for m in every if m.startswith(k + ".")] if k in SASS_FAMILIES else []
+        x -= sum(ca.get(m, 0) for m in members)
+        y -= sum(cb.get(m, 0) for m in members)
+        if x != y:
+            rows.append((k, f"{k} (other)" if members else k, x, y))
+    return rows
+
+
 @rule(
     Emits(
         "sass.instructions",
@@ -104,26 +128,18 @@ def rule_sass_instructions(ctx: Context) -> list[Finding]:
     na, nb = ca.get("instructions", 0), cb.get("instructions", 0)
     if not na or not nb or abs(na - nb) <= 0.1 * max(na, nb):
         return []
-    keys = [
-        k
-        for k in sorted({*ca, *cb})
-        if k.split(".")[0] in ("LDG", "STG", "LDGSTS", "LDS", "STS", "LDSM", "HMMA", "HGMMA", "UTMALDG")
-        and ca.get(k, 0) != cb.get(k, 0)
-        and k != "LDGSTS"
-    ]
+    rows = _count_rows(ca, cb)
     ev = [Evidence(ctx.a, "sass", None, f"{na} instructions"), Evidence(ctx.b, "sass", None, f"{nb} instructions")]
-    for k in keys[:6]:
-        for v, f, c in ((ctx.a, ctx.fa, ca), (ctx.b, ctx.fb, cb)):
+    for k, label, x, y in rows[:6]:
+        for v, f, n in ((ctx.a, ctx.fa, x), (ctx.b, ctx.fb, y)):
             r = f.first_lines.get("sass", {}).get(k)
-            if r and c.get(k, 0):
-                ev.append(_ev(v, r, f"{r.text}   ({c[k]}× {k})"))
+            if r and n and label == k:  # a family's first line may be a member's: quoted for whole kinds only
+                ev.append(_ev(v, r, f"{r.text}   ({n}× {k})"))
     expl = (
         f"SASS has {na} instructions in `{ctx.a}` and {nb} in `{ctx.b}` ({na / nb:.2f}×)."
         + (
-            " Memory/matrix ops that differ: "
-            + "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys[:8])
-            + "."
-            if keys
+            " Memory/matrix ops that differ: " + "; ".join(f"`{label}` {x} vs {y}" for _, label, x, y in rows[:8]) + "."
+            if rows
             else ""
         )
         + _warps_note(ctx)
