@@ -43,6 +43,15 @@ IEEE = 'its fp32 inputs use `input_precision="ieee"`: the tensor cores have no f
 REGS = "an operand comes from registers instead of shared memory (A: registers, B: registers)"
 
 
+def title(label: str, low: tuple[str, str], high: tuple[str, str], why: str, a: str) -> str:
+    """The title ``mma.lowering`` must give with ``a`` inspected: ``a``'s lowering first, then the baseline's; the
+    reason is the slower side's, named as such when that side is the baseline."""
+    (lv, lk), (hv, hk) = low, high
+    first, second = ((lv, lk), (hv, hk)) if a == lv else ((hv, hk), (lv, lk))
+    reason = "" if not why else f" ({why})" if a == lv else f" (in `{lv}`: {why})"
+    return f"{label} lowered to {first[1]} in `{first[0]}` vs {second[1]} in `{second[0]}`{reason}"
+
+
 @pytest.fixture(scope="module")
 def own(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
     return compile_suite(OWN, OWN_VARIANTS, "sm80")  # type: ignore[no-any-return]
@@ -59,7 +68,9 @@ def test_ieee_dot_is_fma_and_critical(request: pytest.FixtureRequest, target: st
     bundle: Bundle = request.getfixturevalue({"sm80": "mech80", "sm90": "mech90"}[target])
     f, a, b = one(rule_mma_lowering, bundle, "ieee", "tf32", swap)
     assert (f.id, f.severity, f.stage, f.predicts) == ("mma.lowering", "critical", "ttgir", "ieee")
-    assert f.title == f"`acc` dot 64x64x32 (f32 × f32) lowered to FMA in `ieee` vs mma_v2 in `tf32` ({IEEE})"
+    assert f.title == title("`acc` dot 64x64x32 (f32 × f32)", ("ieee", "FMA"), ("tf32", "mma_v2"), IEEE, a)
+    if a == "tf32":  # the inspected side first, the slower side's reason named as the baseline's
+        assert f.title == f"`acc` dot 64x64x32 (f32 × f32) lowered to mma_v2 in `tf32` vs FMA in `ieee` (in `ieee`: {IEEE})"
     # the counts the rule quotes are the facts' (counts.py: every `fma.*.f32`, every `mma.sync`); the PTX has them
     ci, ct = context(bundle, "ieee", "ieee").fa.counts["ptx"], context(bundle, "tf32", "tf32").fa.counts["ptx"]
     nf, nm = ci.get("fma.f32", 0), ct.get("mma.sync", 0)
@@ -82,7 +93,7 @@ def test_allow_tf32_false_is_named_as_ieee(compile_suite, swap: bool) -> None:  
     bundle = compile_suite(KINDS + "::notf32", ["notf32", "default"], "sm80")
     f, a, b = one(rule_mma_lowering, bundle, "notf32", "default", swap)
     assert (f.severity, f.predicts) == ("critical", "notf32")
-    assert f.title == f"dot 64x64x64 (f32 × f32) lowered to FMA in `notf32` vs mma_v2 in `default` ({IEEE})"
+    assert f.title == title("dot 64x64x64 (f32 × f32)", ("notf32", "FMA"), ("default", "mma_v2"), IEEE, a)
     assert "allow_tf32=False" in f.evidence[-1].text and f.evidence[-1].stage == "python"
 
 
@@ -93,7 +104,7 @@ def test_two_warps_cannot_use_wgmma(own: Bundle, swap: bool) -> None:
     f, a, b = one(rule_mma_lowering, own, "wg2", "wg4", swap)
     assert (f.id, f.severity, f.stage, f.predicts) == ("mma.lowering", "major", "ttgir", "wg2")
     warps = "`num_warps` = 2: `wgmma` needs a warpgroup (4 warps)"
-    assert f.title == f"dot 64x64x32 (f16 × f16) lowered to mma_v2 in `wg2` vs wgmma in `wg4` ({warps})"
+    assert f.title == title("dot 64x64x32 (f16 × f16)", ("wg2", "mma_v2"), ("wg4", "wgmma"), warps, a)
     n2 = n_ptx(own, "wg2", r"\bmma\.sync\.aligned\b")
     n4 = n_ptx(own, "wg4", r"\bwgmma\.mma_async\b")
     assert n2 > 0 and n4 > 0
@@ -111,7 +122,7 @@ def test_sixteen_row_tile_cannot_use_wgmma(own: Bundle, swap: bool) -> None:
     f, a, b = one(rule_mma_lowering, own, "m16", "wg4", swap)
     assert (f.severity, f.predicts) == ("major", "m16")
     rows = "M = 16 is below the 64 rows one warpgroup MMA computes"
-    assert f.title == f"dot 16x64x32 (f16 × f16) lowered to mma_v2 in `m16` vs wgmma in `wg4` ({rows})"
+    assert f.title == title("dot 16x64x32 (f16 × f16)", ("m16", "mma_v2"), ("wg4", "wgmma"), rows, a)
     assert f"What forced it in `m16`: {rows}; {REGS}. {OLDER}" in f.explanation
     assert "num_warps" not in f.explanation  # both use 4 warps
 
@@ -124,7 +135,7 @@ def test_fp64_dot_has_no_wgmma(own: Bundle, swap: bool) -> None:
     assert (f.severity, f.predicts) == ("major", "f64")
     assert n_ptx(own, "f64", r"\bmma\.sync\.aligned\.\w+\.row\.col\.f64") > 0
     fp64 = "its fp64 operands have no `wgmma` form: fp64 dots use `mma.sync`"
-    assert f.title == f"dot 64x64x32 (f64 × f64) lowered to mma_v2 in `f64` vs wgmma in `wg4` ({fp64})"
+    assert f.title == title("dot 64x64x32 (f64 × f64)", ("f64", "mma_v2"), ("wg4", "wgmma"), fp64, a)
     assert f"What forced it in `f64`: {fp64}; {REGS}. " in f.explanation
 
 
@@ -288,7 +299,10 @@ def test_mma_lowering_pairs_dots_in_order_and_skips_unknown() -> None:
     new = _facts("new", _dot("wgmma"), arch=90)
     for x, y in ((old, new), (new, old)):
         (g,) = rule_mma_lowering(make_context(x, y))
-        assert g.predicts == "old" and g.title.endswith("(sm80 has no `wgmma`)")
+        assert g.predicts == "old" and g.title.endswith(
+            "(sm80 has no `wgmma`)" if x is old else "(in `old`: sm80 has no `wgmma`)"
+        )
+        assert g.title.startswith(f"`acc` dot 64x64x32 (f16 × f16) lowered to {x.mech.dots[0].lowering} in `{x.name}` vs ")
 
 
 def _mw(immediate: bool, ring: int, k: int) -> MmaWaitFact:
@@ -327,7 +341,7 @@ def test_mma_lowering_without_a_known_reason() -> None:
     for x, y in ((a, b), (b, a)):
         (f,) = rule_mma_lowering(make_context(x, y))
         assert f.predicts == "hopper" and f.severity == "major"
-        assert f.title == "`acc` dot 64x64x32 (f16 × f16) lowered to wgmma in `hopper` vs tcgen05 in `blackwell`"
+        assert f.title == title("`acc` dot 64x64x32 (f16 × f16)", ("hopper", "wgmma"), ("blackwell", "tcgen05"), "", x.name)
         assert "What forced it" not in f.explanation and "XXXX" not in f.explanation
         assert f.explanation.startswith("`acc` dot 64x64x32 (f16 × f16) is lowered to `wgmma` (Hopper warpgroup MMA")
         assert (
@@ -345,7 +359,7 @@ def test_mma_of_an_unknown_version_is_named_not_counted() -> None:
     for x, y in ((old, new), (new, old)):
         (f,) = rule_mma_lowering(make_context(x, y))
         assert (f.predicts, f.severity) == ("v1", "major")
-        assert f.title == "`acc` dot 64x64x32 (f16 × f16) lowered to mma in `v1` vs wgmma in `v3`"
+        assert f.title == title("`acc` dot 64x64x32 (f16 × f16)", ("v1", "mma"), ("v3", "wgmma"), "", x.name)
         assert f.explanation.startswith(
             "`acc` dot 64x64x32 (f16 × f16) is lowered to `mma` in `v1` and to `wgmma` (Hopper warpgroup MMA, "
             "asynchronous, operands from shared memory) in `v3` (per thread, PTX: `v1`: no PTX instruction known for "
