@@ -11,7 +11,7 @@ import pytest
 from diag_helpers import both_orders, diagnose, get, ids, texts
 
 from irdiff.bundle import Bundle
-from irdiff.diagnose import Diagnosis, causal_paths, count_ops
+from irdiff.diagnose import Diagnosis, Finding, causal_paths, count_ops
 from irdiff.diagnose.facts import Access, Ref
 from irdiff.diagnose.mechfacts import (
     AsyncWaitFact,
@@ -23,6 +23,7 @@ from irdiff.diagnose.mechfacts import (
     MmaWaitFact,
     compiler_messages,
 )
+from irdiff.diagnose.model import SEVERITIES
 from irdiff.diagnose.rules.atomics import rule_atomic_ordering, rule_cas_loop, rule_convert_shared
 from irdiff.diagnose.rules.hints import rule_axis_hints, rule_cache_hints, rule_compiler_messages, rule_wait_depth
 from irdiff.diagnose.rules.mma_lowering import rule_blackwell_wait, rule_mma_lowering
@@ -254,6 +255,35 @@ def test_fma_lowering_is_root_of_registers_and_spills(
     assert any(p.index("mma.lowering") < p.index("resources.spills") for p in paths if "mma.lowering" in p)
     assert "precision.dot-input" in get(d, "mma.lowering").causes
     assert "can differ numerically" in get(d, "precision.dot-input").explanation
+    # the root (the precision the user chose) is as severe as its worst effect (the FMA lowering), in both orders
+    # (here the precision is the constexpr `PREC`: the root is `config.changed`, above `precision.dot-input`)
+    up, roots = [m], []
+    while up:
+        g = up.pop()
+        roots += [g] if not g.causes else []
+        up += [get(d, c) for c in g.causes]
+    assert {r.id for r in roots} == {"config.changed"} and {r.severity for r in roots} == {"critical"}
+    assert_roots_at_least_their_effects(d)
+    # the lowering is said with the inspected variant first
+    a, b = order
+    assert m.title.index(f" in `{a}`") < m.title.index(f" in `{b}`")
+
+
+def assert_roots_at_least_their_effects(d: Diagnosis) -> None:
+    """Every finding that starts a chain is at least as severe as every finding the chain reaches."""
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    kids: dict[str, list[Finding]] = {}
+    for f in d.findings:
+        for c in f.causes:
+            kids.setdefault(c, []).append(f)
+    for root in (f for f in d.findings if not f.causes and f.id in kids):
+        todo, seen = list(kids[root.id]), set()
+        while todo:
+            g = todo.pop()
+            if g.id not in seen:
+                seen.add(g.id)
+                assert rank[root.severity] >= rank[g.severity], (root.id, root.severity, g.id, g.severity)
+                todo.extend(kids.get(g.id, []))
 
 
 def test_tf32x3_three_mmas(mech80: Bundle) -> None:

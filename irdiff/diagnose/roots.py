@@ -656,6 +656,7 @@ def apply_roots(
                 "instruction differs because of them."
             )
     _cap_restatements(findings, by_id)
+    _lift_roots(findings, roots_now)
     unexplained = [f.id for f in findings if f.id != "time.measured" and not _reaches(f.id, by_id, roots_now, reached)]
     for fid in unexplained:
         f = by_id[fid]
@@ -769,6 +770,33 @@ def _cap_restatements(findings: list[Finding], by_id: dict[str, Finding]) -> Non
         top = max(causes, key=lambda g: rank.get(g.severity, 0))
         if rank.get(f.severity, 0) > rank.get(top.severity, 0):
             f.severity = top.severity
+
+
+def _lift_roots(findings: list[Finding], roots: set[str]) -> None:
+    """A root is at least as severe as the worst finding its chain leads to (its effects, their effects, …): the
+    root is what the user changed, and what it costs is the cost of its worst consequence (``precision.dot-input``
+    ``major`` whose ``mma.lowering`` to FMA is ``critical`` is a critical change). Effects keep their own
+    severities; only roots are raised, never lowered."""
+    from irdiff.diagnose.model import SEVERITIES
+
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    effects: dict[str, list[Finding]] = {}
+    for f in findings:
+        for c in f.causes:
+            effects.setdefault(c, []).append(f)
+    for f in findings:
+        if f.id not in roots or f.causes:
+            continue
+        worst, seen, todo = rank.get(f.severity, 0), {f.id}, list(effects.get(f.id, []))
+        while todo:
+            g = todo.pop()
+            if g.id in seen:
+                continue
+            seen.add(g.id)
+            worst = max(worst, rank.get(g.severity, 0))
+            todo.extend(effects.get(g.id, []))
+        if worst > rank.get(f.severity, 0):
+            f.severity = SEVERITIES[worst]  # type: ignore[assignment]
 
 
 def _order(findings: list[Finding], roots: set[str], unexplained: set[str]) -> list[Finding]:
