@@ -44,6 +44,8 @@ from irdiff.normalize.text import strip_locs
 from irdiff.target import TargetError, parse_target
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from irdiff.diagnose.mechfacts import MechFacts
 
 __all__ = [
@@ -156,6 +158,9 @@ class LoweredAccess:
         ``ld.global.v4.b32`` = 128), None when LLIR has no debug location matching the op; ``llir_count``: how many.
     :ivar ptx_bits: the same in PTX (``.loc`` directives); ``ptx_key``: the count key (``ld.global.b32``).
     :ivar ref: the TTGIR line; ``llir_ref``/``ptx_ref``: the first instruction.
+    :ivar strides: per dimension of the pointer tensor, how many elements apart in memory two neighbours along that
+        dimension are (``x_ptr + offs * 2``: ``[2]``; ``src + r * ld + c``: ``[None, 1]``, ``ld`` being a runtime
+        value), read from the TTGIR that computes the address (:func:`address_strides`); None: not derivable.
     """
 
     kind: str
@@ -178,6 +183,7 @@ class LoweredAccess:
     ref: Ref
     llir_ref: Ref | None
     ptx_ref: Ref | None
+    strides: list[int | None] | None = None
 
     @property
     def label(self) -> str:
@@ -789,6 +795,128 @@ def _backward(
     return ops, found
 
 
+_Strides = tuple[int | None, ...]  # per dimension; () is uniform (the same value in every element: stride 0)
+_STRIDE_SAME = (
+    "tt.broadcast",
+    "ttg.convert_layout",
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+    "arith.index_cast",
+    "arith.bitcast",
+)
+
+
+def _operands(op: _Op) -> list[str]:
+    body = op.text.split("=", 1)[1] if op.results else op.text
+    body = body.split(op.op, 1)[1] if op.op in body else body
+    body = re.split(r"\s:\s", body)[0]
+    return re.findall(r"%[\w.#-]+", re.sub(r"\{[^{}]*\}", "", body))
+
+
+def _const_int(defs: dict[str, _Op], name: str, depth: int = 0) -> int | None:
+    """The integer a value holds in every element (``arith.constant dense<2>``, ``arith.constant 2 : i32``, a
+    ``tt.splat`` of one), else None."""
+    op = defs.get(name.split("#")[0])
+    if op is None or depth > 8:
+        return None
+    if op.op == "arith.constant":
+        m = re.search(r"arith\.constant\s+(?:dense<)?(-?\d+)>?\s*:", op.text)
+        return int(m.group(1)) if m else None
+    if op.op in ("tt.splat", *_STRIDE_SAME):
+        ins = _operands(op)
+        return _const_int(defs, ins[0], depth + 1) if ins else None
+    return None
+
+
+def address_strides(defs: dict[str, _Op], value: str, rank: int) -> list[int | None] | None:
+    """Per dimension, the distance in elements between neighbouring elements of the pointer (or offset) tensor
+    ``value``, derived from the TTGIR ops that compute it: ``tt.make_range`` steps by 1, ``tt.splat`` and scalars are
+    uniform (0), ``tt.expand_dims`` adds a dimension of stride 0, ``tt.addptr``/``arith.addi``/``arith.subi`` add
+    strides, ``arith.muli``/``arith.shli`` by a constant scale them (by a runtime value: None for that dimension).
+    The same facts AxisInfo reasons with (``lib/Analysis/AxisInfo.cpp``), kept as a stride instead of a contiguity:
+    AxisInfo says only "1 contiguous element" for both ``offs * 2`` and a gather. None when the chain leaves what is
+    modelled (a loop-carried pointer, a load of indices)."""
+    memo: dict[str, _Strides | None] = {}
+
+    def walk(name: str, depth: int) -> _Strides | None:
+        name = name.split("#")[0]
+        if name in memo:
+            return memo[name]
+        op = defs.get(name)
+        if depth > 60:
+            return None
+        if op is None:  # a kernel parameter or a loop's scalar argument: uniform; a loop-carried tensor: unknown
+            return None
+        out: _Strides | None
+        rtype = op.text.rsplit(" : ", 1)[-1].split("->")[-1]
+        ins = _operands(op)
+        if "tensor<" not in rtype:
+            out = ()
+        elif op.op == "tt.make_range":
+            out = (1,)
+        elif op.op in ("tt.splat", "arith.constant"):
+            out = ()
+        elif op.op == "tt.expand_dims" and ins:
+            inner = walk(ins[0], depth + 1)
+            m = re.search(r"axis\s*=\s*(\d+)", op.text)
+            out = (
+                None
+                if inner is None or m is None
+                else inner
+                if inner == ()
+                else (inner[: int(m.group(1))] + (0,) + inner[int(m.group(1)) :])
+            )
+        elif op.op in _STRIDE_SAME and ins:
+            out = walk(ins[0], depth + 1)
+        elif op.op in ("tt.addptr", "arith.addi", "arith.subi") and len(ins) == 2:
+            x, y = walk(ins[0], depth + 1), walk(ins[1], depth + 1)
+            sign = -1 if op.op == "arith.subi" else 1
+            out = _combine(x, y, lambda p, q: None if p is None or q is None else p + sign * q)
+        elif op.op in ("arith.muli", "arith.shli") and len(ins) == 2:
+            x, y = walk(ins[0], depth + 1), walk(ins[1], depth + 1)
+            cx, cy = _const_int(defs, ins[0]), _const_int(defs, ins[1])
+            if op.op == "arith.shli":
+                out = None if x is None or cy is None else tuple(None if s is None else s << cy for s in x)
+            elif x == () and y == ():
+                out = ()
+            elif x is not None and cy is not None:
+                out = tuple(None if s is None else s * cy for s in x)
+            elif y is not None and cx is not None:
+                out = tuple(None if s is None else s * cx for s in y)
+            elif x is not None and y == ():  # times a runtime value: dimensions that move scale by an unknown
+                out = tuple(0 if s == 0 else None for s in x)
+            elif y is not None and x == ():
+                out = tuple(0 if s == 0 else None for s in y)
+            else:
+                out = None
+        else:
+            out = None
+        memo[name] = out
+        return out
+
+    got = walk(value, 0)
+    if got is None:
+        return None
+    if got == ():
+        return [0] * rank
+    return list(got) if len(got) == rank else None
+
+
+def _combine(
+    x: _Strides | None, y: _Strides | None, f: Callable[[int | None, int | None], int | None]
+) -> _Strides | None:
+    if x is None or y is None:
+        return None
+    if x == ():
+        x = (0,) * len(y)
+    if y == ():
+        y = (0,) * len(x)
+    if len(x) != len(y):
+        return None
+    return tuple(f(p, q) for p, q in zip(x, y, strict=True))
+
+
 def _access_operands(op: _Op) -> tuple[str, str]:
     """Pointer and mask operand names of a TTGIR ``tt.load %ptr, %mask, %other`` / ``tt.store %ptr, %val, %mask``."""
     body = op.text.split("=", 1)[1] if op.results else op.text
@@ -1265,6 +1393,7 @@ def lowering_facts(
                 ref=Ref("ttgir", op.line, op.text),
                 llir_ref=max(li, key=lambda x: x[1])[4] if li else None,
                 ptx_ref=max(pi, key=lambda x: x[1])[4] if pi else None,
+                strides=address_strides(defs, ptr, len(shape)) if ptr else None,
             )
         )
     return lowered, {k: sorted(r) for k, r in roles.items()}

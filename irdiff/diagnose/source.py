@@ -936,6 +936,12 @@ class _Cmp:
                     kind = "dtype-changed" if x.id in _DTYPES or y.id in _DTYPES else "call-changed"
                     self.add(kind, f"`{x.id}` in `{{A}}` vs `{y.id}` in `{{B}}`", x, y, name=y.id, old=x.id, new=y.id)
             return
+        if isinstance(x, ast.Subscript) and _index_kinds(x.slice) != _index_kinds(yy.slice):
+            # the indexing itself changed (`rows[None, :]` vs `rows[:, None]`: which axis a new dimension is added
+            # on, a slice for an index): the subscript is the changed expression; its bare tokens (`None`, `:`) say
+            # nothing on their own
+            self.add("statement", f"`{_src(x)}` in `{{A}}` vs `{_src(y)}` in `{{B}}`", x, y)
+            return
         for fld in x._fields:
             if fld in ("op", "ops", "ctx"):
                 continue
@@ -1043,6 +1049,22 @@ class _Cmp:
 @dataclass
 class _Line:
     lineno: int
+
+
+def _index_kinds(index: ast.AST) -> tuple[str, ...]:
+    """The shape of a subscript's index, position by position: ``rows[None, :]`` → ``("None", "slice")``,
+    ``x[i]`` → ``("expr",)``; two indexes of different shapes index differently whatever their expressions."""
+    elts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return tuple(
+        "slice"
+        if isinstance(e, ast.Slice)
+        else "None"
+        if isinstance(e, ast.Constant) and e.value is None
+        else "..."
+        if isinstance(e, ast.Constant) and e.value is Ellipsis
+        else "expr"
+        for e in elts
+    )
 
 
 def _with_line(s: _Stmt) -> _Line:

@@ -12,7 +12,11 @@ module only decides the reading order, the same for the terminal, Markdown, HTML
    diagnosis' order (cause before effect).
 3. **unexplained**: findings with no cause and no effect (nothing links them to a root), most severe first. A
    finding marked ``role == "unexplained"`` by the diagnosis, or listed in its ``unexplained`` (its chain reaches no
-   root, :func:`irdiff.diagnose.roots.apply_roots`), always goes here, even when it causes another finding.
+   root, :func:`irdiff.diagnose.roots.apply_roots`), always goes here, even when it causes another finding. A
+   difference the user made (a source change, stage 0, options, configuration, settings:
+   :data:`irdiff.diagnose.roots.ROOT_PREFIXES`) that the diagnosis did not list as unexplained is a root even when
+   nothing follows from it (``source.kwarg-changed`` for ``tl.sum(x, axis=0)`` → ``axis=1`` beside another edit):
+   it is what changed, not something left unexplained.
 
 Example: ``spec.constexpr-one-lost`` (major, root) → ``coalesce.vector-width`` (critical, effect) →
 ``ptx.memory-ops`` (minor, effect); an isolated ``sass.calls`` (minor) comes last as unexplained.
@@ -64,6 +68,10 @@ def _role(f: Finding, first: bool, caused_by_someone: set[str], unexplained: fro
         return "effect"
     if first or f.id in caused_by_someone:
         return "root"
+    from irdiff.diagnose.roots import ROOT_PREFIXES  # imported on use: the diagnosis has run by now
+
+    if f.id.startswith(ROOT_PREFIXES):
+        return "root"  # a change the user made, with no effect of its own: still a root (not in `unexplained`)
     return "unexplained"
 
 

@@ -269,6 +269,8 @@ def format_interpret(rec: Mapping[str, Any]) -> str:
         rows.append(cells)
     lines += _grid(rows, left=1)
     lines += _findings(rec.get("findings", []), rec)
+    # what the interpreter did not check (a reduced shape, a precision it does not model), one line each
+    lines += [str(n) for n in rec.get("notes", []) if isinstance(n, str)]
     return "\n".join(lines)
 
 
@@ -300,12 +302,15 @@ def _compiled_ttirs(opts: RunOptions, shapes: list[dict[str, int]]) -> dict[str,
 def _execute(opts: RunOptions, echo: Echo, bundle: Bundle | None) -> tuple[int, str, dict[str, Any] | None]:
     """Run interpreter or GPU; returns (status, runs key, record) or (0, "", None) when nothing ran."""
     if opts.interpret:
-        from irdiff.run.interpret import run_interpreted
+        from irdiff.run.interpret import SMALL, reduced_shape_note, run_interpreted, unmodelled_note
 
-        shapes = _shapes(opts, default_cap=64)
+        shapes = _shapes(opts, default_cap=SMALL)
         ttirs = _ttirs(bundle) or _compiled_ttirs(opts, shapes)
         rec = run_interpreted(opts.suite, opts.variants, shapes, opts.config, opts.target or "sm90", opts.seed,
                               ttirs=ttirs)  # fmt: skip
+        notes = [reduced_shape_note(_shapes(opts), shapes), unmodelled_note({v: ttirs[v] for v in opts.variants
+                                                                             if v in ttirs})]  # fmt: skip
+        rec["notes"] = [n for n in notes if n]
         echo(format_interpret(rec))
         return _status(rec), "interpret", rec
     reason = cuda_unavailable_reason()

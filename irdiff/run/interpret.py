@@ -17,17 +17,79 @@ The record stored as ``bundle.runs["interpret"]``::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["SMALL", "run_interpreted", "small_shape"]
+__all__ = ["SMALL", "reduced_shape_note", "run_interpreted", "small_shape", "unmodelled_note"]
 
 SMALL = 64
+
+# ``tt.dot`` in TTIR: its input precision (absent: ``ieee``, the attribute's default) and operand element types.
+_DOT = re.compile(r"\btt\.dot\s[^\n]*?:\s*tensor<(?:\d+x)+([a-z]\w*)[^>]*>\s*\*\s*tensor<(?:\d+x)+([a-z]\w*)")
+_PRECISION = re.compile(r"\binputPrecision\s*=\s*(\w+)")
+_FP8 = re.compile(r"^f8E")
 
 
 def small_shape(shape: Mapping[str, int], cap: int = SMALL) -> dict[str, int]:
     """``shape`` with every dimension capped at ``cap`` (the interpreter runs programs one by one in NumPy)."""
     return {k: min(int(v), cap) for k, v in shape.items()}
+
+
+def _unmodelled(ttir: str) -> list[str]:
+    """What one variant's TTIR computes on the GPU that the interpreter does not reproduce: ``tl.dot`` on fp32
+    inputs at a reduced input precision (``tf32``, ``tf32x3``, ``bf16x3``: the GPU rounds each input, the interpreter's
+    ``create_dot`` multiplies them in fp32 with NumPy whatever ``input_precision`` says) and ``tl.dot`` on fp8
+    inputs (the interpreter widens them to fp16 and accumulates in full precision; the GPU may accumulate with
+    fewer bits, ``maxNumImpreciseAcc``). Source: ``triton/runtime/interpreter.py``, ``InterpreterBuilder.create_dot``."""
+    out: list[str] = []
+    for line in ttir.splitlines():
+        m = _DOT.search(line)
+        if m is None:
+            continue
+        ta, tb = m.group(1), m.group(2)
+        p = _PRECISION.search(line)
+        prec = p.group(1) if p else "ieee"
+        if "f32" in (ta, tb) and prec != "ieee":
+            what = f"`tl.dot` input precision `{prec}` (fp32 inputs rounded on the GPU)"
+        elif _FP8.match(ta) or _FP8.match(tb):
+            what = f"`tl.dot` on fp8 inputs (`{ta}` × `{tb}`: the GPU's fp8 accumulation)"
+        else:
+            continue
+        if what not in out:
+            out.append(what)
+    return out
+
+
+def unmodelled_note(ttirs: Mapping[str, str]) -> str | None:
+    """One line warning that a variant computes something the CPU interpreter does not model (see
+    :func:`_unmodelled`), naming the variants; None when none does. The interpreter then checks only the
+    program's logic: a result that differs on the GPU can match the reference here."""
+    per = {v: _unmodelled(t) for v, t in ttirs.items()}
+    said: dict[str, list[str]] = {}
+    for v, whats in per.items():
+        for w in whats:
+            said.setdefault(w, []).append(v)
+    if not said:
+        return None
+    parts = "; ".join(f"{w} in {', '.join(f'`{v}`' for v in vs)}" for w, vs in said.items())
+    return (
+        f"note: the CPU interpreter does not model {parts}: it multiplies in full precision, so a numeric "
+        "difference the GPU shows is not checked here (run on a GPU)"
+    )
+
+
+def reduced_shape_note(full: list[dict[str, int]], used: list[dict[str, int]]) -> str | None:
+    """One line saying the interpreter ran a smaller shape than the suite's (``M=512→64``); None when the same."""
+    if not full or not used or full == used:
+        return None
+    changed = [f"{k}={full[0][k]}→{v}" for k, v in used[0].items() if k in full[0] and full[0][k] != v]
+    if not changed:
+        return None
+    return (
+        f"note: shape reduced for the interpreter (it runs every program in NumPy, each dimension capped at "
+        f"{SMALL}): {', '.join(changed)}; choose one with --shape K=V or --shapes"
+    )
 
 
 def run_interpreted(

@@ -199,6 +199,81 @@ def _width_phrase(x: Access, variant: str) -> str:
     return head + (f" because {' and '.join(why)}" if why else "")
 
 
+# Global memory moves whole 32-byte sectors between DRAM, L2 and L1 (CUDA C++ Best Practices Guide, "Coalesced
+# Access to Global Memory"): a warp's access costs the sectors its addresses touch, used or not.
+SECTOR_BYTES = 32
+
+
+def _strides(f: VariantFacts, acc: Access) -> list[int | None] | None:
+    """The element strides of ``acc``'s address per dimension (``LoweredAccess.strides``), None when unknown."""
+    i = next((k for k, a in enumerate(f.accesses) if a is acc), None)
+    low = next((lo for lo in f.lowered if i is not None and lo.coalesce_index == i), None)
+    return low.strides if low is not None else None
+
+
+def _stride_pair(ctx: Context, x: Access, y: Access) -> tuple[int | None, str, int, int] | None:
+    """For two paired accesses of which one reads adjacent elements along its fastest dimension: ``(stride, strided
+    variant, stride, dim)`` when the other's neighbours along that dimension are ``|stride| >= 2`` elements apart,
+    ``(None, "", 1, dim)`` when both read adjacent elements (the same sectors), None when a stride is unknown."""
+    sx, sy = _strides(ctx.fa, x), _strides(ctx.fb, y)
+    if sx is None or sy is None or len(sx) != len(sy):
+        return None
+    for unit, other, side in ((sy, sx, ctx.a), (sx, sy, ctx.b)):
+        acc = y if unit is sy else x
+        d = _fast_dim(acc)
+        if d >= len(unit) or unit[d] not in (1, -1):
+            continue
+        s = other[d]
+        if s is None or s == 0:
+            return None
+        if abs(s) >= 2:
+            return (abs(s), side, abs(s), d)
+        return (None, "", 1, d)
+    return None
+
+
+def _traffic(
+    ctx: Context, strided: list[tuple[Access, Access, tuple[int | None, str, int, int]]], adjacent: bool
+) -> str:
+    """What narrower accesses cost: for a strided access (neighbours ``s`` elements apart) the sectors it fetches
+    are only partly used, ``min(s, 32 / element bytes)``× the DRAM/L2 bytes of the data used; only when both read
+    adjacent elements is it the same bytes in more instructions."""
+    if strided:
+        said = []
+        for x, y, (_, side, s, d) in strided:
+            acc = x if side == ctx.a else y
+            other = ctx.b if side == ctx.a else ctx.a
+            e = max(1, acc.elem_bits // 8)
+            factor = max(1, min(s, SECTOR_BYTES // e))
+            used = SECTOR_BYTES // factor
+            said.append(
+                f"{acc.label} in `{side}` reads every {_nth(s)} element (neighbours {s} elements, {s * e} bytes, "
+                f"apart along dim {d}) where `{other}` reads adjacent ones: global memory moves whole "
+                f"{SECTOR_BYTES}-byte sectors, of which `{side}` uses {used} bytes, so it moves about {factor}× the "
+                "DRAM/L2 bytes for the data it uses, on top of the narrower (more) instructions"
+            )
+        return (
+            "A stride is not only more instructions: "
+            + "; ".join(said)
+            + ". Contiguous (unit-stride) indexing along the fastest dimension, or a tile whose fastest dimension is "
+            "the contiguous one, reads only what is used."
+        )
+    if adjacent:
+        return (
+            "Both read adjacent elements, so the same sectors are fetched: narrower accesses mean proportionally "
+            "more load/store instructions for the same bytes."
+        )
+    return (
+        "Narrower accesses mean proportionally more load/store instructions; where the elements are not adjacent in "
+        "memory (a runtime stride or a gather, which AxisInfo cannot see through), each 32-byte sector is also only "
+        "partly used: more DRAM/L2 traffic, not only more instructions."
+    )
+
+
+def _nth(n: int) -> str:
+    return f"{n}{'nd' if n % 10 == 2 and n % 100 != 12 else 'rd' if n % 10 == 3 and n % 100 != 13 else 'th'}"
+
+
 @rule(
     Emits(
         "coalesce.vector-width",
@@ -210,7 +285,7 @@ def _width_phrase(x: Access, variant: str) -> str:
             "options.changed",
         ),
     ),
-    reads=("accesses", "blocked"),
+    reads=("accesses", "blocked", "lowered"),
 )
 def rule_vector_width(ctx: Context) -> list[Finding]:
     """``coalesce.vector-width``: elements per thread (``perThread``) × element width differs."""
@@ -230,17 +305,20 @@ def rule_vector_width(ctx: Context) -> list[Finding]:
     # the variant whose accesses move fewer bits in all; neither when they balance out (one access narrows, another widens)
     na, nb = sum(x.vector_bits for x, _ in rows), sum(y.vector_bits for _, y in rows)
     narrow = ctx.a if na < nb else ctx.b if nb < na else None
+    strides = [_stride_pair(ctx, x, y) for x, y in rows]
+    strided = [(x, y, st) for (x, y), st in zip(rows, strides, strict=True) if st is not None and st[0] is not None]
     expl = (
         "The coalescing pass gives each thread `perThread` consecutive elements (the blocked layout's "
         "`sizePerThread` along the fastest dimension); one access moves min(perThread × element bits, proven "
         "contiguity, proven alignment, 128 bits): "
         + "; ".join(parts)
-        + ". Narrower accesses mean proportionally more load/store instructions for the same bytes."
+        + ". "
+        + _traffic(ctx, strided, all(st is not None and st[0] is None for st in strides))
     )
     return [
         Finding(
             "coalesce.vector-width",
-            "critical" if any(min(x.vector_bits, y.vector_bits) < 32 for x, y in rows) else "major",
+            "critical" if strided or any(min(x.vector_bits, y.vector_bits) < 32 for x, y in rows) else "major",
             f"Vector width of global accesses (`{ctx.a}` vs `{ctx.b}`): "
             + ", ".join(f"{_pair_label(x, y)} {x.vector_bits} vs {y.vector_bits} bits" for x, y in rows[:3]),
             expl,

@@ -6,8 +6,9 @@
   divisibility, and an ``i64`` makes the index arithmetic 64-bit. New scalars used only in arithmetic (an ``eps``
   passed instead of folded into the code) are named as such and blamed for nothing.
 * ``config.changed`` — the kernels' configuration differs: ``tl.constexpr`` parameters both kernels declare (tile
-  sizes such as TorchInductor's ``XBLOCK``/``R0_BLOCK``, an autotuner's choice) and launch options (``num_warps``,
-  ``num_stages``, ``num_ctas``, ``maxnreg``). It is the root of ``spec.constexpr-changed`` and ``options.changed``
+  sizes such as TorchInductor's ``XBLOCK``/``R0_BLOCK``, an autotuner's choice), with the launch options (``num_warps``,
+  ``num_stages``, ``num_ctas``, ``maxnreg``) that differ beside them. Launch options alone are ``options.changed``'s
+  (one finding for one fact: it is the root then, and says what each option is). It is the root of ``spec.constexpr-changed`` and ``options.changed``
   and the root (linked by the root engine when it is the only root) of effects that no signature finding explains: layouts, buffers,
   loop structure, instruction counts and resources that follow from the configuration alone.
 
@@ -174,23 +175,34 @@ def _config_changed(ctx: Any, pairing: ParamPairing) -> list[Finding]:
     # configuration: it is left to the signature findings.
     opts: list[tuple[str, Any, Any]] = [(k, ctx.fa.options.get(k), ctx.fb.options.get(k)) for k in OPTION_KEYS]
     opts = [o for o in opts if o[1] != o[2] and o[1] is not None and o[2] is not None]
-    if not (cx or opts):
+    if not cx:
+        # launch options alone: ``options.changed`` says what they are and what each does (one finding for one
+        # fact); it is the root then
         return []
     items = [
         f"`{k}` = {x if x is not None else '—'} in `{ctx.a}` vs {y if y is not None else '—'} in `{ctx.b}`"
         for k, x, y in cx + opts
     ]
     names = [k for k, _, _ in cx + opts]
+    # a code change beside the configuration: the kernels' own text differs (the python stage)
+    src_a, src_b = ctx.python.get(ctx.a, ""), ctx.python.get(ctx.b, "")
+    code_too = bool(src_a and src_b and src_a != src_b)
     expl = (
         "The two kernels were compiled with different configurations: "
         + "; ".join(items)
         + ". These values are not part of the kernel's signature: they are chosen per compile (a `tl.constexpr` "
         "argument, an autotuner's pick among its configs — TorchInductor benchmarks several `XBLOCK`/`R0_BLOCK` "
-        "choices per kernel and keeps the fastest on this run —, or the launch options). Tile sizes decide the "
-        "layouts (elements per thread), the loop trip counts, the scratch for reductions and layout conversions, "
-        "and so the instruction mix and resources; differences below that no signature finding explains follow "
-        "from the configuration alone. Compare kernels with the same configuration to see what the code change "
-        "itself does."
+        "choices per kernel and keeps the fastest on this run —, or the launch options). A `tl.constexpr` value is "
+        "compiled into the code: as a tile size it decides the layouts (elements per thread), the loop trip "
+        "counts, the scratch for reductions and layout conversions, and so the instruction mix and resources; "
+        "differences below that no signature finding explains follow from the configuration alone."
+        + (" What the launch options do is said by `options.changed`." if opts else "")
+        + (
+            " The kernels' source differs too: compare kernels with the same configuration to see what the code "
+            "change itself does."
+            if code_too
+            else ""
+        )
     )
     ev = [
         Evidence(v, "spec" if k not in OPTION_KEYS else "options", None, f"{k} = {val}")

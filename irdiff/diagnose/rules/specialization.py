@@ -371,7 +371,17 @@ def rule_options(ctx: Context) -> list[Finding]:
         )
     if any(k == "num_stages" for k, _, _ in diffs):
         expl += " `num_stages` is the default pipelining depth of every `scf.for` with loads (cp.async ring size)."
-    if any(k == "num_warps" for k, _, _ in diffs):
+    w = next(((x, y) for k, x, y in diffs if k == "num_warps"), None)
+    if w is not None and isinstance(w[0], int) and isinstance(w[1], int):
+        x, y = w
+        expl += (
+            f" `num_warps` is the number of warps per CTA: {x} ({32 * x} threads) in `{ctx.a}` vs {y} ({32 * y} "
+            f"threads) in `{ctx.b}`. The layouts split each tile over them (`warpsPerCTA`), so with more warps each "
+            "thread holds and issues fewer elements, a reduction across warps combines its partial results through "
+            "shared memory, and each thread may use fewer registers (one SM's register file is shared by all its "
+            "resident threads)."
+        )
+    elif w is not None:
         expl += " `num_warps` changes the layouts (warpsPerCTA), the work per thread, and the registers each may use."
     ev = [Evidence(v, "options", None, f"{k} = {val(k, w)}") for k, x, y in diffs for v, w in ((ctx.a, x), (ctx.b, y))]
     return [Finding("options.changed", "major", f"Options differ: {desc}", expl, ev, stage="options")]
