@@ -12,7 +12,11 @@ The record stored as ``bundle.runs["interpret"]``::
     {"method": str, "suite": str, "variants": [...], "target": str, "versions": {"triton", "torch"},
      "rows": [{"shape", "variants": {name: {"correct", "rel_err", "checks", "config"} | {"error"}},
                "agreement": [...]}],
-     "findings": [...]}
+     "findings": [...], "notes": [str]}
+
+``notes`` (added by ``irdiff run``/``irdiff SUITE --interpret``): one line each for what the check could not cover,
+:func:`reduced_shape_note` (the shape was capped) and :func:`unmodelled_note` (a ``tl.dot`` precision the
+interpreter does not model), printed after the correctness verdict.
 """
 
 from __future__ import annotations

@@ -373,7 +373,7 @@ def rule_options(ctx: Context) -> list[Finding]:
         expl += " `num_stages` is the default pipelining depth of every `scf.for` with loads (cp.async ring size)."
     w = next(((x, y) for k, x, y in diffs if k == "num_warps"), None)
     if w is not None and isinstance(w[0], int) and isinstance(w[1], int):
-        x, y = w
+        x, y = int(w[0]), int(w[1])
         expl += (
             f" `num_warps` is the number of warps per CTA: {x} ({32 * x} threads) in `{ctx.a}` vs {y} ({32 * y} "
             f"threads) in `{ctx.b}`. The layouts split each tile over them (`warpsPerCTA`), so with more warps each "
