@@ -199,7 +199,14 @@ def test_other_tile_shape_paired_by_pointer(real: Real, swap: bool) -> None:
         else "1 element per thread × 16 bits = 16-bit (2-byte) accesses in `pairs`",
         "rows": "8 elements per thread × 16 bits = 128-bit (16-byte) accesses in `rows`",
     }
-    assert f"{label}: {phrase[a]} vs {phrase[b]}. Narrower accesses" in w.explanation
+    assert f"{label}: {phrase[a]} vs {phrase[b]}. A stride is not only more instructions: " in w.explanation
+    # every other column of fp16: neighbours 4 bytes apart, 16 of each 32-byte sector used: 2x the DRAM/L2 bytes
+    assert (
+        "`x` load 32x32xf16 in `pairs` reads every 2nd element (neighbours 2 elements, 4 bytes, apart along dim 1) "
+        "where `rows` reads adjacent ones: global memory moves whole 32-byte sectors, of which `pairs` uses 16 bytes, "
+        "so it moves about 2× the DRAM/L2 bytes for the data it uses"
+    ) in w.explanation
+    assert "same bytes" not in w.explanation
 
 
 def test_pairing_by_kind_shape_and_origin(real: Real) -> None:
@@ -411,7 +418,8 @@ def test_vector_width_explanation_and_evidence(real: Real, swap: bool) -> None:
         "The coalescing pass gives each thread `perThread` consecutive elements (the blocked layout's `sizePerThread` "
         "along the fastest dimension); one access moves min(perThread × element bits, proven contiguity, proven "
         f"alignment, 128 bits): `acc` load 256xf16: {phrase[a]} vs {phrase[b]}; store 256xf16: {phrase[a]} vs "
-        f"{phrase[b]}. Narrower accesses mean proportionally more load/store instructions for the same bytes."
+        f"{phrase[b]}. Both read adjacent elements, so the same sectors are fetched: narrower accesses mean "
+        "proportionally more load/store instructions for the same bytes."
     )
     labels = ["`acc` load 256xf16", "`acc` load 256xf16", "store 256xf16", "store 256xf16"]
     for e, label, v in zip(f.evidence[:4], labels, [a, b, a, b], strict=True):

@@ -638,8 +638,11 @@ def test_options_num_warps(pair, order: str) -> None:  # type: ignore[no-untyped
     assert (f.id, f.severity, f.stage) == ("options.changed", "major", "options")
     assert f.title == f"Options differ: `num_warps` = {x} in `{ctx.a}` vs {y} in `{ctx.b}`"
     assert f.explanation == (
-        f"Compile options differ: `num_warps` = {x} in `{ctx.a}` vs {y} in `{ctx.b}`. `num_warps` changes the "
-        "layouts (warpsPerCTA), the work per thread, and the registers each may use."
+        f"Compile options differ: `num_warps` = {x} in `{ctx.a}` vs {y} in `{ctx.b}`. `num_warps` is the number of "
+        f"warps per CTA: {x} ({32 * x} threads) in `{ctx.a}` vs {y} ({32 * y} threads) in `{ctx.b}`. The layouts "
+        "split each tile over them (`warpsPerCTA`), so with more warps each thread holds and issues fewer elements, a "
+        "reduction across warps combines its partial results through shared memory, and each thread may use fewer "
+        "registers (one SM's register file is shared by all its resident threads)."
     )
     assert [(e.variant, e.text) for e in f.evidence] == [(ctx.a, f"num_warps = {x}"), (ctx.b, f"num_warps = {y}")]
     assert rule_options(pair("plain", "ragged")) == []

@@ -232,6 +232,12 @@ def _stride_pair(ctx: Context, x: Access, y: Access) -> tuple[int | None, str, i
     return None
 
 
+def _contiguous(acc: Access) -> bool:
+    """AxisInfo proves neighbours along the fastest dimension adjacent (contiguity above 1 there)."""
+    d = _fast_dim(acc)
+    return d < len(acc.contiguity) and acc.contiguity[d] > 1
+
+
 def _traffic(
     ctx: Context, strided: list[tuple[Access, Access, tuple[int | None, str, int, int]]], adjacent: bool
 ) -> str:
@@ -313,7 +319,14 @@ def rule_vector_width(ctx: Context) -> list[Finding]:
         "contiguity, proven alignment, 128 bits): "
         + "; ".join(parts)
         + ". "
-        + _traffic(ctx, strided, all(st is not None and st[0] is None for st in strides))
+        + _traffic(
+            ctx,
+            strided,
+            all(
+                (st is not None and st[0] is None) or (st is None and _contiguous(x) and _contiguous(y))
+                for (x, y), st in zip(rows, strides, strict=True)
+            ),
+        )
     )
     return [
         Finding(
