@@ -95,14 +95,18 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/counts.py": ["tests/test_counts.py", "tests/test_mechanisms.py::test_counts_keys"],
     "irdiff/diagnose/params.py": ["tests/test_params.py", "tests/test_rule_units.py"],
-    "irdiff/diagnose/rules/resources.py": ["tests/test_rule_resources.py"],
+    "irdiff/diagnose/rules/resources.py": ["tests/test_rule_resources.py", "tests/test_truth_findings.py"],
     "irdiff/diagnose/rules/sass.py": ["tests/test_rule_sass.py"],
     "irdiff/diagnose/provenance.py": ["tests/test_provenance.py"],
     "irdiff/diagnose/passes.py": ["tests/test_passes.py"],
     "irdiff/diagnose/counters.py": ["tests/test_counters.py"],
     "irdiff/diagnose/rules/mma.py": ["tests/test_rule_mma.py"],
     "irdiff/diagnose/rules/index_math.py": ["tests/test_rule_index_math.py"],
-    "irdiff/diagnose/rules/ptx.py": ["tests/test_rule_ptx.py"],
+    "irdiff/diagnose/rules/ptx.py": [
+        "tests/test_rule_ptx.py",
+        "tests/test_truth_findings.py",
+        "tests/test_rule_loops.py",
+    ],
     # on a loaded 2-core machine add `-k "not renaming_every_local"` (the hypothesis property, ~1 s a mutant)
     "irdiff/diagnose/source.py": [
         "tests/test_source_diff.py",
@@ -191,7 +195,7 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     # the shared helpers, called directly (evidence, sizes, source lines of real suite files, warps note, title pairs);
     # every rule's tests exercise them too, but these alone kill 98 % (seconds per run)
-    "irdiff/diagnose/rules/common.py": ["tests/test_rule_common.py"],
+    "irdiff/diagnose/rules/common.py": ["tests/test_rule_common.py", "tests/test_rule_loops.py"],
     # Registration runs at import; tests/test_rule_registry.py calls rule/declare/_check on fresh declarations.
     "irdiff/diagnose/rules/registry.py": ["tests/test_rule_registry.py", "tests/test_rule_units.py"],
     "irdiff/diagnose/__init__.py": [
