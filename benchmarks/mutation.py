@@ -56,7 +56,13 @@ SELECTIONS: dict[str, list[str]] = {
         "not moved_kernel_with_renamed_local",
     ],
     "irdiff/normalize/__init__.py": [*_NORMALIZE, "tests/test_normalize_parallel.py"],
-    "irdiff/normalize/builder.py": ["tests/test_normalize_builder.py", "tests/test_normalize_ptx.py"],
+    # the SASS whole-text path (BulkBuilder.extend/searched/searched_alone) is checked against the reference Builder there
+    "irdiff/normalize/builder.py": [
+        "tests/test_normalize_builder.py",
+        "tests/test_normalize_ptx.py",
+        "tests/test_normalize_fast.py::test_sass_whole_text_path_equals_the_reference",
+        "tests/test_normalize_fast.py::test_sass_whole_text_path_on_a_listing",
+    ],
     "irdiff/normalize/text.py": [
         "tests/test_normalize_text.py",
         "tests/test_planted_bugs.py",
@@ -69,7 +75,12 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_normalize.py::test_llir_renumbering",
     ],
     "irdiff/normalize/ptx.py": ["tests/test_normalize_ptx.py"],
-    "irdiff/normalize/sass.py": [*_NORMALIZE, "tests/test_normalize_sass.py"],
+    "irdiff/normalize/sass.py": [
+        *_NORMALIZE,
+        "tests/test_normalize_sass.py",
+        "tests/test_normalize_fast.py::test_sass_whole_text_path_equals_the_reference",
+        "tests/test_normalize_fast.py::test_sass_whole_text_path_on_a_listing",
+    ],
     "irdiff/normalize/locations.py": [
         "tests/test_locations.py",
         "tests/test_html.py::test_source_map_follows_triton_locations",
@@ -96,7 +107,7 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/diagnose/counts.py": ["tests/test_counts.py", "tests/test_mechanisms.py::test_counts_keys"],
     "irdiff/diagnose/params.py": ["tests/test_params.py", "tests/test_rule_units.py"],
     "irdiff/diagnose/rules/resources.py": ["tests/test_rule_resources.py", "tests/test_truth_findings.py"],
-    "irdiff/diagnose/rules/sass.py": ["tests/test_rule_sass.py"],
+    "irdiff/diagnose/rules/sass.py": ["tests/test_rule_sass.py", "tests/test_truth_findings.py"],
     "irdiff/diagnose/provenance.py": ["tests/test_provenance.py"],
     "irdiff/diagnose/passes.py": ["tests/test_passes.py"],
     "irdiff/diagnose/counters.py": ["tests/test_counters.py"],
