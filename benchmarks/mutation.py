@@ -155,7 +155,7 @@ SELECTIONS: dict[str, list[str]] = {
     # roots, claims, ordering, register estimates); tests/test_roots_apply.py calls apply_roots, _add_trace,
     # register_story and _pass_finding on the rules' findings of small compiled pairs (captured once per pair)
     "irdiff/diagnose/roots.py": ["tests/test_roots_units.py", "tests/test_roots_apply.py", "tests/test_roots_fixes.py"],
-    "irdiff/diagnose/rules/pipelining.py": ["tests/test_rule_pipelining.py"],
+    "irdiff/diagnose/rules/pipelining.py": ["tests/test_rule_pipelining.py", "tests/test_truth_findings.py"],
     "irdiff/diagnose/rules/precision.py": ["tests/test_rule_precision.py", "tests/test_mech_signs.py"],
     # test_diagnose_units.py: the chain machinery without a compile; the two others run diagnose() on compiled
     # matmuls (seconds per mutant on 2 cores). test_seed_001_persistent expects 3.9's registers (fails under 3.6).
