@@ -117,6 +117,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_rule_ptx.py",
         "tests/test_truth_findings.py",
         "tests/test_rule_loops.py",
+        "tests/test_rule_atomic_ops.py::test_memory_ops_count_atomics_as_global_memory_ops",
     ],
     # on a loaded 2-core machine add `-k "not renaming_every_local"` (the hypothesis property, ~1 s a mutant)
     "irdiff/diagnose/source.py": [
