@@ -18,6 +18,10 @@ Sources, per variant (all from the bundle's saved stages and logs):
   from which the bytes it stages through shared memory are computed; ``cp.async.wait_group N`` depths.
 * ``compile`` log: warnings and remarks Triton, MLIR or ptxas printed while compiling (Python ``UserWarning`` lines,
   ``warning:``/``remark:`` diagnostics), the ptxas ``-v`` report and pass debug output left out.
+
+Size: over 800 lines because each mechanism family's facts (dots, atomics, conversions, hints, copies, waits) are
+read from the same parsed TTIR/TTGIR/PTX text in one pass (:func:`extract_mech_facts`); the families share the
+op, type and location helpers, and splitting them would parse each stage once per family.
 """
 
 from __future__ import annotations

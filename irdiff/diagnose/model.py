@@ -7,6 +7,9 @@ from typing import Any, Literal
 
 Severity = Literal["info", "minor", "major", "critical"]
 SEVERITIES: tuple[str, ...] = ("info", "minor", "major", "critical")
+# Findings that name a change the user made (a specialization, launch option, constexpr, source line, setting or TTIR
+# attribute): roots of the cause-and-effect chain (irdiff.diagnose.roots), shown as roots by the renderers.
+ROOT_PREFIXES: tuple[str, ...] = ("spec.", "options.", "config.", "source.", "settings.", "ttir.attr-changed")
 
 
 def finding_stages() -> tuple[str, ...]:

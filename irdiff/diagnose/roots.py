@@ -46,7 +46,7 @@ from itertools import chain
 
 from irdiff.bundle import VariantResult
 from irdiff.diagnose.mechfacts import DotFact, extract_mech_facts
-from irdiff.diagnose.model import Evidence, Finding
+from irdiff.diagnose.model import ROOT_PREFIXES, Evidence, Finding
 from irdiff.diagnose.passes import PassDivergence, first_diverging_pass
 from irdiff.diagnose.provenance import AttrChange, StageDelta, attr_changes, python_lines, stage_text, stage_trace
 from irdiff.diagnose.source import KINDS, SourceChange, SourceDiff, StmtFlow, diff_sources
@@ -70,7 +70,6 @@ ROOT_IDS: tuple[str, ...] = (
     "pass.first-diverging",
 )
 # Findings with these id prefixes are roots when nothing causes them (stage 0, options, source, settings).
-ROOT_PREFIXES: tuple[str, ...] = ("spec.", "options.", "config.", "source.", "settings.", "ttir.attr-changed")
 # Findings that only count (instructions by kind, registers, shared memory): they never claim a source change, the
 # change's own root names it and the count links to it as an effect.
 _COUNT_IDS: tuple[str, ...] = ("ptx.memory-ops", "sass.instructions", "resources.")

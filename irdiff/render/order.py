@@ -14,7 +14,7 @@ module only decides the reading order, the same for the terminal, Markdown, HTML
    finding marked ``role == "unexplained"`` by the diagnosis, or listed in its ``unexplained`` (its chain reaches no
    root, :func:`irdiff.diagnose.roots.apply_roots`), always goes here, even when it causes another finding. A
    difference the user made (a source change, stage 0, options, configuration, settings:
-   :data:`irdiff.diagnose.roots.ROOT_PREFIXES`) that the diagnosis did not list as unexplained is a root even when
+   :data:`irdiff.diagnose.model.ROOT_PREFIXES`) that the diagnosis did not list as unexplained is a root even when
    nothing follows from it (``source.kwarg-changed`` for ``tl.sum(x, axis=0)`` → ``axis=1`` beside another edit):
    it is what changed, not something left unexplained.
 
@@ -27,6 +27,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from irdiff.diagnose.model import ROOT_PREFIXES
 
 if TYPE_CHECKING:
     from irdiff.diagnose import Diagnosis, Finding
@@ -68,8 +70,6 @@ def _role(f: Finding, first: bool, caused_by_someone: set[str], unexplained: fro
         return "effect"
     if first or f.id in caused_by_someone:
         return "root"
-    from irdiff.diagnose.roots import ROOT_PREFIXES  # imported on use: the diagnosis has run by now
-
     if f.id.startswith(ROOT_PREFIXES):
         return "root"  # a change the user made, with no effect of its own: still a root (not in `unexplained`)
     return "unexplained"
