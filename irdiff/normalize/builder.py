@@ -33,6 +33,20 @@ class Symbols:
     quick: Callable[[str], tuple[str, str, str, str, str] | None] | None = None
 
 
+def _symbol_parts(text: str | list[str | Sym], symbols: Symbols) -> list[str | Sym]:
+    """Literal text and symbols of a line's parts: each literal part split at the symbols ``symbols`` finds in it
+    (strings kept whole where the dialect has them), Sym parts as they are (:meth:`Builder.add_text`)."""
+    parts: list[str | Sym] = []
+    for p in [text] if isinstance(text, str) else text:
+        if isinstance(p, Sym):
+            parts.append(p)
+        elif symbols.strings:
+            parts.extend(tokenize_symbols(p, symbols.pattern, symbols.make))
+        else:
+            parts.extend(_tokenize_segment(p, symbols.pattern, symbols.make))
+    return parts
+
+
 class Builder:
     """Collects normalized lines; symbols are renamed at the end (first-appearance order over the whole text).
 
@@ -70,16 +84,7 @@ class Builder:
         list); returns its index."""
         if self.symbols is None:
             raise ValueError("add_text needs the dialect's symbols (Builder.use)")
-        syn = self.symbols
-        parts: list[str | Sym] = []
-        for p in [text] if isinstance(text, str) else text:
-            if isinstance(p, Sym):
-                parts.append(p)
-            elif syn.strings:
-                parts.extend(tokenize_symbols(p, syn.pattern, syn.make))
-            else:
-                parts.extend(_tokenize_segment(p, syn.pattern, syn.make))
-        return self.add(parts, raw_line, column)
+        return self.add(_symbol_parts(text, self.symbols), raw_line, column)
 
     def build(self) -> NormalizedStage:
         lines: list[str] = []
@@ -308,15 +313,7 @@ class BulkBuilder:
         :meth:`Builder.add_text` reads it, whatever this builder's own split would find in the line (every symbol
         and literal its split would read are placeholders): for lines a dialect's whole-text path cannot give the
         split as they are."""
-        parts: list[str | Sym] = []
-        for p in [text] if isinstance(text, str) else text:
-            if isinstance(p, Sym):
-                parts.append(p)
-            elif symbols.strings:
-                parts.extend(tokenize_symbols(p, symbols.pattern, symbols.make))
-            else:
-                parts.extend(_tokenize_segment(p, symbols.pattern, symbols.make))
-        return self.added(parts)
+        return self.added(_symbol_parts(text, symbols))
 
     def _literal(self, text: str) -> str:
         """``text`` as literal text in a line: itself when the split finds nothing in it, else a placeholder."""
