@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -314,6 +314,12 @@ class BulkBuilder:
         and literal its split would read are placeholders): for lines a dialect's whole-text path cannot give the
         split as they are."""
         return self.added(_symbol_parts(text, symbols))
+
+    def held(self, items: Sequence[str | Sym]) -> list[str]:
+        """The placeholders of ``items`` for a whole-text path's lines: of strings the dialect skips, as
+        :meth:`searched` makes them for a line's strings, or of :class:`Sym`, as :meth:`added` does; equal items
+        share one."""
+        return list(map(self._hold, items))
 
     def _literal(self, text: str) -> str:
         """``text`` as literal text in a line: itself when the split finds nothing in it, else a placeholder."""

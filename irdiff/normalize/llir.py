@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
+from itertools import compress
+from operator import not_
 
 from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols, stem_of
 from irdiff.normalize.model import Region
@@ -152,69 +154,94 @@ def _quick(s: str) -> tuple[str, str, str, str, str] | None:
 
 
 def normalize_llir(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
-    kpat = kernel_pattern(kernel_name)
-    groups = attribute_group_names(raw_lines)
+    walk = _LlirWalk(out, raw_lines, kernel_name)
+    out.use(Symbols(_LL_VALUE, walk.make, _LL_PLAIN, quick=_quick))
+    if isinstance(out, BulkBuilder):
+        _bulk_llir(out, raw_lines, walk)  # whole chunks of lines at a time, the same result
+    else:
+        line = walk.line
+        for rawno, text in enumerate(raw_lines, start=1):
+            line(text, rawno)
+    walk.finish()
 
-    def make(m: re.Match[str]) -> Sym | str:
+
+class _LlirWalk:
+    """The line-by-line normalization of an LLVM IR module (the reference rule): what each raw line adds to the
+    builder, the function and block regions, and the attribute-group definitions (sorted by content)."""
+
+    def __init__(self, out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+        self.out = out
+        self.kpat = kernel_pattern(kernel_name)
+        self.kname = kernel_name or None
+        self.groups = attribute_group_names(raw_lines)
+        # consecutive ``attributes #N = {...}`` lines, emitted sorted by content (LLVM's order is first use)
+        self.attr_block: list[tuple[str, str, int]] = []
+        self.func_start: int | None = None
+        self.func_kind = ""
+        self.block_start: int | None = None
+        self.block_label = ""
+
+    def make(self, m: re.Match[str]) -> Sym | str:
+        """What a symbol match becomes: an attribute group's content name, else its :class:`Sym`."""
         if m.group(2) is not None:
-            named = groups.get(m.group(2))
+            named = self.groups.get(m.group(2))
             if named is not None:
                 return named  # compared exactly: the same content has the same name in both variants
         return _ll_sym(m.group(0))
 
-    out.use(Symbols(_LL_VALUE, make, _LL_PLAIN, quick=_quick))
-    # consecutive ``attributes #N = {...}`` lines, emitted sorted by content (LLVM's order is first use)
-    attr_block: list[tuple[str, str, int]] = []
+    def flush_attrs(self) -> None:
+        for _key, text, rawno in sorted(self.attr_block, key=lambda t: t[0]):
+            self.out.add_text(text, rawno)
+        self.attr_block.clear()
 
-    def flush_attrs() -> None:
-        for _key, text, rawno in sorted(attr_block, key=lambda t: t[0]):
-            out.add_text(text, rawno)
-        attr_block.clear()
+    def end_block(self, last: int) -> None:
+        if self.block_start is not None and last >= self.block_start:
+            self.out.regions.append(Region(self.block_start, last, "block", self.block_label, anchor=False))
+        self.block_start = None
 
-    func_start: int | None = None
-    func_kind = ""
-    block_start: int | None = None
-    block_label = ""
-
-    def end_block(last: int) -> None:
-        nonlocal block_start
-        if block_start is not None and last >= block_start:
-            out.regions.append(Region(block_start, last, "block", block_label, anchor=False))
-        block_start = None
-
-    skip, add_text = _LL_SKIP.match, out.add_text
-    kname = kernel_name or None
-    for rawno, line in enumerate(raw_lines, start=1):
-        if skip(line):
-            continue
+    def line(self, line: str, rawno: int) -> None:
+        """Add raw line ``rawno`` (1-based), ``line``, to the builder (or nothing: debug metadata, a comment)."""
+        if _LL_SKIP.match(line):
+            return
         if ";" in line:
             line = strip_comment(line, ";")
         if "!dbg !" in line:
             line = _drop_dbg(line)
         line = line.rstrip()
         if not line:
-            continue
-        if kname is not None and kname in line:
-            line = replace_kernel(line, kpat)
+            return
+        if self.kname is not None and self.kname in line:
+            line = replace_kernel(line, self.kpat)
         if line[0] == " ":  # an instruction (almost every line): not a label, define, attributes or closer
-            if attr_block:
-                flush_attrs()
-            add_text(line, rawno)
-            continue
+            if self.attr_block:
+                self.flush_attrs()
+            self.out.add_text(line, rawno)
+            return
+        self.other(line, rawno)
+
+    def label_parts(self, lm: re.Match[str], rawno: int, idx: int) -> list[str | Sym]:
+        """The parts of a block label (``_LL_LABEL``'s match ``lm``) that will be normalized line ``idx``; a block
+        starts there (and the one before ends)."""
+        self.end_block(idx - 1)
+        sym = _ll_make(_LL_VALUE.match("%" + lm.group(1)))  # type: ignore[arg-type]
+        self.block_start = idx if self.func_start is not None else None
+        self.block_label = f"block at line {rawno}"
+        return [Sym(sym.cls, sym.name, sym.erased, sym.fmt, bare=True), ":"]
+
+    def other(self, line: str, rawno: int) -> None:
+        """Add a kept line that is not an instruction (it does not start with a blank; comments, ``!dbg`` and
+        trailing blanks gone, the kernel's name replaced): an attribute group, a label, a ``define``, a closer."""
+        out = self.out
         am = _LL_ATTR_DEF.match(line) if line.startswith("attributes #") else None
-        if am is not None and am.group(1) in groups:
-            attr_block.append((" ".join(am.group(2).split()), line, rawno))
-            continue
-        if attr_block:
-            flush_attrs()
+        if am is not None and am.group(1) in self.groups:
+            self.attr_block.append((" ".join(am.group(2).split()), line, rawno))
+            return
+        if self.attr_block:
+            self.flush_attrs()
         lm = _LL_LABEL.match(line)
         if lm:  # a block label (also outside a define, for cut texts)
-            end_block(len(out) - 1)
-            sym = _ll_make(_LL_VALUE.match("%" + lm.group(1)))  # type: ignore[arg-type]
-            idx = out.add([Sym(sym.cls, sym.name, sym.erased, sym.fmt, bare=True), ":"], rawno)
-            block_start = idx if func_start is not None else None
-            block_label = f"block at line {rawno}"
-            continue
+            out.add(self.label_parts(lm, rawno, len(out)), rawno)
+            return
         dm = _LL_DEFINE.match(line)
         if dm and line.endswith("{"):
             head, rest = dm.group(1), dm.group(2)
@@ -226,17 +253,208 @@ def normalize_llir(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name
             for arg in args:
                 out.add_text(f"    {arg}", rawno)
             out.add_text(tail, rawno)
-            func_start = first
+            self.func_start = first
             nm = _LL_GLOBAL.search(head)
-            func_kind = f"define {nm.group(0) if nm else ''}".strip()
-            block_start = None
-            continue
+            self.func_kind = f"define {nm.group(0) if nm else ''}".strip()
+            self.block_start = None
+            return
         idx = out.add_text(line, rawno)
-        if line.startswith("}") and func_start is not None:
-            end_block(idx - 1)
-            out.regions.append(Region(func_start, idx, func_kind, func_kind, anchor=True, function=True))
-            func_start = None
-    flush_attrs()
-    if func_start is not None:
-        end_block(len(out) - 1)
-        out.regions.append(Region(func_start, len(out) - 1, func_kind, func_kind, anchor=True, function=True))
+        if line.startswith("}") and self.func_start is not None:
+            self.end_block(idx - 1)
+            out.regions.append(Region(self.func_start, idx, self.func_kind, self.func_kind, anchor=True, function=True))
+            self.func_start = None
+
+    def finish(self) -> None:
+        """After the last line: pending attribute groups, and the regions of a function left open (a cut text)."""
+        out = self.out
+        self.flush_attrs()
+        if self.func_start is not None:
+            self.end_block(len(out) - 1)
+            out.regions.append(
+                Region(self.func_start, len(out) - 1, self.func_kind, self.func_kind, anchor=True, function=True)
+            )
+            self.func_start = None
+
+
+# Raw lines per pass of :func:`_bulk_llir` (bounds its temporary lists to about a MB)
+BULK_LINES = 4096
+# A string (as :func:`irdiff.normalize.text.split_strings` reads one in a line: ``"(?:[^"\\]|\\.)*(?:"|$)``,
+# unrolled, 3x faster) or a trailing comment, in joined lines (neither crosses a line break): a split at both keeps
+# what follows each string's opening quote (captured) and drops the comments (None), which is what
+# ``strip_comment(line, ";")`` does to each line; used on the lines with a ``"`` and a ``;`` only (a pattern without
+# one literal first character makes ``re`` try every position, 7x slower than :data:`_COMMENT`):
+#   tail call void asm sideeffect "st.global.b32 [ $0 + 0 ], { $1 };", "l,f"(ptr addrspace(1) %8, float %9) ; c
+_STRING_OR_COMMENT = re.compile(r'"([^"\\\n]*+(?:\\.[^"\\\n]*+)*+(?:"|$))|;[^\n]*', re.M)
+# A string alone, what follows its opening quote captured (the quote first: a literal ``re`` skips to), in joined
+# lines; its text is what ``BulkBuilder.searched`` holds as a placeholder:
+#   tail call void asm sideeffect "mov.b32 $0, %r1;", "=r"(i32 %5)
+_STRING_SPLIT = re.compile(r'"([^"\\\n]*+(?:\\.[^"\\\n]*+)*+(?:"|$))', re.M)
+# A trailing comment in joined lines without strings:
+#   12:                                              ; preds = %11, %3
+_COMMENT = re.compile(r";[^\n]*")
+# The usual ``!dbg !N`` attachment with the comma before it, as :func:`_drop_dbg` removes it from an ASCII line that
+# has one (searched in joined lines; a literal first character, so ``re`` skips to it):
+#   %5 = getelementptr i8, ptr addrspace(1) %0, i64 0, !dbg !205
+_DBG = re.compile(r", !dbg ![0-9]*")
+# What :data:`_DBG` does not remove as :func:`_drop_dbg` does (that line takes ``_drop_dbg``): an attachment not
+# right after ``, `` (``define ... #0 !dbg !5 {``, two blanks, no comma), or a second ``!dbg !`` six or more
+# characters after the first (``_drop_dbg``'s loop case):
+#   define ptx_kernel void @k(ptr %0) #0 !dbg !5 {
+#   call void @f(), !dbg !1, !dbg !2
+_DBG_OTHER = re.compile(r"!(?<!, !)dbg !|!dbg ![^\n]*!dbg !")
+
+
+# A line that starts with ``!`` after blanks (in joined lines; the one literal first character is a line break):
+#   !12 = !DILocation(line: 36, column: 11, scope: !13, inlinedAt: !14)
+_LINE_OF_BANG = re.compile(r"\n[^\S\n]*!")
+# (the first line: blanks, or lines of blanks, then ``!``)
+_BANG_FIRST = re.compile(r"\s*!")
+
+
+def _may_skip(joined: str) -> bool:
+    """Whether a line of ``joined`` (lines joined by line breaks) may match :data:`_LL_SKIP` (else none does: each of
+    its alternatives needs one of these texts), by a few scans in C instead of a match per line."""
+    return (
+        "ModuleID" in joined
+        or "source_filename" in joined
+        or "#dbg_" in joined
+        or "@llvm.dbg." in joined
+        or _BANG_FIRST.match(joined) is not None
+        or _LINE_OF_BANG.search(joined) is not None
+    )
+
+
+def _line_numbers(joined: str, positions: list[int]) -> list[int]:
+    """The 0-based line of each of ``positions`` (ascending offsets into ``joined``), counted in one pass."""
+    out: list[int] = []
+    line = prev = 0
+    for p in positions:
+        line += joined.count("\n", prev, p)
+        prev = p
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def _bulk_llir(out: BulkBuilder, raw_lines: list[str], walk: _LlirWalk) -> None:
+    """:meth:`_LlirWalk.line` over ``raw_lines`` with the same result (``tests/test_normalize_fast.py``), a chunk of
+    :data:`BULK_LINES` raw lines at a time.
+
+    Per chunk, over all its lines at once (``map``, one regex pass over the joined lines): the dropped lines
+    (:data:`_LL_SKIP`) go, comments are cut (:data:`_STRING_OR_COMMENT`: strings skipped), ``!dbg !N`` attachments
+    are removed (:data:`_DBG`; a chunk with a non-ASCII character or a line with two attachments takes
+    :func:`_drop_dbg` per line), trailing blanks and empty lines go, the kernel's name is replaced, and the strings
+    of instruction lines become the builder's placeholders (:meth:`BulkBuilder.held`). Instruction lines (a leading
+    blank) then go to :meth:`BulkBuilder.extend` as text (the builder's split renames their symbols), block labels as
+    :meth:`BulkBuilder.added` text with their regions noted; only the rare other lines (``define``, ``}``,
+    ``attributes``, module-level lines) take :meth:`_LlirWalk.other`, in order."""
+    skip, label = _LL_SKIP.match, _LL_LABEL.match
+    kname, kpat = walk.kname, walk.kpat
+    for start in range(0, len(raw_lines), BULK_LINES):
+        chunk = raw_lines[start : start + BULK_LINES]
+        joined = "\n".join(chunk)
+        if _may_skip(joined):
+            keep = list(map(not_, map(skip, chunk)))
+            nums = list(compress(range(start + 1, start + len(chunk) + 1), keep))
+            if not nums:
+                continue
+            lines = list(compress(chunk, keep))
+            joined = "\n".join(lines)
+        else:  # no line of the chunk is dropped
+            lines = chunk
+            nums = list(range(start + 1, start + len(chunk) + 1))
+        if joined.count("\n") != len(nums) - 1:  # a line break inside a line (not from splitlines): line by line
+            for rawno, text in zip(range(start + 1, start + len(chunk) + 1), chunk, strict=True):
+                walk.line(text, rawno)
+            continue
+        if ";" in joined:
+            cut = _COMMENT.sub("", joined)
+            quoted = [i for i, ln in enumerate(lines) if '"' in ln and ";" in ln] if '"' in joined else []
+            if quoted:  # their comments start at the first ; outside strings
+                parts = _STRING_OR_COMMENT.split("\n".join([lines[i] for i in quoted]))
+                parts[1::2] = ['"' + s if s is not None else "" for s in parts[1::2]]  # a string kept, a comment gone
+                lines = cut.split("\n")
+                for i, ln in zip(quoted, "".join(parts).split("\n"), strict=True):
+                    lines[i] = ln
+                joined = "\n".join(lines)
+            else:
+                joined = cut
+        if "!dbg !" in joined:
+            before = joined
+            joined = _DBG.sub("", joined)
+            if before.isascii():
+                other = _line_numbers(before, [m.start() for m in _DBG_OTHER.finditer(before)])
+            else:
+                other = [i for i, ln in enumerate(before.split("\n")) if "!dbg !" in ln and not ln.isascii()]
+                other = sorted({*other, *_line_numbers(before, [m.start() for m in _DBG_OTHER.finditer(before)])})
+            if other:  # the lines _DBG cannot do: _drop_dbg, from their text before
+                old, lines = before.split("\n"), joined.split("\n")
+                for i in other:
+                    lines[i] = _drop_dbg(old[i])
+                joined = "\n".join(lines)
+        lines = list(map(str.rstrip, joined.split("\n")))
+        if "" in lines:
+            filled = list(map(bool, lines))
+            lines = list(compress(lines, filled))
+            nums = list(compress(nums, filled))
+        if kname is not None and any(kname in ln for ln in lines):
+            lines = [replace_kernel(ln, kpat) for ln in lines]
+        if '"' in joined:  # the strings of instruction lines as placeholders (BulkBuilder.add_text's)
+            quoted = [i for i, ln in enumerate(lines) if ln[0] == " " and '"' in ln]
+            if quoted:
+                got = _STRING_SPLIT.split("\n".join([lines[i] for i in quoted]))
+                got[1::2] = out.held(['"' + s for s in got[1::2]])
+                for i, ln in zip(quoted, "".join(got).split("\n"), strict=True):
+                    lines[i] = ln
+        odd = [i for i, ln in enumerate(lines) if ln[0] != " "]  # labels and the rare others
+        seg, base = 0, len(out)  # lines[seg:] are not in the builder yet; lines[seg] will be out[base]
+        held: list[int] = []  # the labels, made text below
+        syms: list[Sym] = []
+        regions = out.regions
+        for i, lm in zip(odd, map(label, [lines[i] for i in odd]), strict=True):
+            if lm is None:  # a define, a closer, an attribute group, a module-level line: the reference rule
+                if i > seg:
+                    if walk.attr_block:
+                        walk.flush_attrs()
+                    _extend(out, lines, nums, seg, i, held, syms)
+                walk.other(lines[i], nums[i])
+                seg, base = i + 1, len(out)
+                continue
+            if walk.attr_block:  # (nothing of this segment is in the builder yet)
+                walk.flush_attrs()
+                base = len(out)
+            # a block label (as _LlirWalk.label_parts, inlined: one in six lines)
+            idx = base + i - seg
+            start = walk.block_start
+            if start is not None and idx - 1 >= start:
+                regions.append(Region(start, idx - 1, "block", walk.block_label, anchor=False))
+            walk.block_start = idx if walk.func_start is not None else None
+            walk.block_label = f"block at line {nums[i]}"
+            name = lm.group(1)
+            held.append(i)
+            syms.append(_label_sym(name))
+        if seg < len(lines):
+            if walk.attr_block:
+                walk.flush_attrs()
+            _extend(out, lines, nums, seg, len(lines), held, syms)
+
+
+def _label_sym(name: str) -> Sym:
+    """The :class:`Sym` of a block label's definition (``12:`` names the value ``%12``, shown without its sigil), as
+    :meth:`_LlirWalk.label_parts` makes it from ``_ll_sym("%" + name)``."""
+    if name.isdigit():
+        return Sym("val#", name, "%_", "%{n}", bare=True)
+    return Sym("val", name, "%_", "%{stem}.{n}", bare=True)
+
+
+def _extend(
+    out: BulkBuilder, lines: list[str], nums: list[int], a: int, b: int, held: list[int], syms: list[Sym]
+) -> None:
+    """Add ``lines[a:b]`` (raw lines ``nums[a:b]``) to ``out``, the labels at ``held`` (indices into ``lines``) as
+    their :class:`Sym` ``syms`` and ``:`` (what :meth:`BulkBuilder.added` makes of them; ``:`` holds no symbol)."""
+    if held:
+        for i, h in zip(held, out.held(syms), strict=True):
+            lines[i] = h + ":"
+        held.clear()
+        syms.clear()
+    out.extend(lines[a:b] if a or b < len(lines) else lines, nums[a:b] if a or b < len(nums) else nums)
