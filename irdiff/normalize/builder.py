@@ -415,6 +415,32 @@ class BulkBuilder:
             self._bare[s] = name
         return shown
 
+    def _name_new(self, syms: list[str]) -> None:
+        """Name the symbols of ``syms`` not seen before, in first-appearance order, as the lookups in :meth:`_flush`
+        would one by one (:meth:`_name`), with the common ones (:attr:`Symbols.quick`) named in one loop here: a
+        10 MB LLIR function has ~1.1e5 new values per side, and three Python calls each (the table's
+        ``__missing__``, :meth:`_name`, ``quick``) were ~15 % of its normalization's instructions."""
+        shown = self._shown
+        fresh = [s for s in dict.fromkeys(syms) if s not in shown]
+        if not fresh:
+            return
+        quick, sentinel, erased = self._quick, self._s, self._erased
+        assert quick is not None
+        names, counters = self.renamer.names, self.renamer.counters
+        for s in fresh:
+            if s[0] == sentinel or (q := quick(s)) is None:
+                self._name(s)  # a placeholder, or a symbol make decides
+                continue
+            key = (q[0], q[1])
+            name = names.get(key)
+            if name is None:
+                ckey = (q[0], q[2])
+                n = counters.get(ckey, 0)
+                counters[ckey] = n + 1
+                name = names[key] = q[3] + str(n)
+            shown[s] = name
+            erased[s] = q[4]
+
     def _flush(self) -> None:
         if not self._chunk:
             return
@@ -424,6 +450,8 @@ class BulkBuilder:
         parts = self._split.split(joined)
         syms = parts[1::2]
         if syms:
+            if self._quick is not None:
+                self._name_new(syms)
             # looked up in order (in C): a symbol not seen before is named by _name, so in first-appearance order
             parts[1::2] = lookup_in_order(self._shown, syms)
         self._lines.extend(map(str.rstrip, "".join(parts).split("\n")))

@@ -142,14 +142,14 @@ _LL_PLAIN = r"%(?:[A-Za-z_$.\-][\w$.\-]*|\d+)|\#(?<![\w\"]\#)\d+\b|!(?<![\w\"]!)
 
 def _quick(s: str) -> tuple[str, str, str, str, str] | None:
     """:func:`_ll_sym` of values and metadata without a Sym (attribute groups: ``make`` decides)."""
-    if s[0] == "!":
-        return ("md", s[1:], "", "!", "!_")
     if s[0] == "%":
         name = s[1:]
         if name.isdigit():
             return ("val#", name, "", "%", "%_")
         stem = stem_of("val", name)
         return ("val", name, stem, "%" + stem + ".", "%_")
+    if s[0] == "!":
+        return ("md", s[1:], "", "!", "!_")
     return None
 
 
