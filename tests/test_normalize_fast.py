@@ -542,3 +542,170 @@ def test_sass_whole_text_path_on_a_listing() -> None:
     assert got.raw_line[3] == 4 and got.raw_line[-1] == 12
     blocks = [(r.start, r.end) for r in got.regions if r.kind == "block"]
     assert blocks == [(3, 8), (9, 11)]
+
+
+# LLIR's whole-text path (irdiff.normalize.llir._bulk_llir): what its chunk-wide passes must read as the per-line rule
+# does. Comments after strings that hold ``;`` (or an unterminated string, or a quote that opens none), ``!dbg``
+# attachments in every spelling _drop_dbg handles (after ``, ``, after blanks or two blanks, without a comma, two on a
+# line, overlapping, cut by a removal, Unicode digits), dropped debug lines (``#dbg_``, ``!N = !DI...``, the module
+# header), lines it hands to the reference walk (define, ``}``, attribute groups, module-level lines), labels (with a
+# comment, named, Unicode digits), locations and aliases kept as text, very long lines, the kernel's name.
+# fmt: off
+_LLIR_BULK_PIECES = _DIALECT_PIECES["llir"] + [
+    ", !dbg !205", ",  !dbg !3", " , !dbg !4", ",!dbg !5", "!dbg !dbg !6", "!db", "g !7", ", !dbg !\u0663", "!dbg !\u00b2",
+    " !dbg !12 !dbg !13", ", !dbg !1 ; c", "!dbg !8;", '"s;t"', '"a\\";b"', '"u;', '"\\', '"@$2 st.global.b32 [ $0 ], { $1 };"',
+    "; preds = %11, %3", ";", "12:", "13:  ", "\u0661\u0662:", "%.lr.ph:", "x:", "  br label %12", "  ret void",
+    "  %5 = getelementptr i8, ptr addrspace(1) %0, i64 16", "  tail call void asm sideeffect ", '"l,f,b"(ptr %5)',
+    "#dbg_value(i32 %1, !4, !DIExpression(), !5)", "!7 = !DILocation(line: 3, scope: !4)", "!llvm.dbg.cu = !{!0}",
+    "!3 = !{i32 2, !\"Dwarf Version\", i32 4}", "!nvvm.annotations = !{!9}", "!9 = !{ptr @k, !\"kernel\", i32 1}",
+    "declare void @llvm.dbg.value(metadata, metadata, metadata)", "@k.alias = alias void (), ptr @k", "loc(#loc3)",
+    "target datalayout = \"e-i64:64\"", "define ptx_kernel void @k(ptr %0, i32 %1) #0 !dbg !4 {", "}", "} ",
+    "attributes #0 = { nounwind }", "attributes #1 = { convergent nounwind }", "#1",
+    "attributes #1 = { convergent nounwind }\n7:", "attributes #0 = { nounwind }\n  ret void", "attributes #2 = {}\n}", "%k", "@k", "k_param_0",
+    "  %" + "x" * 3000 + " = add i32 %1, %2, !dbg !9", " " * 300, "!dbg !" * 40, "%1, " * 500, "\u00a0", "\t!",
+]
+
+
+# Whole lines of a module, each a kind of line the whole-text path treats apart (labels, named ones used as values
+# too; attribute groups before a label, an instruction or a closer; defines; debug lines; module-level lines):
+_LLIR_WHOLE_LINES = [
+    "12:", "13:                                      ; preds = %12", "x:", ".lr.ph:", "  br label %x, !dbg !3",
+    "  %x = add i32 %.lr.ph, 1", "  br label %.lr.ph", "  %x2 = add i32 %x, %.lr.ph3", "x3:", "attributes #0 = { nounwind }", "attributes #1 = { \"x\" }",
+    "attributes #3 = { convergent nounwind }", "define void @k(ptr %0, i32 %1) #0 !dbg !4 {", "}", "",
+    "define ptx_kernel void @kk(i32 %x) local_unnamed_addr #1 {", "!4 = !DILocation(line: 1, scope: !2)",
+    "  #dbg_value(i32 %1, !4, !DIExpression(), !5)", "declare void @foo(i32) #3", "; ModuleID = 'm'",
+    "  %7 = call i32 @f(i32 %x), !dbg !1, !dbg !2", '  call void asm "a;b", "=r"() ; c', "  ret void, !dbg !6",
+]
+# fmt: on
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.tuples(
+                st.sampled_from(["  ", "  ", "  ", "", " ", "\t"]),
+                st.lists(st.sampled_from(_LLIR_BULK_PIECES), max_size=6),
+            ),
+            st.tuples(st.just(""), st.lists(st.sampled_from(_LLIR_WHOLE_LINES), min_size=1, max_size=1)),
+        ),
+        max_size=30,
+    ),
+    kernel=st.one_of(st.none(), st.sampled_from(["k", "kk", ""])),
+    chunk=st.sampled_from([1, 2, 3, 4096]),
+)
+def test_llir_whole_text_path_equals_the_reference(
+    lines: list[tuple[str, list[str]]], kernel: str | None, chunk: int
+) -> None:
+    """The chunked path (any chunk size: lines cross chunk boundaries) gives the reference builder's result (the
+    per-line walk); lines are instructions (two leading blanks, then pieces), pieces, or whole lines of a module."""
+    import pytest
+
+    from irdiff.normalize import llir
+
+    text = "\n".join(lead + "".join(pieces) for lead, pieces in lines)
+    ran: list[int] = []
+    bulk = llir._bulk_llir
+
+    def spy(out: BulkBuilder, raw_lines: list[str], walk: llir._LlirWalk) -> None:
+        ran.append(1)
+        bulk(out, raw_lines, walk)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(llir, "BULK_LINES", chunk)
+        mp.setattr(llir, "_bulk_llir", spy)
+        try:
+            out = BulkBuilder("llir", text)
+        except ValueError:  # every placeholder character taken: normalize() uses the reference builder
+            assert all(c in text for c in _SENTINELS)
+            return
+        llir.normalize_llir(out, text.splitlines(), kernel)
+        assert ran == [1]  # the whole-text path ran
+        _same(out.build(), _built(Builder, "llir", text, kernel))
+
+
+def test_llir_whole_text_path_on_a_module() -> None:
+    """A module with a debug header, a define, blocks with ``; preds`` comments, an inline asm whose string holds a
+    ``;``, ``!dbg`` attachments and attribute groups: what the whole-text path gives is true (values and labels
+    renamed by first appearance, a label shown without its sigil, comments, ``!dbg`` and debug metadata gone,
+    attribute groups named by content and sorted, one region per block and per function) and the reference
+    builder's, at any chunk size."""
+    import pytest
+
+    from irdiff.normalize import llir
+
+    text = "\n".join(
+        [
+            "; ModuleID = 'LLVMDialectModule'",
+            'source_filename = "LLVMDialectModule"',
+            "",
+            "define ptx_kernel void @scale(ptr addrspace(1) %0, i32 %1) local_unnamed_addr #0 !dbg !4 {",
+            "  %3 = icmp slt i32 %1, 4, !dbg !7",
+            "  br i1 %3, label %4, label %6, !dbg !7",
+            "",
+            "4:                                                ; preds = %2",
+            '  tail call void asm sideeffect "st.global.b32 [ $0 ], { $1 };", "l,r"(ptr addrspace(1) %0, i32 %1) #1, !dbg !8',
+            "  br label %6, !dbg !8 ; back",
+            "",
+            "6:                                                ; preds = %4, %2",
+            "  ret void, !dbg !9",
+            "}",
+            "",
+            "attributes #1 = { convergent nounwind }",
+            "attributes #0 = { nounwind }",
+            "",
+            "!7 = !DILocation(line: 3, column: 1, scope: !4)",
+        ]
+    )
+    ref = _built(Builder, "llir", text, "scale")
+    for chunk in (1, 3, 4096):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(llir, "BULK_LINES", chunk)
+            got = normalize("llir", text, "scale")
+        _same(got, ref)
+    groups = llir.attribute_group_names(text.splitlines())
+    g0, g1 = groups["0"], groups["1"]
+    assert got.lines == [
+        "define ptx_kernel void @KERNEL(",
+        "    ptr addrspace(1) %0",
+        "    i32 %1",
+        f") local_unnamed_addr {g0} {{",
+        "  %2 = icmp slt i32 %1, 4",
+        "  br i1 %2, label %3, label %4",
+        "3:",
+        '  tail call void asm sideeffect "st.global.b32 [ $0 ], { $1 };", "l,r"(ptr addrspace(1) %0, i32 %1) ' + g1,
+        "  br label %4",
+        "4:",
+        "  ret void",
+        "}",
+        f"attributes {g1} = {{ convergent nounwind }}",  # sorted by content
+        f"attributes {g0} = {{ nounwind }}",
+    ]
+    assert got.shapes[6] == "%_:" and got.symbols[6] == ("%3",) and got.symbol_spans[6] == ((0, 1),)
+    assert got.raw_line[6] == 8 and got.raw_line[-1] in (16, 17)
+    blocks = [(r.start, r.end) for r in got.regions if r.kind == "block"]
+    assert blocks == [(6, 8), (9, 10)]
+    assert [(r.start, r.end) for r in got.regions if r.function] == [(0, 11)]
+
+
+def test_llir_whole_text_path_on_real_stages(
+    matmul_sm86: Bundle, matmul_sm90: Bundle, mech80: Bundle, mech90: Bundle, loop100: Bundle
+) -> None:
+    """Every LLIR stage of the suites' real compiles (matmul on sm86/sm90, the mechanism kernels on sm80/sm90, the
+    loop kernels on sm100): the whole-text path gives the reference builder's result."""
+    import pytest
+
+    from irdiff.normalize import llir
+
+    seen = 0
+    for bundle in (matmul_sm86, matmul_sm90, mech80, mech90, loop100):
+        for v in bundle.variants.values():
+            text = v.text("llir")
+            if not text:
+                continue
+            for chunk in (64, 4096):  # chunks that start inside functions, and whole modules
+                with pytest.MonkeyPatch.context() as mp:
+                    mp.setattr(llir, "BULK_LINES", chunk)
+                    _bulk_equals_reference("llir", text, v.kernel)
+            seen += 1
+    assert seen >= 30

@@ -297,11 +297,12 @@ _COMMENT = re.compile(r";[^\n]*")
 #   %5 = getelementptr i8, ptr addrspace(1) %0, i64 0, !dbg !205
 _DBG = re.compile(r", !dbg ![0-9]*")
 # What :data:`_DBG` does not remove as :func:`_drop_dbg` does (that line takes ``_drop_dbg``): an attachment not
-# right after ``, `` (``define ... #0 !dbg !5 {``, two blanks, no comma), or a second ``!dbg !`` six or more
-# characters after the first (``_drop_dbg``'s loop case):
+# right after ``, `` (``define ... #0 !dbg !5 {``, two blanks, no comma, or one overlapping another). Where every
+# attachment of an ASCII line follows ``, ``, ``_drop_dbg``'s loop (two or more) removes each with its ``, `` and
+# digits, left to right, and never rereads text a removal joined (it searches on from the cut): what :data:`_DBG`
+# removes.
 #   define ptx_kernel void @k(ptr %0) #0 !dbg !5 {
-#   call void @f(), !dbg !1, !dbg !2
-_DBG_OTHER = re.compile(r"!(?<!, !)dbg !|!dbg ![^\n]*!dbg !")
+_DBG_OTHER = re.compile(r"!(?<!, !)dbg !")
 
 
 # A line that starts with ``!`` after blanks (in joined lines; the one literal first character is a line break):
