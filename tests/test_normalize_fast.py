@@ -574,7 +574,8 @@ _LLIR_WHOLE_LINES = [
     "attributes #3 = { convergent nounwind }", "define void @k(ptr %0, i32 %1) #0 !dbg !4 {", "}", "",
     "define ptx_kernel void @kk(i32 %x) local_unnamed_addr #1 {", "!4 = !DILocation(line: 1, scope: !2)",
     "  #dbg_value(i32 %1, !4, !DIExpression(), !5)", "declare void @foo(i32) #3", "; ModuleID = 'm'",
-    "  %7 = call i32 @f(i32 %x), !dbg !1, !dbg !2", '  call void asm "a;b", "=r"() ; c', "  ret void, !dbg !6",
+    "  %7 = call i32 @f(i32 %x), !dbg !1, !dbg !2", '!3 = !{i32 2, !"Dwarf Version", i32 4}', "  #dbg_label(!9, !10)",
+    '!2 = !{i32 2, !"Debug Info Version", i32 3}', "  tail call void @llvm.dbg.value(metadata i32 %1, metadata !4)", '  call void asm "a;b", "=r"() ; c', "  ret void, !dbg !6",
 ]
 # fmt: on
 
