@@ -417,9 +417,9 @@ def _bulk_llir(out: BulkBuilder, raw_lines: list[str], walk: _LlirWalk) -> None:
                 base = len(out)
             # a block label (as _LlirWalk.label_parts, inlined: one in six lines)
             idx = base + i - seg
-            start = walk.block_start
-            if start is not None and idx - 1 >= start:
-                regions.append(Region(start, idx - 1, "block", walk.block_label, anchor=False))
+            opened = walk.block_start
+            if opened is not None and idx - 1 >= opened:
+                regions.append(Region(opened, idx - 1, "block", walk.block_label, anchor=False))
             walk.block_start = idx if walk.func_start is not None else None
             walk.block_label = f"block at line {nums[i]}"
             name = lm.group(1)
