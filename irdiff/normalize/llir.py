@@ -154,6 +154,13 @@ def _quick(s: str) -> tuple[str, str, str, str, str] | None:
 
 
 def normalize_llir(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+    """Normalize an LLVM IR module (``raw_lines``: ``make_llir``'s text split into lines) into ``out`` (the rules:
+    the module docstring and :mod:`irdiff.normalize`); ``kernel_name``'s occurrences become ``KERNEL``.
+
+    With the reference :class:`Builder` every raw line goes through :meth:`_LlirWalk.line`; with a
+    :class:`BulkBuilder` (what :func:`irdiff.normalize.normalize` uses) the whole-text path :func:`_bulk_llir` gives
+    the same stage (``tests/test_normalize_fast.py``) with about a third less CPU on a 10 MB function
+    (``benchmarks/README.md``, bench_align_large)."""
     walk = _LlirWalk(out, raw_lines, kernel_name)
     out.use(Symbols(_LL_VALUE, walk.make, _LL_PLAIN, quick=_quick))
     if isinstance(out, BulkBuilder):
@@ -332,11 +339,12 @@ def _bulk_llir(out: BulkBuilder, raw_lines: list[str], walk: _LlirWalk) -> None:
     """:meth:`_LlirWalk.line` over ``raw_lines`` with the same result (``tests/test_normalize_fast.py``), a chunk of
     :data:`BULK_LINES` raw lines at a time.
 
-    Per chunk, over all its lines at once (``map``, one regex pass over the joined lines): the dropped lines
-    (:data:`_LL_SKIP`) go, comments are cut (:data:`_STRING_OR_COMMENT`: strings skipped), ``!dbg !N`` attachments
-    are removed (:data:`_DBG`; a chunk with a non-ASCII character or a line with two attachments takes
-    :func:`_drop_dbg` per line), trailing blanks and empty lines go, the kernel's name is replaced, and the strings
-    of instruction lines become the builder's placeholders (:meth:`BulkBuilder.held`). Instruction lines (a leading
+    Per chunk, over all its lines at once (``map``, substring scans, one regex pass over the joined lines): the
+    dropped lines (:data:`_LL_SKIP`, matched only in a chunk :func:`_may_skip`) go, comments are cut
+    (:data:`_COMMENT`; on lines with a ``"``, :data:`_STRING_OR_COMMENT`, which skips strings), ``!dbg !N``
+    attachments are removed (:data:`_DBG`; a line where :data:`_DBG_OTHER` finds one, or a non-ASCII line, takes
+    :func:`_drop_dbg`), trailing blanks and empty lines go, the kernel's name is replaced, and the strings of
+    instruction lines become the builder's placeholders (:meth:`BulkBuilder.held`). Instruction lines (a leading
     blank) then go to :meth:`BulkBuilder.extend` as text (the builder's split renames their symbols), block labels as
     :meth:`BulkBuilder.added` text with their regions noted; only the rare other lines (``define``, ``}``,
     ``attributes``, module-level lines) take :meth:`_LlirWalk.other`, in order."""
