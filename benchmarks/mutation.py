@@ -141,6 +141,11 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_rules.py::test_sass_calls_branch_vs_subroutine",
         "tests/test_rules.py::test_strip_loc_idempotent",
         "tests/test_target.py::test_spellings",
+        # address_strides/_const_int/_operands/_combine (the strides of an address, read from its TTGIR) and
+        # _mark_unrolled are reached through the facts of the new-user kernels and the loop rules' pairs
+        "tests/test_newuser_kinds.py",
+        "tests/test_rule_loops.py",
+        "tests/test_rule_coalescing.py",
     ],
     "irdiff/diagnose/mechfacts.py": [
         "tests/test_mechfacts.py",
@@ -176,6 +181,7 @@ SELECTIONS: dict[str, list[str]] = {
     "irdiff/diagnose/rules/atomics.py": [
         "tests/test_rule_atomics.py",
         "tests/test_rule_atomic_fences.py",
+        "tests/test_rule_atomic_ops.py",
         *_MECHANISMS,
         "-k",
         "atomic or cas or convert_shared or split_k or test_rule_atomics or fence",
@@ -188,9 +194,10 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/rules/coalescing.py": [
         "tests/test_rule_coalescing.py",
+        "tests/test_newuser_kinds.py",
         *_MECHANISMS,
         "-k",
-        "test_rule_coalescing or contiguity or alignment_only or misaligned or accesses_paired or load_labelled or transposed",
+        "test_rule_coalescing or newuser or contiguity or alignment_only or misaligned or accesses_paired or load_labelled or transposed",
     ],
     "irdiff/diagnose/rules/lowering.py": [
         "tests/test_rule_lowering.py",
