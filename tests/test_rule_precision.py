@@ -673,3 +673,135 @@ def test_accumulator_type_explains_the_wgmma_wait_and_registers(compile_suite) -
         assert wait.causes == ["precision.dot-accumulate"] and wait.predicts == "acc16"
         assert by["resources.registers"].causes == ["precision.dot-accumulate"]
         assert "pipeline.wgmma-wait" not in d.unexplained and "resources.registers" not in d.unexplained
+
+
+# ------------------------------------------------------------------ cases the kernels above do not reach (issue 19)
+
+
+def test_upcasts_differ_signed_unsigned_and_other_types(pair) -> None:  # type: ignore[no-untyped-def]
+    """Both sides convert a dot's operands, from other types (the real ``e5_dot`` dot with its ``upcast`` list
+    replaced): ``i8`` read signed vs ``u8`` unsigned names the sign; the same source to another type, or two fp8
+    formats, only say the MMA follows the converted type. Evidence: each side's TTGIR dot line cut to 220 characters."""
+    c = pair("mech", "e5_dot", "f16_dot")
+    (d,) = mech(c.fa).dots
+    assert d.ttgir is not None and len(d.ttgir.text) > 220 and d.ttgir.text[:220] != d.ttir.text[:220]
+    label = "`acc` dot 64x64x64 (f8E5M2 × f8E5M2)"
+
+    def side(name: str, ups: list[str]):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(c.fa, name=name, mech=MechFacts(dots=[dataclasses.replace(d, upcast=ups)]))
+
+    sign = (
+        " The same integer width is read signed in one (`arith.sitofp`, an `i` type: -128…127 for 8 bits) and "
+        "unsigned in the other (`arith.uitofp`, a `u` type: 0…255): bytes with the top bit set become different "
+        "values, so the results differ; the MMA itself is the same."
+    )
+    rate = " The MMA multiplies what the conversions give; its rate follows the converted type."
+    cases = (
+        (["i8 → f16"], ["u8 → f16"], sign),
+        (["i8 → f16"], ["i8 → f32"], rate),
+        (["f8E5M2 → f16"], ["f8E4M3FN → f16"], rate),
+    )
+    for ux, uy, tail in cases:
+        for (a, ua), (b, ub) in (((("x", ux)), ("y", uy)), (("y", uy), ("x", ux))):
+            (f,) = rule_dot_upcast(Context(a, b, side(a, ua), side(b, ub)))
+            qa, qb = ", ".join(f"`{u}`" for u in ua), ", ".join(f"`{u}`" for u in ub)
+            assert (f.id, f.severity, f.stage, f.predicts) == ("precision.dot-upcast", "major", "ttgir", None)
+            assert f.title == f"The operands of {label} are upcast from other types: {qa} in `{a}` vs {qb} in `{b}`"
+            assert f.explanation == (
+                f"The operands of {label} are converted right before the MMA in both variants, from other types: "
+                f"{qa} in `{a}`, {qb} in `{b}`." + tail
+            )
+            assert ev(f) == [(a, "ttgir"), (b, "ttgir")]
+            assert [e.text for e in f.evidence] == [d.ttgir.text[:220]] * 2
+            assert [e.line for e in f.evidence] == [d.ttgir.line] * 2
+
+
+def test_dot_rules_look_past_a_first_alike_dot_and_rank_precisions(pair) -> None:  # type: ignore[no-untyped-def]
+    """Two dots, the first alike on both sides: the second's difference is still reported (input precision and
+    accumulator type). A dot without an input precision (fp16 operands) against an fp32 one says nothing; the
+    slower side by precision rank: tf32 < tf32x3 = bf16x3 < bf16x6 < ieee."""
+    t = pair("mech", "tf32", "ieee")
+    (dt,), (di,) = mech(t.fa).dots, mech(t.fb).dots
+    assert (dt.precision, di.precision) == ("tf32", "ieee")
+
+    def two(name: str, first: object, second: object):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(t.fa, name=name, mech=MechFacts(dots=[first, second]))  # type: ignore[list-item]
+
+    x, y = two("x", dt, dt), two("y", dt, di)
+    for ctx in (Context("x", "y", x, y), Context("y", "x", y, x)):
+        (f,) = rule_dot_input(ctx)
+        assert f.predicts == "y" and "`tf32`" in f.title and "`ieee`" in f.title
+    a = pair("acc16", "f16", "f32")
+    (d16,), (d32,) = mech(a.fa).dots, mech(a.fb).dots
+    assert (d16.acc_type, d32.acc_type) == ("f16", "f32")
+    x, y = two("x", d32, d16), two("y", d32, d32)
+    for ctx in (Context("x", "y", x, y), Context("y", "x", y, x)):
+        (f,) = rule_dot_accumulate(ctx)
+        want = "`f16` in `x` vs `f32` in `y`" if ctx.a == "x" else "`f32` in `y` vs `f16` in `x`"
+        assert f.title == "`acc` dot 64x64x32 (f16 × f16) accumulates in " + want
+    # no input precision on one side (an fp16 dot): not a precision difference
+    none = dataclasses.replace(t.fa, name="n", mech=MechFacts(dots=[dataclasses.replace(dt, precision="")]))
+    assert rule_dot_input(Context("n", "tf32", none, t.fa)) == []
+    assert rule_dot_input(Context("tf32", "n", t.fa, none)) == []
+
+    def prec(name: str, p: str):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(t.fa, name=name, mech=MechFacts(dots=[dataclasses.replace(dt, precision=p)]))
+
+    for p, q, slow in (("bf16x3", "tf32x3", None), ("bf16x6", "ieee", "q"), ("bf16x3", "bf16x6", "q")):
+        for ctx in (Context("p", "q", prec("p", p), prec("q", q)), Context("q", "p", prec("q", q), prec("p", p))):
+            (f,) = rule_dot_input(ctx)
+            assert f.predicts == slow, (p, q)
+
+
+def test_fp64_hand_built_counts() -> None:
+    """Hand-built fp64 facts: one fp64 op on one side is enough (TTIR or PTX); the SASS ``DMUL``/``DADD`` first
+    lines are evidence; the plural of the scalar SASS count; the other side's PTX count; a PTX-only side names no
+    SASS."""
+    from irdiff.diagnose.facts import Ref
+
+    none = make_facts("n", counts={"ptx": {}})
+    ttir1 = make_facts("t", mech=MechFacts(f64_ttir=1), counts={"ptx": {}})
+    ptx1 = make_facts("p", counts={"ptx": {"f64 ops": 1}})
+    for one in (ttir1, ptx1):
+        for ctx in (Context(one.name, "n", one, none), Context("n", one.name, none, one)):
+            (f,) = rule_fp64(ctx)
+            assert f.predicts == one.name
+    # PTX only: no SASS clause in the explanation or the title
+    (f,) = rule_fp64(Context("p", "n", ptx1, none))
+    assert f.title == "`p` computes in fp64 (1 PTX f64 instructions)"
+    assert f.explanation.startswith(
+        "`p` computes in fp64: 0 TTIR ops with `f64` results, 1 PTX `.f64` instructions; `n` has 0 and 0. In `p` an"
+    )
+    # SASS DMUL/DADD lines, the other side's PTX count, the scalar count's plural
+    r = Ref("ttir", 3, "%s = arith.mulf %g, %g : f64")
+    sass_first = {k: Ref("sass", i + 10, f"{k}.X R2, R4, R6 ;") for i, k in enumerate(("DMUL", "DADD"))}
+    for sass, words in (
+        ({"DMUL": 1}, "the 1 SASS fp64 instruction work"),
+        ({"DMUL": 1, "DADD": 1}, "the 2 SASS fp64 instructions work"),
+    ):
+        wide = make_facts(
+            "w",
+            mech=MechFacts(f64_ttir=2, f64_first=r),
+            counts={"ptx": {"f64 ops": 5}, "sass": sass},
+            first_lines={"sass": {k: sass_first[k] for k in sass}},
+        )
+        narrow = make_facts("o", counts={"ptx": {"f64 ops": 1}})
+        in_sass = ", ".join(f"1 `{k}`" for k in sass)
+        for ctx in (Context("w", "o", wide, narrow), Context("o", "w", narrow, wide)):
+            (f,) = rule_fp64(ctx)
+            assert f.predicts == "w" and f.severity == "minor"
+            assert f"{words} on scalars" in f.explanation
+            assert f"5 PTX `.f64` instructions and {in_sass} in SASS; `o` has 0 and 1. In `w` an" in f.explanation
+            assert [(e.stage, e.text) for e in f.evidence] == [("ttir", r.text)] + [
+                ("sass", f"{k}.X R2, R4, R6 ;   (1× {k})") for k in sass
+            ]
+
+
+def test_math_sin_and_rsqrt_keys() -> None:
+    """``sin`` and ``rsqrt`` are math opcodes (``tl.sin`` → ``sin.approx.f32``, ``tl.math.rsqrt`` →
+    ``rsqrt.approx.f32``), counted like ``ex2``."""
+    for key in ("sin.approx.ftz.f32", "rsqrt.approx.ftz.f32"):
+        fa, fb = make_facts("a", counts={"ptx": {key: 2}}), make_facts("b", counts={"ptx": {}})
+        for ctx in (Context("a", "b", fa, fb), Context("b", "a", fb, fa)):
+            (f,) = rule_math(ctx)
+            assert f"`{key}`" in f.title
