@@ -1543,3 +1543,161 @@ def test_first_diverging_pass_that_only_records_the_option_and_no_pass_changes_c
             f"The per-pass snapshots are equal up to `{names[k - 1]}`, whose output differs first. Its output hunk is "
             "in the evidence."
         )
+
+
+def _notf32_dots(compile_suite) -> tuple[Any, Any]:  # type: ignore[no-untyped-def]
+    """The real first dots of ``kinds.py::notf32`` (``allow_tf32=False``: ``ieee``, FMA, 64×64×64 fp32) and
+    ``default`` (``tf32``, ``mma_v2``) on sm80, as :func:`extract_mech_facts` reads them."""
+    from irdiff.diagnose.mechfacts import extract_mech_facts
+
+    b = compile_suite(str(SUITES / "kinds" / "kinds.py") + "::notf32", ["notf32", "default"], "sm80")
+    fma, mma = (extract_mech_facts(b.variants[n]).dots[0] for n in ("notf32", "default"))
+    assert (fma.precision, fma.lowering, mma.precision, mma.lowering) == ("ieee", "fma", "tf32", "mma_v2")
+    return fma, mma
+
+
+def test_dot_notes_names_each_side_of_each_dot_mechanism(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """Every sentence of ``_dot_notes`` on the real dots of ``notf32``/``default`` and copies of them with one field
+    changed (``dataclasses.replace``), with ``more`` on either side: the note names ``more``'s value and the other
+    variant's, and is None whenever ``more``'s dot is not the costlier one (same value, or the other side wider)."""
+    import dataclasses
+
+    fma, mma = _notf32_dots(compile_suite)
+
+    def note(fid: str, x: Any, y: Any, more: str = "x") -> str | None:
+        return R._dot_notes(fid, "x", "y", more, ([x], [y]))
+
+    # no dot on one side: nothing to say
+    assert R._dot_notes("mma.lowering", "x", "y", "x", ([], [mma])) is None
+    assert R._dot_notes("mma.lowering", "x", "y", "x", ([fma], [])) is None
+    # mma.lowering: FMA named only when the FMA side has more; MMA kinds named per variant; same or unknown: None
+    fma_note = "`{}` lowers the dot to FMA: each thread keeps the operand slices of all its outputs"
+    assert note("mma.lowering", fma, mma, "x") == fma_note.format("x")
+    assert note("mma.lowering", mma, fma, "y") == fma_note.format("y")
+    assert note("mma.lowering", fma, mma, "y") is None and note("mma.lowering", mma, fma, "x") is None
+    wg = dataclasses.replace(mma, lowering="wgmma")
+    for more in ("x", "y"):
+        assert note("mma.lowering", mma, wg, more) == (
+            "the dot is lowered to `mma_v2` in `x` and `wgmma` in `y`: the operand and accumulator fragments each "
+            "thread holds differ"
+        )
+        assert note("mma.lowering", mma, mma, more) is None
+        assert note("mma.lowering", dataclasses.replace(mma, lowering=""), wg, more) is None
+        assert note("mma.lowering", wg, dataclasses.replace(mma, lowering=""), more) is None
+    # precision.dot-input
+    x3 = dataclasses.replace(mma, precision="tf32x3")
+    split = (
+        "`{}` uses input precision `tf32x3` (`{}`: `{}`): each fp32 operand is split into a high and a low part, "
+        "both kept in registers for several MMAs"
+    )
+    assert note("precision.dot-input", x3, mma, "x") == split.format("x", "y", "tf32")
+    assert note("precision.dot-input", mma, x3, "y") == split.format("y", "x", "tf32")
+    assert note("precision.dot-input", x3, dataclasses.replace(mma, precision=""), "x") == split.format(
+        "x", "y", "none"
+    )
+    assert note("precision.dot-input", x3, mma, "y") is None  # tf32 in `more`: no extra parts
+    assert note("precision.dot-input", x3, dataclasses.replace(mma, precision="bf16x3"), "x") is None
+    ieee = "`{}` uses input precision `ieee` (`{}`: `tf32`), which the tensor cores cannot run: its fp32 products are FMA instructions"
+    assert note("precision.dot-input", fma, mma, "x") == ieee.format("x", "y")
+    assert note("precision.dot-input", mma, fma, "y") == ieee.format("y", "x")
+    assert note("precision.dot-input", fma, mma, "y") is None  # tf32 against ieee: neither sentence fits
+    assert note("precision.dot-input", fma, fma, "x") is None and note("precision.dot-input", x3, x3, "x") is None
+    # precision.dot-accumulate: max_num_imprecise_acc (None = never promoted), accumulator width, a second tile
+    acc = "precision.dot-accumulate"
+    promote = "`{}` promotes partial sums into a second fp32 accumulator more often (`max_num_imprecise_acc`)"
+    m32, m64 = (dataclasses.replace(mma, max_imprecise_acc=n) for n in (32, 64))
+    assert note(acc, m32, m64, "x") == promote.format("x") and note(acc, m64, m32, "y") == promote.format("y")
+    assert note(acc, m32, mma, "x") == promote.format("x") and note(acc, mma, m32, "y") == promote.format("y")
+    assert note(acc, mma, m32, "x") is None and note(acc, m64, m32, "x") is None
+    assert note(acc, m32, m32, "x") is None and note(acc, mma, mma, "x") is None
+    wider = "`{}` accumulates in `{}` (`{}`: `{}`): wider registers"
+    for hi, lo in (("f64", "f32"), ("f32", "f16"), ("f32", "bf16"), ("i32", "f16"), ("f64", "i32"), ("f16", "x8")):
+        h, lw = dataclasses.replace(mma, acc_type=hi), dataclasses.replace(mma, acc_type=lo)
+        assert note(acc, h, lw, "x") == wider.format("x", hi, "y", lo)
+        assert note(acc, lw, h, "y") == wider.format("y", hi, "x", lo)
+        assert note(acc, lw, h, "x") is None and note(acc, h, lw, "y") is None
+    for s, t in (("f32", "i32"), ("i32", "f32"), ("f16", "bf16"), ("bf16", "f16"), ("x8", "x8"), ("f32", "f32")):
+        assert note(acc, dataclasses.replace(mma, acc_type=s), dataclasses.replace(mma, acc_type=t), "x") is None
+    sep = dataclasses.replace(mma, acc_chained=False)  # `acc += tl.dot(a, b)`: a second tile
+    tile = (
+        "`{}` adds the product afterwards (`acc += tl.dot(a, b)`): the MMA result is a second accumulator tile in "
+        "registers"
+    )
+    assert note(acc, sep, mma, "x") == tile.format("x") and note(acc, mma, sep, "y") == tile.format("y")
+    assert note(acc, mma, sep, "x") is None and note(acc, sep, sep, "x") is None
+    assert note("precision.fp64", fma, mma, "x") is None
+
+
+def _story(b: Bundle, a: str, o: str, regs: dict[str, int], *ids: str, dots: Any = None) -> Finding:
+    """``register_story`` of ``a`` against ``o`` with the variants' register counts set to ``regs`` (the IR is the
+    compiled one; only the count that picks ``more`` is chosen) and plain findings ``ids`` beside it."""
+    f = Finding("resources.registers", "minor", "Registers", "R.", [], causes=["stale"], stage="resources")  # type: ignore[arg-type]
+    va, vb = _with_regs(b.variants[a], regs[a]), _with_regs(b.variants[o], regs[o])
+    R.register_story(f, a, o, va, vb, [f, *(Finding(i, "minor", "", "", []) for i in ids)], dots=dots)
+    return f
+
+
+@pytest.mark.parametrize("order", [("notf32", "default"), ("default", "notf32")])
+def test_register_story_dot_mechanisms_with_the_fma_side_costlier(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``notf32`` (``ieee``, FMA on ``#blocked1``) given more registers than ``default`` (``tf32``, MMA): the lowering's
+    note names it once (the ``ieee`` note, which says FMA again, only adds its cause), the dots are read from the
+    variants whenever any one dot mechanism finding is there, at most three causes are kept, and a layout finding
+    fits without its generic note (one side has no MMA layout) while the other generic notes stay."""
+    import dataclasses
+
+    b = compile_suite(str(SUITES / "kinds" / "kinds.py") + "::notf32", ["notf32", "default"], "sm80")
+    a, o = order
+    regs = {"notf32": 40, "default": 30}
+    fma_note = "`notf32` lowers the dot to FMA: each thread keeps the operand slices of all its outputs"
+    blocked_note = "`notf32` lowers the dot to FMA (blocked layout), the other to MMA"
+    ieee = (
+        f"`notf32` uses input precision `ieee` (`default`: `tf32`), which the tensor cores cannot run: its fp32 "
+        "products are FMA instructions"
+    )
+    fp64 = "fp64 values take two 32-bit registers each"
+    both = ("mma.lowering", "precision.dot-input", "precision.dot-accumulate", "precision.fp64", "layout.mma")
+    f = _story(b, a, o, regs, *both)
+    assert f.explanation.startswith(f"R. Evidence for the difference: {fma_note}; {fp64}.")
+    assert f.causes == ["mma.lowering", "precision.dot-input", "precision.fp64"]
+    for fid in ("mma.lowering", "precision.dot-input"):  # any one dot finding makes the story read the dots
+        f = _story(b, a, o, regs, fid)
+        first = fma_note if fid == "mma.lowering" else f"{ieee}; {blocked_note}"
+        assert f.explanation.startswith(f"R. Evidence for the difference: {first}."), f.explanation
+        assert f.causes == [fid]
+    f = _story(b, a, o, regs, "layout.mma", "settings.changed")
+    assert f.explanation.startswith(f"R. Evidence for the difference: {blocked_note}.")
+    assert "another MMA layout" not in f.explanation and f.causes == ["layout.mma", "settings.changed"]
+    f = _story(b, a, o, regs, "ttir.i64-index-math")
+    assert "64-bit index math takes two registers per index" in f.explanation
+    assert f.causes == ["ttir.i64-index-math"]
+    # dots handed in are the ones read (not the variants'): a second accumulator tile on `notf32`'s side
+    fx, mx = _notf32_dots(compile_suite)
+    sep = dataclasses.replace(fx, acc_chained=False)
+    given = ([sep], [mx]) if a == "notf32" else ([mx], [sep])
+    f = _story(b, a, o, regs, "precision.dot-accumulate", dots=given)
+    assert f.explanation.startswith(
+        "R. Evidence for the difference: `notf32` adds the product afterwards (`acc += tl.dot(a, b)`): the MMA result "
+        f"is a second accumulator tile in registers; {blocked_note}."
+    )
+    # a dot mechanism with nothing to say does not stop the ones after it
+    f = _story(b, a, o, regs, "mma.lowering", "precision.fp64", dots=([mx], [mx]))
+    assert f.explanation.startswith(f"R. Evidence for the difference: {fp64}; {blocked_note}.")
+    assert f.causes == ["precision.fp64"]
+
+
+@pytest.mark.parametrize("order", [("dot3", "dot3w8"), ("dot3w8", "dot3")])
+def test_register_story_reads_the_first_dot_of_each_side_and_keeps_earlier_fits(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``dot3`` (4 warps) and ``dot3w8`` (8 warps), both MMA: the layout finding's generic note stays unless the
+    first dot handed in for a side is FMA (a second dot's lowering is not read); the tile cause is added after a
+    mechanism's, not in its place."""
+    b = compile_suite(str(SUITES / "diag_loop.py"), ["dot3", "dot3w8"], "sm86")
+    a, o = order
+    fx, mx = _notf32_dots(compile_suite)
+    regs = {"dot3": 90, "dot3w8": 60}
+    generic = "another MMA layout changes the fragment sizes per thread"
+    f = _story(b, a, o, regs, "layout.mma", dots=([mx, fx], [mx]))
+    assert generic in f.explanation and f.causes == ["layout.mma"]
+    f = _story(b, a, o, regs, "layout.mma", dots=([fx], [mx]))
+    assert generic not in f.explanation and f.causes == ["layout.mma"]
+    f = _story(b, a, o, regs, "precision.fp64", "options.changed")
+    assert f.causes == ["precision.fp64", "options.changed"]
