@@ -1651,7 +1651,7 @@ def test_register_story_dot_mechanisms_with_the_fma_side_costlier(compile_suite,
     fma_note = "`notf32` lowers the dot to FMA: each thread keeps the operand slices of all its outputs"
     blocked_note = "`notf32` lowers the dot to FMA (blocked layout), the other to MMA"
     ieee = (
-        f"`notf32` uses input precision `ieee` (`default`: `tf32`), which the tensor cores cannot run: its fp32 "
+        "`notf32` uses input precision `ieee` (`default`: `tf32`), which the tensor cores cannot run: its fp32 "
         "products are FMA instructions"
     )
     fp64 = "fp64 values take two 32-bit registers each"
@@ -1686,7 +1686,9 @@ def test_register_story_dot_mechanisms_with_the_fma_side_costlier(compile_suite,
 
 
 @pytest.mark.parametrize("order", [("dot3", "dot3w8"), ("dot3w8", "dot3")])
-def test_register_story_reads_the_first_dot_of_each_side_and_keeps_earlier_fits(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+def test_register_story_reads_the_first_dot_of_each_side_and_keeps_earlier_fits(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
     """``dot3`` (4 warps) and ``dot3w8`` (8 warps), both MMA: the layout finding's generic note stays unless the
     first dot handed in for a side is FMA (a second dot's lowering is not read); the tile cause is added after a
     mechanism's, not in its place."""
