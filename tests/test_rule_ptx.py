@@ -15,7 +15,7 @@ import pytest
 
 from irdiff.diagnose.facts import VariantFacts, extract_facts
 from irdiff.diagnose.rules.ptx import _width_note, rule_ptx_memory, rule_ptx_mma
-from irdiff.diagnose.testing import make_context
+from irdiff.diagnose.testing import make_context, make_facts
 
 SUITES = Path(__file__).parent / "suites"
 BOOKKEEPING = ("commit_group", "wait_group", "wait_all", "mbarrier")
@@ -323,3 +323,137 @@ def test_unrolled_loops_name_no_slower_side(compile_suite) -> None:  # type: ign
         assert "loop_unroll_factor" not in f.explanation and "unrolled" not in f.explanation
         if cpa(u2) != cpa(st):
             assert f.predicts == ("u2" if cpa(u2) < cpa(st) else "st3u2")
+
+
+# ------------------------------------------------- narrow copies and atomics on PTX text the kernels above lack
+
+
+_CP = {
+    4: "\tcp.async.ca.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x4, %r2;",
+    8: "\tcp.async.ca.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x8, %r2;",
+    16: "\tcp.async.cg.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x10, %r2;",
+}
+
+
+def ptx(*parts: tuple[str, int]) -> dict[str, dict[str, int]]:
+    """``counts`` of a PTX text made of ``(line, times)`` parts, counted as the bundle's PTX is (``count_ops``)."""
+    from irdiff.diagnose.counts import count_ops
+
+    return {"ptx": count_ops("ptx", "\n".join(line for line, n in parts for _ in range(n)))}
+
+
+def test_narrow_copy_note_names_every_tile(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """Transposing copies as TTGIR gives them (``tests/suites/truth_kmm.py``'s ``tf32`` on sm90, the bundle of tests/test_truth_findings.py: B stored N-major,
+    copied one 4-byte ``cp.async`` per element into K-major shared memory), placed in hand-built facts: each distinct
+    tile is named once with its operand (A/B of the first dot's M×N×K, none for another shape or without a dot) and
+    Python name; the wgmma sentence only for a 32-bit ``wgmma`` dot; evidence the TTGIR line cut at 240 characters and
+    the Python line; only the side with more narrow copies is described, also against a side without PTX counts."""
+    from irdiff.diagnose.facts import Ref
+    from irdiff.diagnose.mechfacts import CopyFact, DotFact, MechFacts, extract_mech_facts
+
+    b = compile_suite(
+        str(SUITES / "truth_kmm.py") + "::truth_kmm", ["ieee", "tf32", "tf32x3", "f16", "tf32_tn"], "sm90"
+    )
+    real = extract_mech_facts(b.compiled_variant("tf32"))
+    (cb,) = {(c.shape[0], c.shape[1]): c for c in real.transposing_copies}.values()
+    (dot,) = real.dots
+    assert dot.lowering == "wgmma" and dot.a_type == "f32" and len(dot.shape) == 3
+    m, n, k = dot.shape
+    assert cb.shape == [k, n] and cb.python is not None
+    long = dataclasses.replace(cb.ref, text=cb.ref.text + " " + "x" * 250)
+    ca = CopyFact("", [m, k], "f32", 0, 1, cb.shared, Ref("ttgir", cb.ref.line + 1, "%23 = ttg.async_copy"), None)
+    cz = dataclasses.replace(cb, name="z", shape=[32, 32], ref=long, python=None)
+    copies = [cb, dataclasses.replace(cb, ref=long), ca, cz]  # the second is the first tile again
+
+    def facts(name: str, counts: dict[str, dict[str, int]], dots: list[DotFact], cps: list[CopyFact] = copies):  # type: ignore[no-untyped-def]
+        return make_facts(name, counts=counts, mech=MechFacts(dots=dots, transposing_copies=cps))
+
+    def sentence(v: str, what: str, c: CopyFact, total: int, wgmma: bool) -> str:
+        tile = "x".join(map(str, c.shape)) + "xf32"
+        return (
+            f" In `{v}` the {what}tile" + (f" `{c.name}`" if c.name else "") + f" ({tile}) is copied into a shared "
+            f"layout contiguous along dimension {c.dst_dim} (`{c.shared}`) while its global addresses run along "
+            f"dimension {c.src_dim}: the elements a thread reads contiguously land at separate shared addresses, so "
+            f"each `cp.async` moves one element ({total} narrow copies in all)"
+            + (
+                "; `wgmma` reads 32-bit (tf32) operands from shared memory only K-major (PTX ISA: the transpose flags "
+                "are for 16-bit types), so a tile stored the other way round in global memory is transposed by these "
+                "copies."
+                if wgmma
+                else "."
+            )
+        )
+
+    wide = ptx((_CP[4], 32), ("\tld.global.b32 %r1, [ %rd1 + 0 ];", 4))
+    fma = dataclasses.replace(dot, lowering="fma")
+    other = facts("o", ptx((_CP[16], 8), ("\tld.global.b32 %r1, [ %rd1 + 0 ];", 4)), [dot], [])
+    for dots, ops, wg in (
+        ([dot], ("operand B ", "operand A ", ""), True),
+        ([fma], ("operand B ", "operand A ", ""), False),
+        ([], ("", "", ""), False),
+    ):
+        t = facts("t", wide, dots)
+        note = "".join(sentence("t", w, c, 32, wg) for w, c in zip(ops, (cb, ca, cz), strict=True))
+        for ctx in (make_context(t, other), make_context(other, t)):
+            (f,) = rule_ptx_memory(ctx)
+            assert f.explanation.endswith(note), f.explanation
+            assert [(e.variant, e.stage, e.line, e.text) for e in f.evidence if e.stage != "ptx"] == [
+                ("t", "ttgir", cb.ref.line, cb.ref.text[:240]),
+                ("t", "python", cb.python.line, cb.python.text),
+                ("t", "ttgir", ca.ref.line, ca.ref.text),
+                ("t", "ttgir", long.line, long.text[:240]),
+            ]
+    # against a variant without PTX counts (a stage not captured), even with a single narrow copy
+    one = facts("one", ptx((_CP[4], 1)), [dot], [cb])
+    bare = make_facts("bare", counts={})
+    for ctx in (make_context(one, bare), make_context(bare, one)):
+        (f,) = rule_ptx_memory(ctx)
+        assert f.explanation.endswith(sentence("one", "operand B ", cb, 1, True))
+    # the same narrow counts (another kind differs): no note; both with narrow copies: only the side with more
+    same = facts("same", ptx((_CP[4], 32)), [dot], [cb])
+    fewer = facts("fewer", ptx((_CP[4], 16)), [dot], [cb])
+    for x, y in ((facts("t", wide, [dot]), same), (facts("t", wide, [dot]), fewer)):
+        for ctx in (make_context(x, y), make_context(y, x)):
+            (f,) = rule_ptx_memory(ctx)
+            assert f.explanation.count("is copied into a shared layout") == (0 if y is same else 3)
+            assert "In `fewer`" not in f.explanation and "In `same`" not in f.explanation
+    # records that do not list a narrow kind count it as 0 (an opcode a record does not list counts as 0)
+    lacks8 = facts("lacks8", {"ptx": {"cp.async 4B": 10}}, [dot], [cb])
+    has8 = facts("has8", {"ptx": {"cp.async 4B": 0, "cp.async 8B": 2}}, [dot], [])
+    for ctx in (make_context(lacks8, has8), make_context(has8, lacks8)):
+        (f,) = rule_ptx_memory(ctx)
+        assert "(10 narrow copies in all)" in f.explanation
+    lacks4 = facts("lacks4", {"ptx": {"cp.async 8B": 5}}, [dot], [cb])
+    mixed = facts("mixed", {"ptx": {"cp.async 4B": 1, "cp.async 8B": 4}}, [dot], [])
+    for ctx in (make_context(lacks4, mixed), make_context(mixed, lacks4)):
+        (f,) = rule_ptx_memory(ctx)
+        assert "narrow copies in all" not in f.explanation
+
+
+def test_memory_op_prediction_counts_global_atomics_only() -> None:
+    """PTX text counted as the bundle's is: global ``red``/``atom`` count as memory operations like the stores they
+    replace (2 ``red.global`` + 2 loads vs 2 ``st.global`` + 2 loads: no slower side); shared-memory atomics
+    (``tl.histogram``'s ``atom.shared``, ``red.shared``) do not. A side without PTX counts has none: one store
+    against it predicts the storing side."""
+    ld = ("\tld.global.v2.b32 { %r1, %r2 }, [ %rd1 + 0 ];", 2)
+    red = make_facts("red", counts=ptx(ld, ("\tred.global.gpu.relaxed.add.f32 [ %rd1 + 0 ], %r1;", 2)))
+    st = make_facts("st", counts=ptx(ld, ("\tst.global.b32 [ %rd1 + 0 ], { %r1 };", 2)))
+    hist = make_facts(
+        "hist",
+        counts=ptx(
+            ("\tld.global.b32 %r1, [ %rd1 + 0 ];", 10),
+            ("\tld.shared.b32 %r1, [%r2];", 2),
+            ("\tatom.relaxed.sys.shared.add.u32 %r5, [%r4], %r6;", 4),
+            ("\tred.shared.add.u32 [%r4], %r6;", 4),
+        ),
+    )
+    plain = make_facts("plain", counts=ptx(("\tld.global.b32 %r1, [ %rd1 + 0 ];", 10)))
+    for x, y in ((red, st), (hist, plain)):
+        for ctx in (make_context(x, y), make_context(y, x)):
+            (f,) = rule_ptx_memory(ctx)
+            assert f.predicts is None, (x.name, y.name)
+    one = make_facts("one", counts=ptx(("\tst.global.b32 [ %rd1 + 0 ], { %r1 };", 1)))
+    bare = make_facts("bare", counts={})
+    for ctx in (make_context(one, bare), make_context(bare, one)):
+        (f,) = rule_ptx_memory(ctx)
+        assert f.predicts == "one"
