@@ -10,6 +10,7 @@ is named after its role: the rules read the role from the TTIR. The context is b
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,8 @@ VARIANTS = [
     "capped",
     "scaled_int",
     "square",
+    "block512",
+    "block512_capped",
 ]
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
 WHY = (
@@ -346,3 +349,88 @@ def test_full_explanations(bundle: Bundle, swap: bool) -> None:
         f"{CONSTANT} A runtime `ld` {NARROW} Also only in `odd_scaled`: `alpha`, a runtime fp32 used only in "
         "arithmetic (no address depends on it). Paired by role"
     ) in f.explanation
+
+
+CODE = (
+    " The kernels' source differs too: compare kernels with the same configuration to see what the code change "
+    "itself does."
+)
+
+
+def with_sources(bundle: Bundle, a: str, b: str) -> Context:
+    """:func:`context` with each variant's python stage (the kernel's source) as :func:`irdiff.diagnose.diagnose`
+    passes it."""
+    ctx = context(bundle, a, b)
+    ctx.python = {v: stage_text(bundle.compiled_variant(v), "python") for v in (a, b)}
+    return ctx
+
+
+def block_only(a: str, b: str, va: str, vb: str) -> str:
+    """The explanation of a ``config.changed`` whose only change is ``BLOCK`` (``va`` in ``a``, ``vb`` in ``b``)."""
+    return f"The two kernels were compiled with different configurations: `BLOCK` = {va} in `{a}` vs {vb} in `{b}`.{WHY}"
+
+
+@BOTH
+def test_constexpr_alone_changed(bundle: Bundle, swap: bool) -> None:
+    """``block512`` is ``fixed`` with ``BLOCK`` 512 and the same launch options: the finding names ``BLOCK`` alone and
+    does not point at ``options.changed``; both sides' source is the same kernel text, so no code change is
+    claimed."""
+    a, b = ("block512", "fixed") if swap else ("fixed", "block512")
+    ctx = with_sources(bundle, a, b)
+    assert ctx.python[a] and ctx.python[a] == ctx.python[b]
+    (f,) = rule_config_changed(ctx)
+    vals = {"fixed": "1024", "block512": "512"}
+    assert f.title == f"Configuration differs: `BLOCK` ({vals[a]}→{vals[b]})"
+    assert f.explanation == block_only(a, b, vals[a], vals[b])
+
+
+@BOTH
+def test_launch_option_set_on_one_side_only_is_not_a_configuration_value(bundle: Bundle, swap: bool) -> None:
+    """``block512_capped`` is ``fixed`` with ``BLOCK`` 512 and ``maxnreg`` 128 (unset in ``fixed``): ``BLOCK`` is
+    the configuration change; the one-sided ``maxnreg`` is ``options.changed``'s ("unset (no cap)" vs the cap), not
+    listed here in either order."""
+    a, b = ("block512_capped", "fixed") if swap else ("fixed", "block512_capped")
+    ctx = context(bundle, a, b)
+    assert (ctx.fa.options.get("maxnreg") is None) != (ctx.fb.options.get("maxnreg") is None)
+    (f,) = rule_config_changed(ctx)
+    vals = {"fixed": "1024", "block512_capped": "512"}
+    assert f.title == f"Configuration differs: `BLOCK` ({vals[a]}→{vals[b]})"
+    assert f.explanation == block_only(a, b, vals[a], vals[b])
+    assert [e.text for e in f.evidence] == [f"BLOCK = {vals[a]}", f"BLOCK = {vals[b]}"]
+
+
+@BOTH
+def test_source_change_beside_the_configuration(bundle: Bundle, swap: bool) -> None:
+    """The python stage is the suite file a variant was compiled from (the same text for every variant of one
+    bundle). With ``block512``'s source another file (as when the compared variants come from two suites or two
+    revisions of one: here ``tests/suites/diag_loop.py``'s text) the explanation adds that the source differs too.
+    Without one side's source (a bundle without the python stage) nothing is claimed about the code."""
+    a, b = ("block512", "fixed") if swap else ("fixed", "block512")
+    ctx = with_sources(bundle, a, b)
+    ctx.python["block512"] = (Path(__file__).parent / "suites" / "diag_loop.py").read_text()
+    srcs = dict(ctx.python)
+    assert srcs[a] and srcs[b] and srcs[a] != srcs[b]
+    vals = {"fixed": "1024", "block512": "512"}
+    (f,) = rule_config_changed(ctx)
+    assert f.explanation == block_only(a, b, vals[a], vals[b]) + CODE
+    for missing in (a, b):
+        ctx.python = {v: s for v, s in srcs.items() if v != missing}
+        (f,) = rule_config_changed(ctx)
+        assert f.explanation == block_only(a, b, vals[a], vals[b])
+
+
+@BOTH
+def test_unknown_constexpr_value_is_a_dash(bundle: Bundle, swap: bool) -> None:
+    """A bundle may record a declared ``tl.constexpr`` without its value (``constexpr: null``, allowed by the bundle
+    schema): the explanation prints ``—`` for it, not ``None``. Here ``block512``'s ``BLOCK`` record is read so."""
+    va, vb = bundle.compiled_variant("fixed"), bundle.compiled_variant("block512")
+    spec_b = [dataclasses.replace(s, constexpr=None) if s.name == "BLOCK" else s for s in vb.specialization]
+    assert spec_b != vb.specialization
+    sa, sb = (va.specialization, stage_text(va, "ttir")), (spec_b, stage_text(vb, "ttir"))
+    a, b = ("block512", "fixed") if swap else ("fixed", "block512")
+    (xa, ta), (xb, tb) = (sb, sa) if swap else (sa, sb)
+    ctx = Context(a, b, extract_facts(bundle.compiled_variant(a)), extract_facts(bundle.compiled_variant(b)))
+    ctx.pairing = pair_params(xa, ta, xb, tb)
+    (f,) = rule_config_changed(ctx)
+    vals = {"fixed": "1024", "block512": "—"}
+    assert f.explanation == block_only(a, b, vals[a], vals[b])

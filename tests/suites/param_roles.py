@@ -16,6 +16,8 @@ its role: the rules must read the role from the TTIR.
 - ``scaled_int``: ``scaled`` with ``alpha`` an integer (3: a runtime ``i32`` used only in arithmetic).
 - ``square``: square rows: one runtime ``ld`` (1000) is both the row stride and the column bound.
 - ``warps8``: ``fixed`` with ``num_warps`` = 8 only; ``capped``: ``fixed`` with ``maxnreg`` = 128 (unset in the others).
+- ``block512``: ``fixed`` with ``BLOCK`` = 512 only (the launch options unchanged); ``block512_capped``: ``block512``
+  with ``maxnreg`` = 128 as well.
 """
 
 from __future__ import annotations
@@ -136,6 +138,8 @@ suite = Suite(
             args=lambda s: {**_tensors("src", "dst"), "ld": 1000},
         ),
         "capped": Variant(copy_fixed, options={"maxnreg": 128}),
+        "block512": Variant(copy_fixed, constexprs={"BLOCK": 512}),
+        "block512_capped": Variant(copy_fixed, constexprs={"BLOCK": 512}, options={"maxnreg": 128}),
     },
     args=_args(),
     shape={"C": 1000},
