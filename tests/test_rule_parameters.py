@@ -367,7 +367,9 @@ def with_sources(bundle: Bundle, a: str, b: str) -> Context:
 
 def block_only(a: str, b: str, va: str, vb: str) -> str:
     """The explanation of a ``config.changed`` whose only change is ``BLOCK`` (``va`` in ``a``, ``vb`` in ``b``)."""
-    return f"The two kernels were compiled with different configurations: `BLOCK` = {va} in `{a}` vs {vb} in `{b}`.{WHY}"
+    return (
+        f"The two kernels were compiled with different configurations: `BLOCK` = {va} in `{a}` vs {vb} in `{b}`.{WHY}"
+    )
 
 
 @BOTH
