@@ -9,14 +9,17 @@ facts, never an exception."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from irdiff.bundle import Bundle
+from irdiff.diagnose.facts import Ref, strip_loc
 from irdiff.diagnose.mechfacts import (
     MechFacts,
     _async_waits,
+    _contiguous_dims,
     _converts,
     _dots,
     _loc_table,
@@ -24,6 +27,7 @@ from irdiff.diagnose.mechfacts import (
     _pos,
     _ptx_shared_at,
     _region_ends,
+    _transposing_copies,
     clear_memos,
     extract_mech_facts,
 )
@@ -430,3 +434,119 @@ def test_region_ends_pair_each_region_op_with_its_closing_line() -> None:
     )
     assert _region_ends(text) == {1: "}) : (tensor<64x64xf32>) -> tensor<64xf32> loc(#loc1)"}
     assert _region_ends("}) : (tensor<64xf32>) -> f32 loc(#loc1)\n}") == {}
+
+
+# ------------------------------------------------------------------------------------------------ transposing copies
+
+KMM = str(Path(__file__).parent / "suites" / "truth_kmm.py")
+
+
+@pytest.fixture(scope="module")
+def kmm90(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    """``truth_kmm`` on sm90 (the variants ``tests/test_truth_findings.py`` compiles: one cached compile)."""
+    b: Bundle = compile_suite(KMM + "::truth_kmm", ["ieee", "tf32", "tf32x3", "f16", "tf32_tn"], "sm90")
+    return b
+
+
+# the contiguous dimension of each 2-D layout alias: ``order[0]`` of a blocked or swizzled layout, for
+# ``nvmma_shared`` 1 (the last dimension) or 0 with ``transposed = true``; ``#mma`` states none
+KMM_DIMS = {
+    "ieee": {"#blocked": 1, "#blocked1": 1, "#blocked2": 1, "#shared": 1},  # FMA: swizzled_shared, all row-major
+    "tf32": {"#blocked": 1, "#blocked1": 1, "#shared": 1, "#shared1": 0},  # wgmma: B into a transposed layout
+    "tf32_tn": {"#blocked": 0, "#blocked1": 0, "#blocked2": 1, "#shared": 1, "#shared1": 0},  # A, B column-major
+}
+
+
+@pytest.mark.parametrize("variant", sorted(KMM_DIMS))
+def test_contiguous_dims_of_the_layouts_as_compiled(kmm90: Bundle, variant: str) -> None:
+    """Each 2-D blocked, swizzled or nvmma shared layout with its contiguous dimension and its definition as the
+    TTGIR header writes it (the ``#mma`` layout states none; ``#loc`` lines between the definitions are skipped)."""
+    ttgir = kmm90.variants[variant].text("ttgir")
+    dims = _contiguous_dims(ttgir)
+    assert {k: d for k, (d, _) in dims.items()} == KMM_DIMS[variant]
+    for alias, (_, text) in dims.items():
+        m = re.search(rf"^{alias} = #ttg\.(.*)$", ttgir, re.M)
+        assert m and text == m.group(1)
+    assert ("nvidia_mma" in ttgir) == (variant != "ieee") and "#mma" not in dims
+
+
+@pytest.mark.parametrize(
+    ("variant", "name", "shape", "src", "dst", "shared"),
+    [
+        ("tf32", "y", [16, 64], 1, 0, "#shared1"),  # B row-major (N contiguous) into K-major shared memory
+        ("tf32_tn", "x", [64, 16], 0, 1, "#shared"),  # A column-major (M contiguous) into K-major shared memory
+    ],
+)
+def test_transposing_copies_are_the_operand_copies_that_turn(
+    kmm90: Bundle, variant: str, name: str, shape: list[int], src: int, dst: int, shared: str
+) -> None:
+    """sm90 tf32 ``wgmma`` reads its 32-bit operands K-major from shared memory: the tile whose global addresses
+    run along the other dimension is copied by ``cp.async`` into a layout contiguous along K, each copy op of it in
+    the TTGIR (3 prologue copies at ``num_stages`` 4 and the loop's) is one fact; the other operand's copies keep
+    their dimension and are none. ``ieee`` (FMA, swizzled shared memory along the loads) has none."""
+    v = kmm90.variants[variant]
+    ttgir = v.text("ttgir")
+    lines = ttgir.splitlines()
+    copies = [no for no, raw in enumerate(lines, 1) if "= ttg.async_copy_global_to_local" in raw]
+    mine = [no for no in copies if f"-> <{'x'.join(map(str, shape))}xf32, {shared}," in lines[no - 1]]
+    assert len(copies) == 8 and len(mine) == 4  # x and y, each 3 prologue copies and 1 in the loop
+    out = _transposing_copies(ttgir, str(v.metadata.get("source_path", "")), v.text("python"))
+    assert [c.ref.line for c in out] == mine
+    definition = re.search(rf"^{shared} = #ttg\.(.*)$", ttgir, re.M)
+    assert definition is not None
+    py = v.text("python").splitlines()
+    # ``if LAY == "tn"`` loads the tile first (column-major), its ``else`` branch second (row-major)
+    loads = [no for no, t in enumerate(py, 1) if t.strip().startswith(f"{name} = tl.load(")]
+    load = loads[0] if variant.endswith("_tn") else loads[1]
+    for c in out:
+        assert (c.name, c.shape, c.elem, c.src_dim, c.dst_dim) == (name, shape, "f32", src, dst)
+        assert c.shared == definition.group(1)
+        assert (c.ref.stage, c.ref.text) == ("ttgir", strip_loc(lines[c.ref.line - 1]).strip())
+        assert c.python is not None and (c.python.stage, c.python.line) == ("python", load)
+        assert c.python.text == py[load - 1].strip()
+    assert extract_mech_facts(v).transposing_copies == out
+    ieee = kmm90.variants["ieee"]
+    assert "ttg.async_copy_global_to_local" in ieee.text("ttgir")
+    assert extract_mech_facts(ieee).transposing_copies == []
+
+
+def test_transposing_copies_of_odd_lines() -> None:
+    """Copy lines the compiled kernels above do not hold, ahead of one that transposes (it is still found): a 3-D
+    copy into a ``rank = 3`` ``nvmma_shared`` layout (Triton prints the rank only for rank ≠ 2; its contiguous
+    dimension is not the 2-D rule's, so the layout has none here), a copy from a ``#ttg.linear`` register layout
+    (no ``order``), a line cut before its signature, and a copy without a result (an untrusted bundle): each is
+    skipped or gives an unnamed fact, never an exception."""
+    header = [
+        "#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>",
+        "#blocked3 = #ttg.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], "
+        "order = [2, 1, 0]}>",
+        "#linear = #ttg.linear<{register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], "
+        "warp = [[8, 0], [16, 0]], block = []}>",
+        "#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 32}>",
+        "#shared1 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = true, elementBitWidth = 32}>",
+        "#shared3 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, rank = 3}>",
+        "#smem = #ttg.shared_memory",
+    ]
+    dims = _contiguous_dims("\n".join(header))
+    assert {k: d for k, (d, _) in dims.items()} == {"#blocked": 1, "#blocked3": 2, "#shared": 1, "#shared1": 0}
+    copy = "ttg.async_copy_global_to_local %p, %q mask %r : tensor<{}x!tt.ptr<{}>, {}> -> <{}x{}, {}, #smem, mutable>"
+    ops = [
+        "%a_1 = ttg.async_copy_global_to_local %p, %q mask %r",  # cut before its signature
+        "%b_2 = " + copy.format("2x64x16", "f16", "#blocked3", "2x64x16", "f16", "#shared3"),  # 3-D, rank 3
+        "%c_3 = " + copy.format("32x16", "f32", "#linear", "32x16", "f32", "#shared"),  # no order stated
+        # transposes, at a line of the kernel's file; then in a helper's file (inlined from another module)
+        "%y_4 = " + copy.format("16x64", "f32", "#blocked", "16x64", "f32", "#shared1") + " loc(#loc1)",
+        copy.format("16x64", "f32", "#blocked", "16x64", "f32", "#shared1") + " loc(#loc2)",  # no result
+        "%x_5 = " + copy.format("64x16", "f32", "#blocked", "64x16", "f32", "#shared"),  # keeps its dimension
+    ]
+    locs = ['#loc1 = loc("/k/kernel.py":2:13)', '#loc2 = loc("/k/helpers.py":3:9)']
+    text = "\n".join(header + ["  " + o for o in ops] + locs)
+    python = "def k(p):\n    y = tl.load(p)\n    z = y + 1\n"
+    out = _transposing_copies(text, "/k/kernel.py", python)
+    assert [(c.name, c.shape, c.elem, c.src_dim, c.dst_dim, c.ref.line) for c in out] == [
+        ("y", [16, 64], "f32", 1, 0, 11),
+        ("", [16, 64], "f32", 1, 0, 12),
+    ]
+    assert all(c.shared == header[4].split(" = #ttg.", 1)[1] for c in out)
+    # the kernel's own line is quoted; a line of another file is not (line 3 of the kernel is another statement)
+    assert [c.python for c in out] == [Ref("python", 2, "y = tl.load(p)"), None]
