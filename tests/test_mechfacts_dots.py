@@ -333,6 +333,43 @@ def test_dot_lines_without_signature_or_result() -> None:
     assert (d2.name, d2.shape, d2.rank) == ("", [64, 64, 32], 2)
 
 
+def test_dot_types_of_cut_signatures_and_no_ttgir() -> None:
+    """Each operand type a cut signature still names is read, the missing ones are "" (never a made-up type, never
+    an exception): no types, one (A), two (A and B; no accumulator). A TTIR without its TTGIR (a bundle saved
+    before that stage) has no lowering, no instrShape, no operand places and 0 warps."""
+    ttir = _module(
+        "%acc = tt.dot %a, %b, %cst loc(#loc1)",
+        "%d = tt.dot %a, %b, %cst : tensor<64x32xf16> loc(#loc1)",
+        "%e = tt.dot %a, %b, %cst : tensor<64x32xf16> * tensor<32x64xbf16> loc(#loc1)",
+    )
+    d0, d1, d2 = _dots(ttir, "", "/k/kern.py", PY)
+    assert [(d.a_type, d.b_type, d.acc_type) for d in (d0, d1, d2)] == [
+        ("", "", ""),
+        ("f16", "", ""),
+        ("f16", "bf16", ""),
+    ]
+    assert (d2.shape, d2.rank) == ([64, 64, 32], 2)
+    for d in (d0, d1, d2):
+        assert (d.lowering, d.instr_shape, d.operands, d.upcast, d.warps, d.ttgir) == ("", [], [], [], 0, None)
+
+
+@pytest.mark.parametrize("order", ["chained", "separate"])
+def test_dot_result_added_to_another_sum_is_not_chained(order: str) -> None:
+    """``tl.dot(a, b, acc) + other``: Triton folds an ``arith.addf`` of a dot into the dot's accumulator only when
+    that accumulator is zero, so this sum stays an ``arith.addf`` of the dot's result: the product is not accumulated
+    in the MMA's own accumulator (``acc_chained`` False); a dot whose result only feeds the next dot (or a store) is
+    chained. Both orders of the two dots in one function."""
+    t = "tensor<64x32xf32> * tensor<32x64xf32> -> tensor<64x64xf32>"
+    chained = [f"%acc = tt.dot %a, %b, %c0 : {t} loc(#loc1)", f"%acc_1 = tt.dot %a, %b, %acc : {t} loc(#loc1)"]
+    separate = [
+        f"%p = tt.dot %a, %b, %c1 : {t} loc(#loc1)",
+        "%s = arith.addf %other, %p : tensor<64x64xf32> loc(#loc1)",
+    ]
+    ops = chained + separate if order == "chained" else separate + chained
+    facts = {d.name: d.acc_chained for d in _dots(_module(*ops), "", "/k/kern.py", PY)}
+    assert facts == {"acc": True, "p": False}
+
+
 # ------------------------------------------------------------------------------------------------ waits
 
 
