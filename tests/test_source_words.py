@@ -5,13 +5,15 @@ no compile."""
 
 from __future__ import annotations
 
+import ast
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from irdiff.bundle import VariantResult
-from irdiff.diagnose.source import SourceChange, SourceDiff, diff_sources
+from irdiff.diagnose.source import SourceChange, SourceDiff, _index_kinds, diff_sources
 
 HEAD = "import triton\nimport triton.language as tl\n\n\n"  # kernel sources start on line 5
 BOTH = pytest.mark.parametrize("swap", [False, True], ids=["as-named", "swapped"])
@@ -745,3 +747,209 @@ def test_affected_refuses_a_side_other_than_a_or_b(tmp_path: Path) -> None:
     for bad in ("c", "A", "", "ab"):
         with pytest.raises(ValueError, match="side must be 'a' or 'b', not"):
             sd.affected(bad, {13})
+
+
+def _index(text: str) -> ast.AST:
+    """The index of the subscript expression ``text`` (``r[None, :]`` → its ``None, :`` tuple)."""
+    node = ast.parse(text, mode="eval").body
+    assert isinstance(node, ast.Subscript)
+    return node.slice
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("r[None, :]", ("None", "slice")),
+        ("r[:, None]", ("slice", "None")),
+        ("x[i]", ("expr",)),
+        ("x[0]", ("expr",)),
+        ("x[...]", ("...",)),
+        ("x[None]", ("None",)),
+        ("x[:]", ("slice",)),
+        ("x[1:n, ..., None, i + 1, 'k']", ("slice", "...", "None", "expr", "expr")),
+    ],
+)
+def test_index_kinds_are_the_shape_of_the_index(text: str, kinds: tuple[str, ...]) -> None:
+    """One kind per position of the index: a slice, a new axis (``None``), an ellipsis, or any other expression
+    (constants other than ``None``/``...`` included); a single index is one position, a tuple one per element."""
+    assert _index_kinds(_index(text)) == kinds
+
+
+SUB = """
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + {idx})
+    tl.store(y_ptr + r, v)
+"""
+
+
+@BOTH
+def test_a_changed_index_shape_is_the_subscript(tmp_path: Path, swap: bool) -> None:
+    """``r[:, None]`` vs ``r[None, :]`` (the new axis on the other side): the subscript is the changed expression,
+    one change per subscript (not the bare ``None`` and ``:`` tokens), on line 9 of both variants."""
+    sd, a, b = diff(
+        tmp_path,
+        {"rows": SUB.format(idx="r[:, None] * n + r[None, :]"), "cols": SUB.format(idx="r[None, :] * n + r[:, None]")},
+        swap,
+    )
+    first, second = ("`r[:, None]`", "`r[None, :]`") if a == "rows" else ("`r[None, :]`", "`r[:, None]`")
+    assert said(sd, a, b) == [f"{first} in `{a}` vs {second} in `{b}`", f"{second} in `{a}` vs {first} in `{b}`"]
+    assert [(c.kind, c.line_a, c.line_b, c.end_a, c.end_b) for c in sd.changes] == [("statement", 9, 9, 9, 9)] * 2
+
+
+@BOTH
+def test_an_index_of_the_same_shape_is_compared_inside(tmp_path: Path, swap: bool) -> None:
+    """``tl.arange(0, BLOCK)[None, :]`` vs ``tl.arange(0, 2 * BLOCK)[None, :]``: the index keeps its shape, so the
+    change is the innermost one (the range's end), not the whole subscript."""
+    sd, a, b = diff(
+        tmp_path,
+        {
+            "one": SUB.format(idx="tl.arange(0, BLOCK)[None, :]"),
+            "two": SUB.format(idx="tl.arange(0, 2 * BLOCK)[None, :]"),
+        },
+        swap,
+    )
+    words = "`BLOCK` in `one` is `2 * BLOCK` in `two`" if a == "one" else "`2 * BLOCK` in `two` is `BLOCK` in `one`"
+    assert said(sd, a, b) == [words]
+    assert [(c.kind, c.line_a, c.line_b) for c in sd.changes] == [("statement", 9, 9)]
+
+
+@BOTH
+def test_an_attribute_of_a_computed_value(tmp_path: Path, swap: bool) -> None:
+    """``tl.load(…).T`` vs ``tl.load(…).mT``: the attribute name of a value that is not a dotted name is a plain
+    field, reported as the two names (no line of its own)."""
+    sd, a, b = diff(tmp_path, {"t": SUB.format(idx="r).T + (0"), "mt": SUB.format(idx="r).mT + (0")}, swap)
+    words = "`T` in `t` vs `mT` in `mt`" if a == "t" else "`mT` in `mt` vs `T` in `t`"
+    assert said(sd, a, b) == [words]
+    assert [(c.kind, c.line_a, c.line_b, c.name) for c in sd.changes] == [("statement", None, None, "")]
+
+
+HELPER = """
+@triton.jit
+def h(v):
+    {ret}
+
+
+@triton.jit
+def k(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + r)
+    h(v)
+    tl.store(y_ptr + r, v)
+"""
+
+
+@BOTH
+def test_an_optional_part_on_one_side_is_the_enclosing_statement(tmp_path: Path, swap: bool) -> None:
+    """``return`` vs ``return v`` (a field that is a node on one side, absent on the other): the enclosing
+    statement is the change, with its line (8 in both), not a Python object's repr."""
+    sd, a, b = diff(tmp_path, {"bare": HELPER.format(ret="return"), "value": HELPER.format(ret="return v")}, swap)
+    words = (
+        "`return` in `bare` vs `return v` in `value`" if a == "bare" else "`return v` in `value` vs `return` in `bare`"
+    )
+    assert said(sd, a, b) == [words]
+    assert [(c.kind, c.function, c.line_a, c.line_b) for c in sd.changes] == [("statement", "h", 8, 8)]
+
+
+MOVE = {
+    "hoisted": """
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    s = tl.load(x_ptr + r) * 2.0
+    for i in range(n):
+        acc += s
+    tl.store(y_ptr + r, acc)
+""",
+    "extra": """
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    extra = tl.load(y_ptr + r)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for i in range(n):
+        s = tl.load(x_ptr + r) * 2.0
+        acc += s
+    tl.store(y_ptr + r, acc)
+""",
+}
+
+
+@BOTH
+def test_a_move_after_a_removed_statement_is_still_a_move(tmp_path: Path, swap: bool) -> None:
+    """``extra`` is only in one variant and comes before the loop whose load the other variant hoists: the load is
+    one move (line 12 in the loop, line 10 before it), the extra statement one statement only on its side."""
+    sd, a, b = diff(tmp_path, {"extra": MOVE["extra"], "hoisted": MOVE["hoisted"]}, swap)
+    moved = [(c.kind, c.name, c.old, c.new) for c in sd.changes if c.kind == "moved"]
+    depth = ("loop depth 1", "loop depth 0") if a == "extra" else ("loop depth 0", "loop depth 1")
+    assert moved == [("moved", "s = tl.load(x_ptr + r) * 2.0", *depth)]
+    lines = {
+        (c.kind, c.line_a if a == "extra" else c.line_b, c.line_b if a == "extra" else c.line_a) for c in sd.changes
+    }
+    assert lines == {("moved", 12, 10), ("statement", 9, None)}
+    assert [c.words(a, b) for c in sd.changes if c.kind == "statement"] == [
+        f"statement `extra = tl.load(y_ptr + r)` only in `{a}`"
+        if a == "extra"
+        else "statement `extra = tl.load(y_ptr + r)` only in `extra`"
+    ]
+
+
+CHAIN = """
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    m = {cmp}
+    tl.store(y_ptr + r, tl.load(x_ptr + r), mask=m)
+"""
+
+
+@BOTH
+def test_a_chained_comparison_lists_its_operators(tmp_path: Path, swap: bool) -> None:
+    """``0 <= r < n`` vs ``0 < r <= n`` (a chained comparison, which Triton's code generator rejects, but the
+    source diff reads any Python): the operators of each side, in order, separated by one space."""
+    sd, a, b = diff(tmp_path, {"closed": CHAIN.format(cmp="0 <= r < n"), "open": CHAIN.format(cmp="0 < r <= n")}, swap)
+    ops = {"closed": "<= <", "open": "< <="}
+    assert [(c.kind, c.old, c.new, c.line_a, c.line_b) for c in sd.changes] == [("op-changed", ops[a], ops[b], 9, 9)]
+
+
+DEEP = """
+@triton.jit
+def h(v):
+    return v * {f}
+
+
+@triton.jit
+def k(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    v = h(tl.load(x_ptr + r))
+    w = {deep}
+    tl.store(y_ptr + r, w)
+"""
+
+
+@BOTH
+def test_a_kernel_too_deep_to_compare_leaves_its_helpers_compared(tmp_path: Path, swap: bool) -> None:
+    """A kernel with a 1500-term sum parses but is deeper than Python's recursion limit (1000) for the structural
+    keys, so it cannot be compared; the ``@triton.jit`` helper it calls still is (its constant 2.0 vs 3.0, line 8)."""
+    assert sys.getrecursionlimit() < 2000
+    deep = " + ".join(["v"] * 1500)
+    named = {"two": DEEP.format(f="2.0", deep=deep), "three": DEEP.format(f="3.0", deep=deep + " + v")}
+    sd, a, b = diff(tmp_path, named, swap)
+    assert sd.functions == [("k", "k"), ("h", "h")]
+    consts = {"two": "2.0", "three": "3.0"}
+    assert [(c.kind, c.function, c.line_a, c.line_b, c.old, c.new) for c in sd.changes] == [
+        ("constant-changed", "h", 8, 8, consts[a], consts[b])
+    ]
+
+
+@BOTH
+def test_a_source_too_deep_to_parse_is_a_note(tmp_path: Path, swap: bool) -> None:
+    """A 50000-term sum is deeper than Python's parser allows (``ast.parse`` raises RecursionError): the diff is
+    empty with a note naming the variant, as for any source that does not parse; it does not raise."""
+    deep = " + ".join(["v"] * 50000)
+    sd, a, b = diff(tmp_path, {"deep": DEEP.format(f="2.0", deep=deep), "flat": DEEP.format(f="2.0", deep="v")}, swap)
+    assert sd.changes == []
+    assert sd.functions == []
+    assert sd.note == "`deep`: kernel source does not parse (nested too deeply for Python's parser, line None)"

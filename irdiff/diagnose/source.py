@@ -283,8 +283,14 @@ def _functions(tree: ast.AST) -> dict[str, list[ast.FunctionDef]]:
 
 @lru_cache(maxsize=16)
 def _parse(text: str) -> ast.Module:
-    """``ast.parse``, once per text (both variants of a suite usually share one file). The tree is never changed."""
-    return ast.parse(text)
+    """``ast.parse``, once per text (both variants of a suite usually share one file). The tree is never changed.
+
+    :raises SyntaxError: also for a text nested deeper than Python's parser allows (its RecursionError: a sum of
+        some thousands of terms), so that callers that report unparseable sources report this one too."""
+    try:
+        return ast.parse(text)
+    except RecursionError as e:
+        raise SyntaxError("nested too deeply for Python's parser") from e
 
 
 def jit_functions(v: VariantResult) -> tuple[list[_Fn], str]:
@@ -945,7 +951,12 @@ class _Cmp:
         for fld in x._fields:
             if fld in ("op", "ops", "ctx"):
                 continue
-            self.expr(getattr(x, fld, None), getattr(y, fld, None))
+            fx, fy = getattr(x, fld, None), getattr(y, fld, None)
+            if isinstance(fx, ast.AST) is not isinstance(fy, ast.AST) and (fx is None or fy is None):
+                # an optional part on one side only (`return` vs `return v`): the enclosing node is what changed
+                self.add("statement", f"`{_src(x)}` in `{{A}}` vs `{_src(y)}` in `{{B}}`", x, y)
+                continue
+            self.expr(fx, fy)
 
     def call(self, x: ast.Call, y: ast.Call) -> None:
         fx, fy = _dotted(x.func), _dotted(y.func)
