@@ -321,6 +321,30 @@ def test_atomic_cas_and_fp16_add_relaxed(compile_suite, order: tuple[str, str]) 
     assert list(fences) == ["acqrel"] and "MEMBAR.ALL.GPU" in fences["acqrel"]
 
 
+@pytest.mark.parametrize("order", [("acqrel", "relaxed"), ("relaxed", "acqrel")])
+def test_atomic_sentence_with_one_side_bare_and_every_fence_spelling(atoms: Bundle, order: tuple[str, str]) -> None:
+    """The real ``sem`` root of ``acqrel``/``relaxed`` with its instruction deltas replaced: no compiled Triton
+    atomic here leaves one side without an atomic instruction or emits a PTX ``fence.*``/``membar.*`` or a SASS
+    ``FENCE.*`` of its own (ptxas adds ``MEMBAR.*``), so these spellings (the PTX ``fence.acq_rel.gpu`` and
+    ``membar.gl``, the SASS ``FENCE.VIEW.ASYNC.S`` other kernels have) are set in the whole-stage deltas: an empty
+    side is named ``none``, and every fence prefix is listed as the side's own."""
+    a, o = order
+    ctx = root_ctx(atoms, a, o)
+    atom = "atom.global.gpu.acq_rel.add.u32"
+    for mine, theirs in ((a, o), (o, a)):
+        ctx.trace = []
+        ctx.whole = {"ptx": ({atom: 1}, {}) if mine == a else ({}, {atom: 1})}
+        s = R._mech_atomic(ctx)
+        said = (f"`{atom}` in `{a}` vs none in `{o}`") if mine == a else (f"none in `{a}` vs `{atom}` in `{o}`")
+        assert s == f"{ORDERING} Atomic instructions: {said}."
+    fences = {"fence.acq_rel.gpu": 1, "membar.gl": 1, "FENCE.VIEW.ASYNC.S": 1, "MEMBAR.ALL.GPU": 1}
+    ctx.whole = {"ptx": (dict(fences), {})}
+    assert R._mech_atomic(ctx) == (
+        f"{ORDERING} Fences and barriers only in `{a}`: `FENCE.VIEW.ASYNC.S`, `MEMBAR.ALL.GPU`, `fence.acq_rel.gpu`, "
+        f"`membar.gl`; `{o}` drops them."
+    )
+
+
 @pytest.fixture(scope="module")
 def quot(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
     return compile_suite(MECH + "::quot", ["approx", "ieee", "mul", "pow2", "odd"], "sm80")
