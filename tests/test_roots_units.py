@@ -944,6 +944,51 @@ def test_restatement_is_capped_at_its_most_severe_cause_and_never_raised() -> No
     assert [f.severity for f in fs] == ["critical", "minor", "major", "major", "major", "minor", "info"]
 
 
+def test_lift_roots_follows_every_path_of_the_chain_and_lifts_only_roots() -> None:
+    """A root takes the worst severity of its whole chain: two levels down; past a finding reached twice (a diamond:
+    the critical effect is looked at last, after the shared one is met again); through a cause cycle (it ends: the
+    engine never promises an acyclic graph). A finding outside ``roots``, or a root with a cause of its own, keeps
+    its severity whatever follows it."""
+    import signal
+
+    src = _f("source.op-changed", severity="minor")
+    div = _f("precision.division", severity="minor", causes=["source.op-changed"])
+    sass = _f("sass.instructions", severity="critical", causes=["precision.division"])
+    R._lift_roots([src, div, sass], {"source.op-changed"})
+    assert (src.severity, div.severity, sass.severity) == ("critical", "minor", "critical")
+    # a diamond: effects of the root are popped last-listed first; the critical one is listed first
+    root = _f("source.kwarg-changed", severity="info")
+    worst = _f("mma.lowering", severity="critical", causes=["source.kwarg-changed"])
+    left = _f("ttir.i64-index-math", severity="minor", causes=["source.kwarg-changed"])
+    right = _f("coalesce.contiguity", severity="minor", causes=["source.kwarg-changed"])
+    shared = _f("ptx.memory-ops", severity="minor", causes=["ttir.i64-index-math", "coalesce.contiguity"])
+    R._lift_roots([root, worst, left, right, shared], {"source.kwarg-changed"})
+    assert root.severity == "critical"
+    # not a root, or a root with a cause: unchanged
+    lone = _f("ptx.memory-ops", severity="minor")
+    after = _f("sass.instructions", severity="critical", causes=["ptx.memory-ops"])
+    caused = _f("settings.changed", severity="info", causes=["spec.constexpr-changed"])
+    below = _f("resources.registers", severity="major", causes=["settings.changed"])
+    R._lift_roots([lone, after, caused, below], {"settings.changed"})
+    assert (lone.severity, caused.severity) == ("minor", "info")
+    # a cycle among the effects: every finding is looked at once
+    top = _f("source.call-added", severity="minor")
+    x = _f("hint.cache", severity="minor", causes=["source.call-added", "ttir.attr-changed"])
+    y = _f("ttir.attr-changed", severity="major", causes=["hint.cache"])
+
+    def _stuck(*_: object) -> None:
+        raise TimeoutError("_lift_roots did not end on a cause cycle")
+
+    old = signal.signal(signal.SIGALRM, _stuck)
+    signal.setitimer(signal.ITIMER_REAL, 5.0)
+    try:
+        R._lift_roots([top, x, y], {"source.call-added"})
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert top.severity == "major"
+
+
 def test_order_of_dangling_causes_and_unknown_stages() -> None:
     """A finding whose causes are all absent is one level deep (after a finding without causes, tied with one a
     level above a leaf: first listed first); a stage that is no pipeline stage sorts after every known stage."""
