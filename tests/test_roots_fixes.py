@@ -148,3 +148,26 @@ def test_affected_reads_the_named_side_and_refuses_any_other(beside: Bundle) -> 
     for bad in ("c", "B", "", "plain"):
         with pytest.raises(ValueError, match="side must be 'a' or 'b'"):
             sd.affected(bad, {p_col})
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_statement_and_hinted_lines_of_the_real_flows(beside: Bundle, swap: bool) -> None:
+    """The statement flows of ``evict`` and ``contig`` (:func:`diff_sources`, either side): any line of the
+    multi-line ``x = tl.load(…)``, its first and its last included, widens to exactly the call's lines; the hint
+    statement ``col = tl.max_contiguous(col, TILE)`` points at exactly the line defining ``col`` above it (the call's
+    own statement, which also defines ``col``, is not one of them)."""
+    from irdiff.diagnose.source import diff_sources
+
+    ev, co = beside.variants["evict"], beside.variants["contig"]
+    sd = diff_sources(beside.variants["plain"], ev) if not swap else diff_sources(ev, beside.variants["plain"])
+    flow = sd.flow_b if not swap else sd.flow_a
+    first, keyword = line_of(ev, "x = tl.load("), line_of(ev, 'eviction_policy="evict_last"')
+    (st,) = [s for s in flow if s.first == first]
+    assert st.last >= keyword > first
+    call = set(range(first, st.last + 1))
+    for ln in (first, keyword, st.last):
+        assert R._statements(flow, {ln}) == call
+    sd = diff_sources(beside.variants["plain"], co) if not swap else diff_sources(co, beside.variants["plain"])
+    flow = sd.flow_b if not swap else sd.flow_a
+    hint, above = line_of(co, "col = tl.max_contiguous(col, TILE)"), line_of(co, "col = tl.arange(0, TILE)")
+    assert R._hinted_lines(flow, {hint}) == {above}

@@ -331,7 +331,7 @@ def test_atomic_sentence_with_one_side_bare_and_every_fence_spelling(atoms: Bund
     a, o = order
     ctx = root_ctx(atoms, a, o)
     atom = "atom.global.gpu.acq_rel.add.u32"
-    for mine, theirs in ((a, o), (o, a)):
+    for mine in (a, o):
         ctx.trace = []
         ctx.whole = {"ptx": ({atom: 1}, {}) if mine == a else ({}, {atom: 1})}
         s = R._mech_atomic(ctx)
