@@ -423,3 +423,244 @@ def test_sass_call_targets_at_the_edges() -> None:
     # no offset: decided by the whole function (a RET somewhere), not by the code after instruction 1
     subs, branches = sass_calls(listing("CALL.ABS.NOINC `(__internal_0)", "EXIT", "RET.ABS R20"))
     assert ([r.line for r in subs], branches) == ([2], [])
+
+
+# TTGIR as Triton prints it for `x_ptr + offs_m[:, None] * 4 + offs_n[None, :]` (a 64x64 block of f32, sm80; locs
+# stripped), and the other index ops address_strides models, each on its own value
+_BLOCK = "#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+_S1 = "tensor<64xi32, #ttg.slice<{dim = 1, parent = #blocked}>>"
+_S0 = "tensor<64xi32, #ttg.slice<{dim = 0, parent = #blocked}>>"
+_T1 = "tensor<64x1xi32, #blocked>"
+_T0 = "tensor<1x64xi32, #blocked>"
+_T2 = "tensor<64x64xi32, #blocked>"
+_P2 = "tensor<64x64x!tt.ptr<f32>, #blocked>"
+_STRIDES_TTGIR = f"""{_BLOCK}
+module attributes {{"ttg.num-warps" = 4 : i32, ttg.target = "cuda:80", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @k(%x_ptr: !tt.ptr<f32> {{tt.divisibility = 16 : i32}}, %N: i32, %flag: i1) {{
+    %c2_i32 = arith.constant 2 : i32
+    %c4_i32 = arith.constant 4 : i32
+    %cst = arith.constant dense<4> : {_T1}
+    %cst_0 = arith.constant dense<4> : {_S0}
+    %cst_1 = arith.constant dense<64> : {_S0}
+    %cst_2 = arith.constant dense<[1, 2, 3, 5]> : tensor<4xi32, #blocked>
+    %offs_m = tt.make_range {{end = 64 : i32, start = 0 : i32}} : {_S1}
+    %offs_n = tt.make_range {{end = 64 : i32, start = 0 : i32}} : {_S0}
+    %0 = tt.expand_dims %offs_m {{axis = 1 : i32}} : {_S1} -> {_T1}
+    %1 = arith.muli %0, %cst : {_T1}
+    %2 = tt.expand_dims %offs_n {{axis = 0 : i32}} : {_S0} -> {_T0}
+    %3 = tt.broadcast %1 : {_T1} -> {_T2}
+    %4 = tt.broadcast %2 : {_T0} -> {_T2}
+    %5 = arith.addi %3, %4 : {_T2}
+    %6 = tt.splat %x_ptr : !tt.ptr<f32> -> {_P2}
+    %7 = tt.addptr %6, %5 : {_P2}, {_T2}
+    %8 = arith.subi %4, %3 : {_T2}
+    %9 = tt.splat %N : i32 -> {_S0}
+    %10 = tt.splat %N : i32 -> {_T2}
+    %11 = tt.splat %c4_i32 : i32 -> {_S0}
+    %12 = ttg.convert_layout %11 : {_S0} -> {_S0}
+    %13 = arith.shli %offs_n, %12 : {_S0}
+    %14 = arith.shli %offs_n, %9 : {_S0}
+    %15 = arith.muli %offs_n, %9 : {_S0}
+    %16 = arith.shli %15, %12 : {_S0}
+    %17 = arith.muli %15, %cst_0 : {_S0}
+    %18 = arith.muli %cst_0, %offs_n : {_S0}
+    %19 = arith.muli %cst_0, %15 : {_S0}
+    %20 = arith.muli %9, %offs_n : {_S0}
+    %21 = arith.muli %10, %4 : {_T2}
+    %22 = arith.muli %4, %10 : {_T2}
+    %23 = arith.muli %offs_n, %offs_n : {_S0}
+    %24 = arith.muli %23, %cst_0 : {_S0}
+    %25 = arith.remsi %offs_n, %cst_1 : {_S0}
+    %26 = arith.muli %25, %cst_0 : {_S0}
+    %27 = tt.expand_dims %25 {{axis = 0 : i32}} : {_S0} -> {_T0}
+    %28 = arith.muli %9, %11 : {_S0}
+    %29 = tt.expand_dims %28 {{axis = 0 : i32}} : {_S0} -> {_T0}
+    %30 = arith.muli %offs_n, %cst_0 : {_S0}
+    %31 = arith.addi %30, %offs_n : {_S0}
+    %32 = scf.if %flag -> ({_S0}) {{
+      scf.yield %offs_n : {_S0}
+    }} else {{
+      scf.yield %30 : {_S0}
+    }}
+    %offs_4 = tt.make_range {{end = 4 : i32, start = 0 : i32}} : tensor<4xi32, #blocked>
+    %33 = arith.muli %offs_4, %cst_2 : tensor<4xi32, #blocked>
+    tt.return
+  }}
+}}
+"""
+
+
+def _strides_of(value: str, rank: int) -> list[int | None] | None:
+    from irdiff.diagnose.facts import _walk_mlir, address_strides
+
+    ops, _ = _walk_mlir(_STRIDES_TTGIR, "ttgir")
+    return address_strides({r: o for o in ops for r in o.results}, value, rank)
+
+
+def test_address_strides_of_ttgir_index_ops() -> None:
+    """Element strides per dimension of the values of ``_STRIDES_TTGIR`` (``offs_m``/``offs_n``: aranges, stride 1;
+    ``N``: a runtime i32, unknown; 0: every element of that dimension holds the same value)."""
+    assert _strides_of("%7", 2) == [4, 1]  # x_ptr + offs_m[:, None] * 4 + offs_n[None, :]
+    assert _strides_of("%6", 2) == [0, 0]  # the splatted base pointer: one address
+    assert _strides_of("%8", 2) == [-4, 1]  # offs_n[None, :] - offs_m[:, None] * 4
+    assert _strides_of("%13", 1) == [16]  # offs_n << 4 (a splat through convert_layout)
+    assert _strides_of("%14", 1) is None  # offs_n << N: the shift is not a constant
+    assert _strides_of("%15", 1) == [None]  # offs_n * N
+    assert _strides_of("%16", 1) == [None]  # (offs_n * N) << 4
+    assert _strides_of("%17", 1) == [None]  # (offs_n * N) * 4
+    assert _strides_of("%18", 1) == [4]  # 4 * offs_n
+    assert _strides_of("%19", 1) == [None]  # 4 * (offs_n * N)
+    assert _strides_of("%20", 1) == [None]  # N * offs_n
+    assert _strides_of("%21", 2) == [0, None] and _strides_of("%22", 2) == [0, None]  # N * offs_n[None, :], both ways
+    assert _strides_of("%23", 1) is None  # offs_n * offs_n: not linear
+    assert _strides_of("%24", 1) is None  # (offs_n * offs_n) * 4
+    assert _strides_of("%25", 1) is None  # offs_n % 64: not linear (remsi is not modelled)
+    assert _strides_of("%26", 1) is None and _strides_of("%27", 2) is None  # ... times 4, expanded
+    assert _strides_of("%28", 1) == [0]  # N * 4 in every element (uniform times uniform)
+    assert _strides_of("%29", 2) == [0, 0]  # a uniform value expanded stays uniform
+    assert _strides_of("%31", 1) == [5]  # offs_n * 4 + offs_n: offs_n reached twice
+    assert _strides_of("%32", 1) is None  # an scf.if's result: not followed
+    assert _strides_of("%33", 1) == [None]  # times a constant that is not one number: unknown
+    assert _strides_of("%7", 1) is None and _strides_of("%13", 2) is None  # a rank that does not match
+
+
+def _chain_ttgir(kinds: list[str]) -> str:
+    """A TTGIR value computed from ``offs = tt.make_range`` through ``kinds`` ops, the first one computing ``%r``:
+    ``cvt`` (``ttg.convert_layout``), ``add0``/``add1`` (``arith.addi`` of the chain with a splat, the chain as first
+    or second operand), ``mul0``/``mul1`` (``arith.muli`` by ``dense<4>``, likewise), ``exp`` (``tt.expand_dims``
+    to 64x1). The op nearest the arange comes last in ``kinds``."""
+    lines = [f"%v{len(kinds)} = tt.make_range {{end = 64 : i32, start = 0 : i32}} : {_S1}"]
+    ty = _S1
+    for i in range(len(kinds) - 1, -1, -1):
+        k, src, dst = kinds[i], f"%v{i + 1}", f"%v{i}" if i else "%r"
+        if k == "exp":
+            lines.append(f"{dst} = tt.expand_dims {src} {{axis = 1 : i32}} : {ty} -> {_T1}")
+            ty = _T1
+        elif k == "cvt":
+            lines.append(f"{dst} = ttg.convert_layout {src} : {ty} -> {ty}")
+        else:
+            other = "%cst" if k.startswith("mul") else "%s"
+            a, b = (src, other) if k.endswith("0") else (other, src)
+            lines.append(f"{dst} = arith.{'muli' if k.startswith('mul') else 'addi'} {a}, {b} : {ty}")
+    head = [_BLOCK, "module {", "  tt.func public @k(%n: i32) {", f"    %cst = arith.constant dense<4> : {_T1}"]
+    head.append(f"    %s = tt.splat %n : i32 -> {_T1}")
+    return "\n".join(head + [f"    {x}" for x in lines] + ["    tt.return", "  }", "}"])
+
+
+def test_address_strides_follow_60_ops_deep() -> None:
+    """The walk from an address back to its arange stops 60 ops deep (a guard against deep recursion): with the
+    arange 60 ops away the strides are known, 61 ops away they are not. Every kind of step counts one."""
+    from irdiff.diagnose.facts import _walk_mlir, address_strides
+
+    def strides(kinds: list[str]) -> list[int | None] | None:
+        ops, _ = _walk_mlir(_chain_ttgir(kinds), "ttgir")
+        return address_strides({r: o for o in ops for r in o.results}, "%r", 2)
+
+    # every kind of step on the path: the additions and multiplications (2-D, above the expand_dims), then
+    # convert_layouts down to the arange
+    kinds = ["add0", "add1", "mul0", "mul1", "exp"] + ["cvt"] * 55
+    assert strides(kinds) == [16, 0]  # two multiplications by 4 of the arange's stride 1
+    assert strides(kinds + ["cvt"]) is None
+    assert strides(["cvt"] * 59 + ["exp"]) == [1, 0] and strides(["cvt"] * 60 + ["exp"]) is None
+
+
+def test_constant_factors_are_followed_8_ops_deep() -> None:
+    """A factor is a constant when its value is an ``arith.constant`` reached through at most 8 splats/casts
+    (``_const_int``): ``offs * c`` with ``c`` a splatted 4 behind ``k`` convert_layouts has stride 4 for k <= 7, and an
+    unknown stride (a runtime factor) beyond."""
+    from irdiff.diagnose.facts import _walk_mlir, address_strides
+
+    def strides(k: int) -> list[int | None] | None:
+        lines = [
+            "%c4_i32 = arith.constant 4 : i32",
+            f"%offs = tt.make_range {{end = 64 : i32, start = 0 : i32}} : {_S0}",
+            f"%f{k} = tt.splat %c4_i32 : i32 -> {_S0}",
+        ]
+        lines += [f"%f{i} = ttg.convert_layout %f{i + 1} : {_S0} -> {_S0}" for i in range(k - 1, -1, -1)]
+        lines.append(f"%r = arith.muli %offs, %f0 : {_S0}")
+        text = "\n".join([_BLOCK, "module {", "  tt.func public @k() {", *lines, "    tt.return", "  }", "}"])
+        ops, _ = _walk_mlir(text, "ttgir")
+        return address_strides({r: o for o in ops for r in o.results}, "%r", 1)
+
+    assert [strides(k) for k in (0, 1, 7)] == [[4]] * 3
+    assert strides(8) == [None]
+
+
+def test_loops_count_the_dots_directly_in_their_body() -> None:
+    """``LoopFact.dots``: the ``tt.dot`` ops of a loop's own body (two in an attention-like K loop), none in a loop
+    without them, and a dot outside every loop counts for none (TTGIR lines as Triton prints them, sm80)."""
+    from irdiff.diagnose.facts import _walk_mlir
+
+    acc = "tensor<64x64xf32, #mma>"
+    a = "tensor<64x16xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>"
+    b = "tensor<16x64xf16, #ttg.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>>"
+    text = "\n".join(
+        [
+            "module {",
+            "  tt.func public @k(%n: i32) {",
+            f"    %a = arith.constant dense<1.000000e+00> : {a}",
+            f"    %b = arith.constant dense<1.000000e+00> : {b}",
+            f"    %cst = arith.constant dense<0.000000e+00> : {acc}",
+            f"    %d0 = tt.dot %a, %b, %cst : {a} * {b} -> {acc}",
+            f"    %acc:2 = scf.for %i = %c0_i32 to %n step %c1_i32 iter_args(%x = %cst, %y = %cst) -> ({acc}, {acc})"
+            " : i32 {",
+            f"      %d1 = tt.dot %a, %b, %x : {a} * {b} -> {acc}",
+            f"      %d2 = tt.dot %a, %b, %y : {a} * {b} -> {acc}",
+            f"      %e = arith.addf %d1, %d2 : {acc}",
+            f"      scf.yield %e, %d2 : {acc}, {acc}",
+            "    }",
+            f"    %r = scf.for %j = %c0_i32 to %n step %c1_i32 iter_args(%z = %cst) -> ({acc}) : i32 {{",
+            f"      %f = arith.addf %z, %cst : {acc}",
+            f"      scf.yield %f : {acc}",
+            "    }",
+            "    tt.return",
+            "  }",
+            "}",
+        ]
+    )
+    _, loops = _walk_mlir(text, "ttgir")
+    assert [lp.dots for lp in loops] == [2, 0]
+
+
+_HEAVY_LINES = {  # one line of each memory/dot op kind as Triton prints it in TTGIR (sm80/sm90), locs stripped
+    "tt.load": "%v{i} = tt.load %p : tensor<64x!tt.ptr<f32>, #blocked>",
+    "tt.store": "tt.store %p, %c : tensor<64x!tt.ptr<f32>, #blocked>",
+    "tt.dot": "%v{i} = tt.dot %a, %b, %c : tensor<64x16xf16, #dotA> * tensor<16x64xf16, #dotB> -> tensor<64x64xf32>",
+    "tt.atomic_rmw": "%v{i} = tt.atomic_rmw fadd, acq_rel, gpu, %p, %c, %m : (tensor<64x!tt.ptr<f32>, #blocked>,"
+    " tensor<64xf32, #blocked>, tensor<64xi1, #blocked>) -> tensor<64xf32, #blocked>",
+    "tt.descriptor_load": "%v{i} = tt.descriptor_load %desc[%c0_i32, %i] : !tt.tensordesc<64x64xf16> ->"
+    " tensor<64x64xf16, #blocked>",
+    "ttg.async_copy_global_to_local": "%v{i} = ttg.async_copy_global_to_local %p, %buf : tensor<64x!tt.ptr<f32>,"
+    " #blocked> -> <64xf32, #shared, #smem, mutable>",
+}
+
+
+def test_unroll_factor_counts_each_kind_of_memory_or_dot_op() -> None:
+    """``tl.range(..., loop_unroll_factor=4)`` over a body of one memory/dot op: the unrolled loop holds 4 copies of
+    it and the remainder loop (``tt.num_stages = 1``, same ``loc``) one, plus the loop's own index and yield ops in
+    each. The factor is the ratio of those ops (4), not of all ops ((4 + 2) / (1 + 2) = 2), for every kind."""
+    from irdiff.diagnose.facts import _walk_mlir
+
+    for kind, line in _HEAVY_LINES.items():
+        main = [line.format(i=i) for i in range(4)]
+        text = "\n".join(
+            [
+                "module {",
+                "  tt.func public @k(%n: i32, %m4: i32) {",
+                "    scf.for %i = %c0_i32 to %m4 step %c4_i32  : i32 {",
+                *(f"      {x}" for x in main),
+                "      %j = arith.addi %i, %c1_i32 : i32",
+                "      scf.yield",
+                "    } loc(#loc7)",
+                "    scf.for %i = %m4 to %n step %c1_i32  : i32 {",
+                f"      {line.format(i=9)}",
+                "      %j = arith.addi %i, %c1_i32 : i32",
+                "      scf.yield",
+                "    } {tt.num_stages = 1 : i32} loc(#loc7)",
+                "    tt.return",
+                "  }",
+                "}",
+            ]
+        )
+        _, loops = _walk_mlir(text, "ttgir")
+        assert [(lp.unroll, lp.remainder) for lp in loops] == [(4, False), (1, True)], kind
