@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from irdiff.diagnose.counts import sass_instructions, sass_key
 from irdiff.diagnose.facts import (
     Ref,
     _load_name,
@@ -123,6 +124,16 @@ def test_names_of_nested_and_assigned_loads_and_stores(kinds) -> None:  # type: 
     _check_refs([a.ptx_ref for a in f.lowered if a.ptx_ref], stage_text(v, "ptx"), "ptx")
     _check_refs([a.llir_ref for a in f.lowered if a.llir_ref], stage_text(v, "llir"), "llir")
     assert f.arg_roles == {"w_ptr": ["pointer"], "a_ptr": ["pointer"], "x_ptr": ["pointer"], "out_ptr": ["pointer"]}
+    # every address is a pointer parameter plus `cols` (tl.arange): neighbours 1 element apart
+    assert [a.strides for a in f.lowered] == [[1]] * 4
+    # a bundle without LLIR and PTX: the same accesses, lowered to nothing that can be quoted
+    unlowered = extract_facts(
+        dataclasses.replace(v, stages={k: x for k, x in v.stages.items() if k not in ("llir", "ptx")})
+    )
+    assert [a.name for a in unlowered.lowered] == ["w", "a_ptrs", "x", "scaled"]
+    for a in unlowered.lowered:
+        assert (a.llir_count, a.ptx_count, a.llir_bits, a.ptx_bits, a.ptx_key) == (0, 0, None, None, ""), a
+        assert (a.llir_ref, a.ptx_ref) == (None, None)
     # a bundle without the LLVM debug log (no coalescing log): the same names, read from TTGIR itself (the loads'
     # result and pointer names, the stored value's name), with no coalescing facts to pair
     bare = dataclasses.replace(
@@ -254,6 +265,9 @@ def test_what_each_access_address_and_mask_come_from(kinds) -> None:  # type: ig
         assert piped.first_lines[stage], stage
         for key, ref in piped.first_lines[stage].items():
             assert ref.stage == stage and ref.line is not None and ref.text and ref.text in text[ref.line - 1], key
+    # ... filed under every key that stage counts, and only those
+    sass = stage_text(v, "sass")
+    assert set(piped.first_lines["sass"]) == {k for _, op, _ in sass_instructions(sass) for k in sass_key(op)}
     ptx = stage_text(v, "ptx").splitlines()
     first_ld = next(i for i, s in enumerate(ptx, 1) if "ld.global" in s)
     assert min(r.line or 0 for k, r in piped.first_lines["ptx"].items() if k.startswith("ld.global")) == first_ld

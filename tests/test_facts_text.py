@@ -427,7 +427,9 @@ def test_sass_call_targets_at_the_edges() -> None:
 
 # TTGIR as Triton prints it for `x_ptr + offs_m[:, None] * 4 + offs_n[None, :]` (a 64x64 block of f32, sm80; locs
 # stripped), and the other index ops address_strides models, each on its own value
-_BLOCK = "#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+_BLOCK = (
+    "#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+)
 _S1 = "tensor<64xi32, #ttg.slice<{dim = 1, parent = #blocked}>>"
 _S0 = "tensor<64xi32, #ttg.slice<{dim = 0, parent = #blocked}>>"
 _T1 = "tensor<64x1xi32, #blocked>"
@@ -611,15 +613,28 @@ def test_loops_count_the_dots_directly_in_their_body() -> None:
             "    }",
             f"    %r = scf.for %j = %c0_i32 to %n step %c1_i32 iter_args(%z = %cst) -> ({acc}) : i32 {{",
             f"      %f = arith.addf %z, %cst : {acc}",
-            f"      scf.yield %f : {acc}",
-            "    }",
+            f"      %g = scf.if %c -> ({acc}) {{",
+            f"        scf.yield %f : {acc}",
+            "      } else {",
+            f"        scf.yield %z : {acc}",
+            "      }",
+            f"      scf.yield %g : {acc}",
+            "    } loc(#loc9)",
             "    tt.return",
             "  }",
             "}",
         ]
     )
-    _, loops = _walk_mlir(text, "ttgir")
+    ops, loops = _walk_mlir(text, "ttgir")
     assert [lp.dots for lp in loops] == [2, 0]
+    # the second loop ends at its own closing line, after the `} else {` region of the if in it
+    lines = text.splitlines()
+    assert (loops[1].end_line, lines[loops[1].end_line - 1].strip(), loops[1].loc) == (
+        len(lines) - 3,
+        "} loc(#loc9)",
+        "#loc9",
+    )
+    assert [o.op for o in ops if o.loop is loops[1]][-1] == "scf.yield"
 
 
 _HEAVY_LINES = {  # one line of each memory/dot op kind as Triton prints it in TTGIR (sm80/sm90), locs stripped
