@@ -176,6 +176,15 @@ def test_unsigned_64_bit_division(kinds) -> None:  # type: ignore[no-untyped-def
     assert sum(1 for o in ops if o.op == "arith.extsi") == 2 and n >= 7
     # the Python line is only quoted for the kernel's own source file
     assert ttir_int_width_facts(ttir, ops, "/elsewhere.py", stage_text(v, "python"))[2] is None
+    # in TTGIR neither access has a Python name (`tl.store(y_ptr + ..., tl.load(x_ptr + src + cols))`: the loaded
+    # value and both pointers are unnamed expressions), with or without the coalescing log; both read `cols`
+    bare = dataclasses.replace(
+        v,
+        stages={k: x for k, x in v.stages.items() if k != "llvm_debug"},
+        logs={k: x for k, x in v.logs.items() if k != "llvm_debug"},
+    )
+    for f in (extract_facts(v), extract_facts(bare)):
+        assert [(a.kind, a.name, a.strides) for a in f.lowered] == [("load", "", [1]), ("store", "", [1])]
 
 
 def test_options_resources_arguments_and_lookups(kinds) -> None:  # type: ignore[no-untyped-def]
