@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from irdiff.bundle import Bundle, VariantResult
+from irdiff.bundle import ArgSpec, Bundle, VariantResult
 from irdiff.diagnose.facts import Ref, strip_loc
 from irdiff.diagnose.mechfacts import (
     MechFacts,
@@ -372,6 +372,29 @@ def test_fp64_work(request: pytest.FixtureRequest, target: str) -> None:
     assert f.f64_args == ["eps"]
     e32 = facts(b, "eps32")
     assert (e32.f64_ttir, e32.f64_tensor, e32.f64_first, e32.f64_python, e32.f64_args) == (0, 0, None, None, [])
+
+
+def test_facts_of_a_saved_variant_with_cut_lines(tmp_path: Path) -> None:
+    """A saved variant whose texts an untrusted bundle may hold: a TTIR op line cut before its type (no fp64 read
+    from it, no exception) next to an fp64 add, and a PTX ``cp.async.wait_group`` cut before its depth (depth 0,
+    as PTX's ``wait_group 0``: wait for all); parameters typed ``fp64`` (Triton's signature) or ``f64`` (MLIR's
+    spelling) are fp64 arguments, a pointer to fp64 is not."""
+    (tmp_path / "k.ttir").write_text(
+        "module {\n"
+        "  tt.func public @k(%p: !tt.ptr<f64>, %a: f64) {\n"
+        "    %x = tt.get_program_id x\n"
+        "    %y = arith.addf %a, %a : f64\n"
+        "    tt.return\n"
+        "  }\n"
+        "}\n"
+    )
+    (tmp_path / "k.ptx").write_text("\tcp.async.wait_group \t2;\n\tcp.async.wait_group;\n")
+    spec = [ArgSpec("p", 0, "*fp64"), ArgSpec("a", 1, "fp64"), ArgSpec("b", 2, "f64")]
+    v = VariantResult("v", directory=str(tmp_path), stages={"ttir": "k.ttir", "ptx": "k.ptx"}, specialization=spec)
+    f = extract_mech_facts(v)
+    assert (f.f64_ttir, f.f64_tensor, f.f64_args) == (1, 0, ["a", "b"])
+    assert f.f64_first == Ref("ttir", 4, "%y = arith.addf %a, %a : f64")
+    assert [(n, r.line) for n, r in f.cp_async_waits] == [(2, 1), (0, 2)]
 
 
 def test_compiler_warning(mech80: Bundle) -> None:
