@@ -248,22 +248,25 @@ def test_shared_traffic_of_a_shared_position_is_nobodys(op: str) -> None:
 def test_conversion_facts_from_odd_but_possible_lines() -> None:
     """A conversion of a block argument (a loop-carried value: no producer op), one nobody uses, one with loads but
     no stores at its position (no scratch: nothing staged), one whose location is in another file (no Python line of
-    this kernel), a module without ``ttg.num-warps`` (Triton's default 4 warps), and a conversion line without a
-    signature or operand (skipped or read as far as it goes, never an exception)."""
+    this kernel), a module without ``ttg.num-warps`` (Triton's default 4 warps), a conversion line without a
+    signature or operand (skipped or read as far as it goes, never an exception), and one without a location."""
     ttgir = _module(
         f"%c = ttg.convert_layout %arg5 : {T} -> {B} loc(#loc2)",
         f"%d = ttg.convert_layout %acc : {T} -> {B} loc(#loc3)",
         "%e = ttg.convert_layout %acc loc(#loc3)",
         f"%f = ttg.convert_layout : {T} -> {B} loc(#loc3)",
         f"%g = ttg.convert_layout %acc : {T} -> {B} loc(#loc1)",
+        f"%h = ttg.convert_layout %acc : {T} -> {B}",
         module="module {",
     )
-    c, d, f, g = _converts(ttgir, PTX, "/k/kern.py", PY)
+    c, d, f, g, h = _converts(ttgir, PTX, "/k/kern.py", PY)
     assert (c.producer, c.consumers, c.shared_loads, c.shared_stores, c.scratch_bytes) == ("", [], 1, 0, None)
     assert c.python is not None and c.python.text == "tl.store(p, y)"
     assert d.python is None and (d.src, d.dst) == ("mma_v2", "blocked")  # /other/helper.py:9 is not kern.py
     assert f.producer == "" and f.shape == [64, 64]
     assert g.scratch_bytes == 32 * 128 and g.stored_bytes == 32  # 4 warps by default
+    # no location: no PTX traffic attributed, no Python line
+    assert (h.python, h.shared_stores, h.shared_loads, h.barriers, h.scratch_bytes) == (None, 0, 0, 0, None)
 
 
 # ------------------------------------------------------------------------------------------------ dots, odd lines
