@@ -17,6 +17,7 @@ from irdiff.diagnose.mechfacts import (
     _converts,
     _lines,
     _loc_table,
+    _mma_waits,
     _pos,
     _ptx_files,
     _ptx_shared_at,
@@ -109,3 +110,59 @@ def test_convert_traffic_is_read_at_its_own_file(signs: Bundle) -> None:
     assert _ptx_shared_at(extra(2), "/elsewhere/helper.py") == {(line, col): [("st", 4)]}
     assert _ptx_shared_at(extra(2), path)[(line, col)] == _ptx_shared_at(ptx)[(line, col)]
     assert _ptx_files('\t.file\t3 "/d" "k.py"\n\t.file 4 "/x/y.py"\n') == {"3": "/d/k.py", "4": "/x/y.py"}
+
+
+def test_barrier_ring_of_odd_chains() -> None:
+    """Chains a compiled kernel of the installed Triton does not print: ``ttg.memdesc_subview`` (the name Triton
+    3.3/3.4 print for ``memdesc_index``) still leads to the allocation; an index line cut before its operand, a value
+    indexed from itself (an untrusted bundle) and an allocation that holds no barriers (a tile) have no ring, and
+    none raises or loops."""
+    bars = "!ttg.memdesc<3x1xi64, #shared1, #smem, mutable>"
+    one = "!ttg.memdesc<1xi64, #shared1, #smem, mutable, 3x1>"
+    text = "\n".join(
+        [
+            f"%bars = ttg.local_alloc : () -> {bars}",
+            f"%b = ttg.memdesc_subview %bars[%c1_i32] : {bars} -> {one}",
+            "%cut = ttg.memdesc_index",
+            f"%self = ttg.memdesc_index %self[%c0_i32] : {bars} -> {one}",
+            "%tile = ttg.local_alloc : () -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>",
+        ]
+    )
+    g = _lines(text)
+    defs = {r: ln for ln in g for r in ln.results}
+    assert _barrier_ring("%b", defs) == 3
+    assert [_barrier_ring(x, defs) for x in ("%cut", "%self", "%tile")] == [None, None, None]
+
+
+def test_untraced_mma_barrier_ring_is_the_largest_array_or_one() -> None:
+    """An MMA whose barrier is a loop-carried value (not traced to its allocation) gets the largest ``Nx1xi64``
+    barrier array of the kernel as its ring; with only single barriers allocated, 1 (one MMA in flight)."""
+    mem = "!ttg.memdesc<64x32xf16, #shared, #smem>"
+    acc = "!ttg.memdesc<64x64xf32, #tmem, #ttng.tensor_memory, mutable>"
+    bar = "!ttg.memdesc<1xi64, #shared1, #smem, mutable>"
+
+    def waits(alloc: str) -> list[tuple[int, bool]]:
+        text = "\n".join(
+            [
+                f"%one = ttg.local_alloc : () -> {alloc}",
+                f"%r = scf.for %i = %c0_i32 to %K step %c32_i32 iter_args(%bar = %one) -> ({bar})  : i32 {{",
+                f"  ttng.tc_gen5_mma %a, %b, %acc, %true, %true, %bar[%true] {{is_async}} : {mem}, {mem}, {acc}, {bar}",
+                f"  ttng.wait_barrier %bar, %c0_i32 : {bar}",
+                f"  scf.yield %bar : {bar}",
+                "}",
+            ]
+        )
+        return [(w.ring, w.immediate) for w in _mma_waits(text)]
+
+    assert waits(bar) == [(1, True)]
+    assert waits("!ttg.memdesc<4x1xi64, #shared1, #smem, mutable>") == [(4, True)]
+
+
+def test_source_positions_and_files_of_odd_texts() -> None:
+    """A location naming a ``#loc`` the table lacks (a cut text) has no position, never an exception; a PTX
+    ``.file`` directory written with a trailing slash, or ending in ``X``, joins its name with one slash."""
+    table = {"#loc1": "callsite(#loc9 at #loc2)", "#loc2": '"/k/kern.py":5:10'}
+    assert _pos("%x = tt.load %p loc(#loc1)", table) is None
+    assert _pos("%x = tt.load %p loc(#loc2)", table) == ("/k/kern.py", 5, 10)
+    ptx = '\t.file\t1 "/k/" "kern.py"\n\t.file\t2 "/work/MAX" "k.py"\n'
+    assert _ptx_files(ptx) == {"1": "/k/kern.py", "2": "/work/MAX/k.py"}
