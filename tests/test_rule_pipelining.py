@@ -942,3 +942,199 @@ def test_fp8_operand_b_is_not_pipelined_and_named(compile_suite, swap: bool) -> 
     assert by["pipeline.wait-depth"].causes == ["pipeline.load-not-pipelined"]
     # the fp16 pair (same operand types) has nothing of the kind
     assert not [g for g in diagnose(bundle, "acc32", "acc16").findings if g.id == "pipeline.load-not-pipelined"]
+
+
+# ------------------------------------------------------------- cases the kernels above do not reach (issue 19)
+
+
+def _load(name: str, shape: list[int], elem: str, pipelined: bool = True) -> object:
+    from irdiff.diagnose.facts import PipelineLoad
+
+    return PipelineLoad(shape, elem, 128, pipelined, "" if pipelined else "no reason", name)
+
+
+def test_pair_pipeline_by_shape_element_then_name() -> None:
+    """Loads pair by (shape, element type) first, each `b` load once: a renamed load of the same tile pairs; then an
+    unpaired load pairs with an unused `b` load of its shape whose name matches or is missing on one side (an element
+    type change, fp8 vs fp16); anything else stays unpaired, listed once."""
+    from irdiff.diagnose.rules.pipelining import _pair_pipeline
+    from irdiff.diagnose.testing import make_facts
+
+    def pairs(xs: list[object], ys: list[object]) -> list[tuple[object, object]]:
+        return _pair_pipeline(make_facts("a", pipeline=xs), make_facts("b", pipeline=ys))  # type: ignore[return-value]
+
+    x, y = _load("x", [64, 64], "f16"), _load("y", [64, 64], "f16", False)
+    assert pairs([x], [y]) == [(x, y)]  # renamed, same tile
+    a16, a8 = _load("a", [64, 64], "f16"), _load("a", [64, 64], "f8E4M3FN", False)
+    assert pairs([a16], [a16, a8]) == [(a16, a16), (None, a8)]  # paired once, the extra load listed
+    ka, kb, kb8 = _load("a", [64, 32], "f16"), _load("b", [32, 64], "f16"), _load("b", [32, 64], "f8E4M3FN", False)
+    assert pairs([ka, kb8], [ka, kb]) == [(ka, ka), (kb8, kb)]  # B's type changes after A paired
+    k32, k64 = _load("x", [64, 32], "f16"), _load("x", [64, 64], "f16", False)
+    assert pairs([k32], [k64]) == [(k32, None), (None, k64)]  # another tile shape: never paired by name
+    z = _load("z", [128], "f32")
+    assert pairs([k32], [z]) == [(k32, None), (None, z)]
+    named, anon = _load("x", [64, 64], "f8E4M3FN"), _load("", [64, 64], "f16", False)
+    assert pairs([named], [anon]) == [(named, anon)] and pairs([anon], [named]) == [(anon, named)]
+    other = _load("w", [64, 64], "f16", False)
+    assert pairs([named], [other]) == [(named, None), (None, other)]  # two names that differ
+    sa, sb = _load("a", [64, 64], "f8E4M3FN"), _load("b", [64, 64], "f8E4M3FN")
+    ta, tb = _load("a", [64, 64], "f16", False), _load("b", [64, 64], "f16", False)
+    assert pairs([sa, sb], [ta, tb]) == [(sa, ta), (sb, tb)]  # square tiles, each partner taken once
+
+
+def test_buffers_one_slot_deeper_for_an_in_place_wgmma() -> None:
+    """Hand-built rings (tiles and depths as Triton's pipeliner gives a Hopper matmul with num_stages 3): every ring of
+    one side one slot deeper and only that side's dots `wgmma` on two shared operands: the whole note, with the other
+    side's lowerings (each once, `?` for an unknown one) and `mma.lowering` as cause; no note when neither reads the
+    ring in place or when one side has two rings of one tile (which pairs with which is not known)."""
+    from irdiff.diagnose.facts import Buffer, Ref
+    from irdiff.diagnose.mechfacts import DotFact, MechFacts
+    from irdiff.diagnose.testing import make_facts
+
+    r = Ref("ttir", 9, "%d = tt.dot %a, %b, %c")
+
+    def dot(lowering: str, operands: list[str]) -> DotFact:
+        return DotFact(
+            "acc", "", "f16", "f16", "f32", [128, 128, 64], 2, None, lowering, [], 4, operands, [], True, r, None, None
+        )
+
+    def rings(depth: int, tiles: list[list[int]]) -> list[Buffer]:
+        return [
+            Buffer(depth, t, "f16", depth * t[0] * t[1] * 2, Ref("ttgir", 20 + i, f"%r{i} = ttg.local_alloc"))
+            for i, t in enumerate(tiles)
+        ]
+
+    tiles = [[128, 64], [64, 128]]
+    wg = dot("wgmma", ["shared", "shared"])
+    deep = make_facts("deep", buffers=rings(3, tiles), mech=MechFacts(dots=[wg]))
+    for dots, lo in (([dot("mma_v2", ["dot_op", "dot_op"]), dot("", []), dot("mma_v2", [])], "mma_v2, ?"), (None, "")):
+        flat = make_facts("flat", buffers=rings(2, tiles), mech=None if dots is None else MechFacts(dots=dots))
+        for ctx in (Context("deep", "flat", deep, flat), Context("flat", "deep", flat, deep)):
+            (f,) = rule_buffers(ctx)
+            desc = {
+                "deep": "3×128x64xf16 (48 KB), 3×64x128xf16 (48 KB)",
+                "flat": "2×128x64xf16 (32 KB), 2×64x128xf16 (32 KB)",
+            }
+            assert f.explanation == (
+                f"Shared-memory rings for pipelined loads: {desc[ctx.a]} in `{ctx.a}`; {desc[ctx.b]} in `{ctx.b}`. "
+                "Each ring slot holds one future iteration's tile, filled by `cp.async` while earlier iterations "
+                "compute. Each ring of `deep` has one slot more: its `tl.dot` is an asynchronous `wgmma` "
+                "(`ttng.warp_group_dot` on `!ttg.memdesc` operands) that reads both operands straight from the ring, so "
+                "the slot it reads stays in use until a later `ttng.warp_group_dot_wait` retires the `wgmma`, and the "
+                f"pipeliner allocates one more slot for it; `flat`'s dot ({lo}) reads an operand into registers first, "
+                "which frees the slot at once. The depth follows from the dot's lowering, not from `num_stages`."
+            )
+            assert f.causes == ["mma.lowering"] and f.predicts == "flat"
+    # both sides mma.sync (sm80, num_stages 4 vs 3): deeper, but not for the lowering
+    mma = MechFacts(dots=[dot("mma_v2", ["dot_op", "dot_op"])])
+    d80, f80 = (dataclasses.replace(x, mech=mma) for x in (deep, make_facts("flat", buffers=rings(2, tiles))))
+    for ctx in (Context("deep", "flat", d80, f80), Context("flat", "deep", f80, d80)):
+        (f,) = rule_buffers(ctx)
+        assert "one slot more" not in f.explanation and f.causes == []
+    # two 3-deep rings of one tile against one 2-deep ring of it
+    twice = make_facts("twice", buffers=rings(3, [[64, 64], [64, 64]]), mech=MechFacts(dots=[wg]))
+    once = make_facts("once", buffers=rings(2, [[64, 64]]), mech=mma)
+    for ctx in (Context("twice", "once", twice, once), Context("once", "twice", once, twice)):
+        (f,) = rule_buffers(ctx)
+        assert "one slot more" not in f.explanation and f.causes == []
+
+
+def test_transposed_stage_clause_read_from_the_layout(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``tests/suites/rule_acc_type.py``'s ``fp8`` (sm90): B (32x64, row-major) is loaded synchronously and staged into
+    ``#shared1`` (``transposed = true, elementBitWidth = 8``). The clause is read from the layout: 8-bit adds the
+    K-major reason, 16-bit only names the layout, not transposed (or no TTGIR at hand) says nothing; another staged
+    load before it does not hide it."""
+    from irdiff.diagnose.facts import Buffer, Ref
+    from irdiff.diagnose.rules.pipelining import _transposed_stage
+
+    suite = str(Path(__file__).parent / "suites" / "rule_acc_type.py")
+    bundle = compile_suite(suite, ["acc16", "acc32", "fp8"], "sm90")
+    f8, f32 = extract_facts(bundle.compiled_variant("fp8")), extract_facts(bundle.compiled_variant("acc32"))
+    t8 = stage_text(bundle.compiled_variant("fp8"), "ttgir")
+    lay = "#shared1 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 8}>"
+    assert lay in t8.splitlines()
+    (ld,) = [p for p in f8.pipeline if not p.pipelined]
+    assert (ld.name, ld.shape) == ("y", [32, 64])
+
+    def clause(text: str | None, facts: VariantFacts = f8) -> str:
+        return _transposed_stage(
+            Context("fp8", "acc32", facts, f32, {} if text is None else {"fp8": text}, {}), "fp8", ld
+        )
+
+    head = "; its data goes through registers into a shared-memory buffer with a transposed layout (`#shared1`: "
+    k_major = (
+        ": `wgmma` reads 8-bit operands from shared memory only K-major, so a tile whose fast dimension is not K is "
+        "transposed on the way"
+    )
+    assert clause(t8) == head + "`transposed = true`, 8-bit elements)" + k_major
+    assert clause(t8.replace(lay, lay.replace("= 8}", "= 16}"))) == head + "`transposed = true`, 16-bit elements)"
+    assert clause(t8.replace(lay, lay.replace("transposed = true", "transposed = false"))) == ""
+    assert clause(None) == ""
+    z = Ref("ttgir", 60, "%z_1 = tt.load %z_0 : tensor<64x32x!tt.ptr<f8E4M3FN>, #blocked>")
+    za = Ref(
+        "ttgir",
+        61,
+        "%z_2 = ttg.local_alloc %z_1 : (tensor<64x32xf8E4M3FN, #blocked>) -> !ttg.memdesc<64x32xf8E4M3FN, #shared, #smem>",
+    )
+    more = dataclasses.replace(
+        f8, sync_loads_loop=[z, *f8.sync_loads_loop], buffers=[*f8.buffers, Buffer(1, [64, 32], "f8E4M3FN", 2048, za)]
+    )
+    assert clause(t8, more) == head + "`transposed = true`, 8-bit elements)" + k_major
+
+
+def test_unrolled_loops_predict_no_side_for_copies_and_rings(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``tests/suites/rule_loops.py`` (sm80): ``u2`` unrolls the row loop 2× (``loop_unroll_factor``): twice the
+    async copies of ``base``, and (a ring added by hand to ``u2``) more ring slots: neither rule names a slower side
+    (``predicts`` None, not any other false value)."""
+    from irdiff.diagnose.facts import Buffer, Ref
+
+    b = compile_suite(str(SUITES / "rule_loops.py"), ["base", "u2", "u4", "st1", "st3u2", "reload", "inner"], "sm80")
+    u2, base = extract_facts(b.compiled_variant("u2")), extract_facts(b.compiled_variant("base"))
+    ring = Buffer(2, [128], "f32", 1024, Ref("ttgir", 5, "%r = ttg.local_alloc"))
+    u2r = dataclasses.replace(u2, buffers=[*u2.buffers, ring])
+    for x, y in ((u2, base), (base, u2)):
+        (f,) = rule_async_copies(Context(x.name or "x", y.name or "y", x, y))
+        assert f.predicts is None and "(`loop_unroll_factor`)" in f.explanation
+    for x, y in ((u2r, base), (base, u2r)):
+        (f,) = rule_buffers(Context("x", "y", x, y))
+        assert f.predicts is None and "(`loop_unroll_factor`)" in f.explanation
+
+
+def test_trace_through_an_inner_loop_a_shared_level_and_its_depth_bound() -> None:
+    """The address comes out of an inner ``scf.for`` that advances the outer loop's offset: the walk follows the inner
+    loop's operands (its bounds and ``iter_args(%o = %off)``, after the ``=`` of its induction variable) to both
+    carried offsets. Two offsets reached in one level after an already visited name are both found. The walk is
+    bounded: an offset 12 definitions above the address is found, 13 above is not (14 levels)."""
+    t = "tensor<64xi32, #blocked>"
+    inner = _loop(
+        [
+            f"%in:1 = scf.for %j = %c0_i32 to %n step %c1_i32 iter_args(%o = %off) -> ({t})  : i32 {{",
+            f"  %o2 = arith.addi %o, %rows : {t}",
+            f"  scf.yield %o2 : {t}",
+            "}",
+            f"%s = arith.addi %in#0, %rows : {t}",
+            ADDPTR,
+            LOAD,
+        ]
+    )
+    assert [r.text.split(" = ")[0] for r in _trace_loop_carried(inner, [64])] == [
+        "%v",
+        "scf.for … iter_args(… %o",
+        "scf.for … iter_args(… %off",
+        "%cols",
+    ]
+    level = _loop(
+        [f"%a = arith.addi %off, %off : {t}", f"%b = arith.addi %off2, %rows : {t}", f"%s = arith.addi %a, %b : {t}"]
+        + [ADDPTR, LOAD]
+    )
+    assert [r.text.split(" = ")[0] for r in _trace_loop_carried(level, [64])][1::2] == [
+        "scf.for … iter_args(… %off",
+        "scf.for … iter_args(… %off2",
+    ]
+
+    def chain(k: int) -> str:
+        body = [f"%s1 = arith.addi %off, %rows : {t}"]
+        body += [f"%s{i} = arith.addi %s{i - 1}, %rows : {t}" for i in range(2, k + 1)]
+        return _loop([*body, ADDPTR.replace("%s :", f"%s{k} :"), LOAD])
+
+    assert len(_trace_loop_carried(chain(12), [64])) == 3 and _trace_loop_carried(chain(13), [64]) == []
