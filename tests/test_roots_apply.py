@@ -28,10 +28,11 @@ from irdiff.bundle import Bundle, VariantResult
 from irdiff.diagnose import diagnose
 from irdiff.diagnose import roots as R
 from irdiff.diagnose.model import Evidence, Finding
-from irdiff.diagnose.source import SourceChange, SourceDiff
+from irdiff.diagnose.source import SourceChange, SourceDiff, diff_sources
 
 SUITES = Path(__file__).parent / "suites"
 CASES = str(SUITES / "root_cases.py")
+MECH_ROOTS = str(SUITES / "mech_roots.py")
 _CAPTURED: dict[tuple[Any, ...], tuple[list[Finding], SourceDiff]] = {}
 
 
@@ -1703,3 +1704,32 @@ def test_register_story_reads_the_first_dot_of_each_side_and_keeps_earlier_fits(
     assert generic not in f.explanation and f.causes == ["layout.mma"]
     f = _story(b, a, o, regs, "precision.fp64", "options.changed")
     assert f.causes == ["precision.fp64", "options.changed"]
+
+
+@pytest.mark.parametrize("order", [("acqrel", "relaxed"), ("relaxed", "acqrel")])
+def test_trace_says_nothing_else_differs_only_from_ttir_and_ttgir(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``_add_trace`` on the only root of a pair, on its own. ``sem="relaxed"``: TTIR/TTGIR differ at the atomic's
+    line only (the PTX also elsewhere, which the sentence does not speak of), so a root there says "Nothing else
+    differs in TTIR/TTGIR" even with the PTX traced; a root with no lines (a settings root) traces nothing and says
+    nothing. ``tl.multiple_of`` beside ``other=0.0`` (``hint_beside.py``): the TTIR differs away from the root's
+    line (the TTGIR does not), so no such sentence; the whole-kernel PTX delta alone makes a minor root major."""
+    b = compile_suite(MECH_ROOTS + "::atomsem", ["acqrel", "relaxed", "acquire", "release", "cta", "maxop"], "sm80")
+    a, o = order
+    va, vb = b.variants[a], b.variants[o]
+    sd = diff_sources(va, vb)
+    nothing = "Nothing else differs in TTIR/TTGIR."
+    g = Finding("source.kwarg-changed", "minor", "T", "E.", [])
+    la, lb = {line_of(va, "tl.atomic_add")}, {line_of(vb, "tl.atomic_add")}
+    R._add_trace(R._Root(g, la, lb), a, o, va, vb, [], sd, [g], False)
+    assert nothing in g.explanation and "PTX at these lines" in g.explanation
+    s = Finding("settings.changed", "minor", "T", "E.", [])
+    R._add_trace(R._Root(s, set(), set()), a, o, va, vb, [], sd, [s], False)
+    assert s.explanation == "E." and s.severity == "minor"
+    h = compile_suite(str(SUITES / "hint_beside.py"), ["plain", "contig", "multiple", "evict"], "sm80")
+    for x, y in (("plain", "multiple"), ("multiple", "plain")):
+        vx, vy = h.variants[x], h.variants[y]
+        g = Finding("source.kwarg-changed", "minor", "T", "E.", [])
+        row = ({line_of(vx, "row = tl.program_id")}, {line_of(vy, "row = tl.program_id")})
+        R._add_trace(R._Root(g, *row), x, y, vx, vy, [], diff_sources(vx, vy), [g], True)
+        assert nothing not in g.explanation and "No TTIR/TTGIR/LLIR/PTX difference" not in g.explanation
+        assert "PTX (whole kernel)" in g.explanation and g.severity == "major"

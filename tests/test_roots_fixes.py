@@ -127,6 +127,23 @@ def test_reaches_follows_a_chain_of_any_length_in_any_query_order() -> None:
     assert R._reaches("both", {"both": both, "x": loop[0], "y": loop[1]}, {"r"}, memo)
 
 
+def test_reaches_walks_on_past_a_dead_end_and_a_finding_met_twice() -> None:
+    """The walk takes the last-listed cause first: a cause naming no finding, or one already known to reach nothing,
+    listed after the root's branch, is looked at first and must not end the walk; nor must a finding met a second
+    time (a diamond: ``b`` and ``c`` share ``d``, and the root's branch ``r`` is listed first, so walked last)."""
+    roots = {"r"}
+    dead = Finding("dead", "minor", "D", "D.", [], causes=["r", "gone"])
+    assert R._reaches("dead", {"dead": dead}, roots, {})
+    known = Finding("known", "minor", "K", "K.", [], causes=["r", "x"])
+    x = Finding("x", "minor", "X", "X.", [])
+    assert R._reaches("known", {"known": known, "x": x}, roots, {"x": False})
+    top = Finding("top", "minor", "T", "T.", [], causes=["r", "b", "c"])
+    b, c = (Finding(i, "minor", i, i, [], causes=["d"]) for i in ("b", "c"))
+    d = Finding("d", "minor", "D", "D.", [])
+    memo: dict[str, bool] = {}
+    assert R._reaches("top", {f.id: f for f in (top, b, c, d)}, roots, memo) and memo["top"]
+
+
 def test_a_long_chain_below_a_rule_root_is_explained(compile_suite) -> None:  # type: ignore[no-untyped-def]
     b = compile_suite(CASES + "::division", ["approx", "ieee"], "sm80")
     fs, sd = rule_findings(b, "approx", "ieee")

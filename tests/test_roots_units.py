@@ -123,6 +123,9 @@ def test_hint_qualifiers_by_instruction() -> None:
     assert R._is_hint_op("ld.global.L1::evict_first.L2::cache_hint.v4.b32")
     assert R._is_hint_op("createpolicy.fractional.L2::evict_last.b64")
     assert R._is_hint_op("LDG.E.EF.128") and R._is_hint_op("ld.global.cg.v4.b32") and R._is_hint_op("STG.E.NA")
+    # a qualifier right after the opcode: PTX generic addressing (`ld.cg` with no state space, valid PTX that
+    # Triton itself does not write: it names `.global`)
+    assert R._is_hint_op("ld.cg.b32")
     assert R._is_hint_op("cp.async.cg.shared.global.L2::cache_hint")  # a hint the source asked for, on a copy
     for plain in ("LOP3.LUT", "LDL.LU", "ld.local.lu.b32", "cp.async.cg.shared.global", "LDG.E.128", "lu.b32"):
         assert not R._is_hint_op(plain), plain
