@@ -271,6 +271,59 @@ def test_occupancy_causes_by_limiter_in_both_orders() -> None:
         assert occ.causes == ["options.changed"]
 
 
+def test_occupancy_links_per_side_and_what_warps_explain() -> None:
+    """``link_occupancy`` on sm90 occupancies (``facts.occupancy``: 64 K registers, 228 KB of shared memory and 1 KB
+    reserved per CTA, 64 warps per SM), in both orders of the variants."""
+    from irdiff.diagnose.rules.resources import rule_occupancy
+
+    # the same occupancy (8 CTAs of 4 warps): no `resources.occupancy`, nothing to link and nothing fails
+    same_a, same_b = occ_facts("a", 64, 4, 0), occ_facts("b", 60, 4, 0)
+    for fa, fb in ((same_a, same_b), (same_b, same_a)):
+        reg = Finding("resources.registers", "minor", "", "", [], causes=["x"])
+        link_occupancy([], fa, fb)  # type: ignore[arg-type]
+        link_occupancy([reg], fa, fb)  # type: ignore[arg-type]
+        assert reg.causes == ["x"]
+    # 12 resident warps on both sides: `regs` 3 CTAs of 4 warps (168 registers: limited by registers), `smem` 6 CTAs
+    # of 2 warps (36 KB: limited by shared memory); each side links its own limiter, then the warps
+    regs, smem = occ_facts("regs", 168, 4, 0), occ_facts("smem", 128, 2, 36 * 1024)
+    for fa, fb in ((regs, smem), (smem, regs)):
+        (occ,) = rule_occupancy(make_context(fa, fb))  # type: ignore[arg-type]
+        assert occ.predicts is None
+        reg = Finding("resources.registers", "major", "", "", [], predicts="regs")
+        sh = Finding("resources.shared", "major", "", "", [], predicts="smem")
+        opt = Finding("options.changed", "major", "", "", [])
+        link_occupancy([reg, sh, opt, occ], fa, fb)  # type: ignore[arg-type]
+        own = {"regs": "resources.registers", "smem": "resources.shared"}
+        assert occ.causes == [own[fa.name], own[fb.name], "options.changed"]  # type: ignore[attr-defined]
+    # `w4` (4 warps, 100 KB: 2 CTAs, 8 warps) is limited by shared memory but requests less of it than `w8` (8
+    # warps, 110 KB: 2 CTAs, 16 warps): not `resources.shared`, only the warps
+    w4, w8 = occ_facts("w4", 32, 4, 100 * 1024), occ_facts("w8", 32, 8, 110 * 1024)
+    for fa, fb in ((w4, w8), (w8, w4)):
+        (occ,) = rule_occupancy(make_context(fa, fb))  # type: ignore[arg-type]
+        assert occ.predicts == "w4"
+        sh = Finding("resources.shared", "minor", "", "", [], predicts="w8")
+        opt = Finding("options.changed", "major", "", "", [])
+        link_occupancy([sh, opt, occ], fa, fb)  # type: ignore[arg-type]
+        assert occ.causes == ["options.changed"]
+    # other warps and registers limit the variant with fewer warps (`r4`: 4 warps, 168 registers, 3 CTAs, 12 warps vs
+    # `r8`: 8 warps, 64 registers, 4 CTAs, 32 warps): the registers and then the warps' finding, `options.changed`
+    # before `config.changed` (one of them), `config.changed` when the options do not say it
+    r4, r8 = occ_facts("r4", 168, 4, 0), occ_facts("r8", 64, 8, 0)
+    for fa, fb in ((r4, r8), (r8, r4)):
+        for extra, linked in (
+            (["options.changed"], "options.changed"),
+            (["config.changed"], "config.changed"),
+            (["options.changed", "config.changed"], "options.changed"),
+            (["config.changed", "options.changed"], "options.changed"),
+        ):
+            (occ,) = rule_occupancy(make_context(fa, fb))  # type: ignore[arg-type]
+            assert occ.predicts == "r4"
+            reg = Finding("resources.registers", "major", "", "", [], predicts="r4")
+            more = [Finding(i, "major", "", "", []) for i in extra]
+            link_occupancy([reg, *more, occ], fa, fb)  # type: ignore[arg-type]
+            assert occ.causes == ["resources.registers", linked]
+
+
 # ------------------------------------------------------------------------------------------------ 5: SASS counts
 
 
