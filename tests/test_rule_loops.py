@@ -630,3 +630,28 @@ def test_unrolled_copies_and_rings_name_no_slower_side(real, swap: bool) -> None
     # the same factor on both sides: no note, and the copies compare as before
     for f in run(rule_async_copies, real, "u2", "st3u2", swap) + run(rule_buffers, real, "u2", "st3u2", swap):
         assert "loop_unroll_factor" not in f.explanation
+
+
+NOTE_TAIL = (
+    " (`loop_unroll_factor`): each copy of the body has its own loads, so their async copies, shared-memory rings and "
+    "instructions multiply by the factor for the same elements and the same pipeline depth; the counts name no slower "
+    "side."
+)
+
+
+@BOTH
+def test_unroll_note_names_every_factor(real, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``_unroll_note`` (``irdiff/diagnose/rules/common.py``), which the PTX and pipelining findings append: the
+    factors of each side's unrolled loops (``x2x4``: 2× and 4×, ``x2x1``: 2×, ``u2``: 2×, ``base``: none), "not"
+    for none, and nothing when the factors are the same (``u2`` and ``st3u2``: 2× each)."""
+    from irdiff.diagnose.rules.common import _unroll_note
+
+    def note(x: str, y: str) -> str:
+        a, b = (y, x) if swap else (x, y)
+        return _unroll_note(Context(a, b, real[a][0], real[b][0]))
+
+    say = {"x2x4": "2× and 4×", "x2x1": "2×", "u2": "2×", "base": "not"}
+    for x, y in (("x2x4", "x2x1"), ("u2", "base")):
+        a, b = (y, x) if swap else (x, y)
+        assert note(x, y) == f" The loops are unrolled {say[a]} in `{a}` and {say[b]} in `{b}`{NOTE_TAIL}"
+    assert note("u2", "st3u2") == "" and note("base", "st1") == ""
