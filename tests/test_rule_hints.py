@@ -515,3 +515,40 @@ def test_cache_hint_without_known_effect_and_with_sass_change() -> None:
         "Memory hints: load eviction_policy=evict_normal in `a`; none in `b`. In PTX: `a` no cache qualifiers; `b` no "
         f"cache qualifiers. {CACHED}{RESULTS}"
     )
+
+
+def test_compiler_message_from_a_path_with_a_blank_is_the_same_message() -> None:
+    """A Python warning from a file whose path has a blank (``/home/my kernels/...``) compares from its "Warning: " on
+    like any other: the same ``odd mask`` warning from two installs is no difference, in either order."""
+    a = _log_facts("a", "/home/my kernels/triton/semantic.py:9: UserWarning: odd mask\n")
+    b = _log_facts("b", "/y/site-packages/triton/language/semantic.py:1759: UserWarning: odd mask\n")
+    assert rule_compiler_messages(make_context(a, b)) == [] == rule_compiler_messages(make_context(b, a))
+
+
+def test_wait_depth_quotes_the_first_immediate_wait_cut_at_200() -> None:
+    """``b``'s loop waits right after issuing twice (two prefetch groups, each waited for at once): the evidence quotes
+    the first of them only, and a wait naming many tokens (a line over 200 characters) is cut at 200 characters; the
+    whole explanation names ``b`` as the side that waits for the copies it just issued."""
+    tokens = ", ".join(f"%token_{k}" for k in range(24))
+    long = Ref("ttgir", 20, f"%w = ttg.async_wait {tokens} {{num = 0 : i32}}")
+    assert len(long.text) > 200
+    b = make_facts(
+        "b",
+        mech=MechFacts(
+            async_waits=[AsyncWaitFact(0, True, long), AsyncWaitFact(0, True, Ref("ttgir", 30, "ttg.async_wait #2"))]
+        ),
+    )
+    a = _waits("a", (2, False))
+    for x, y in ((a, b), (b, a)):
+        (f,) = rule_wait_depth(make_context(x, y))
+        assert [(e.variant, e.line, e.text) for e in f.evidence if e.variant == "b"] == [("b", 20, long.text[:200])]
+        n = {"a": "2", "b": "0"}
+        assert f.explanation == (
+            f"In the loop, `ttg.async_wait` lets {n[x.name]} copy group(s) stay in flight in `{x.name}` and "
+            f"{n[y.name]} in `{y.name}` (`cp.async.wait_group N` in PTX); `a` keeps more loads in flight while it "
+            "computes. In `b` the loop waits for the copies it committed earlier in the same iteration (the wait names "
+            "this iteration's `ttg.async_commit_group` tokens, not loop-carried ones): a prefetch waited for right "
+            "after it is issued overlaps nothing issued after it. Deeper pipelines cost shared memory (one buffer per "
+            "stage) and can lower occupancy, so fewer stages can be as fast or faster when enough CTAs per SM hide the "
+            "latency; the measured time decides. Results are the same."
+        )
