@@ -289,3 +289,27 @@ def test_sass_restarts_on_the_real_function_headers(compile_suite) -> None:  # t
     assert mapped and all(re.match(r"\s+/\*[0-9a-f]{4}\*/", lines[no - 1]) or ":" in lines[no - 1] for no in mapped)
     # Triton's own spelling still restarts, whatever precedes it.
     assert source_map("sass", nvd + "Function:add\n--:-:-:Y:4\tEXIT;\n", src) == alone
+
+
+def test_mlir_fused_location_ending_in_a_named_one() -> None:
+    """A fused location whose last member is a named one (``fused[#loc5, "acc"(#loc1)]``: MLIR prints a NameLoc as
+    ``"name"(child)``) maps through that name to the file line, whether the fused list is on the op or behind an
+    alias; the other member (``standard.py``) is another file. A file name with brackets inside the list does not
+    move where the list starts."""
+    head = '#loc1 = loc("/src/k.py":64:14)\n#loc5 = loc("/site/triton/language/standard.py":40:1)\n'
+    ops = '  %0 = arith.addi %a, %b : i32 loc(fused[#loc5, "acc"(#loc1)])\n  %1 = arith.addi %a, %b : i32 loc(#loc9)\n'
+    alias = '#loc9 = loc(fused[#loc5, "acc"(#loc1)])\n'
+    assert source_map("ttgir", ops + head + alias, "/src/k.py") == {1: 64, 2: 64}
+    # a `[` inside the list (a file name with brackets): the list opens at the first `[`
+    odd = '  %0 = arith.addi %a, %b : i32 loc(fused[#loc5, "/src/k[2].py":70:2])\n' + head
+    assert source_map("ttgir", odd, "/src/k[2].py") == {1: 70}
+
+
+def test_mlir_unclosed_nested_location_maps_nothing() -> None:
+    """An alias whose nested ``callsite(``/``loc(`` is not closed (a text cut or edited by hand) maps nothing: the
+    members are not guessed from the unclosed text."""
+    head = '#loc1 = loc("/src/k.py":64:14)\n#loc2 = loc("/src/k.py":119:4)\n'
+    op = "  %0 = arith.addi %a, %b : i32 loc(#loc3)\n"
+    for cut in ("callsite(#loc1 at #loc2", "loc(#loc1 x"):
+        assert source_map("ttgir", op + head + f"#loc3 = loc({cut})\n", "/src/k.py") == {}
+    assert source_map("ttgir", op + head + "#loc3 = loc(callsite(#loc1 at #loc2))\n", "/src/k.py") == {1: 64}

@@ -78,6 +78,21 @@ def test_options_lists_only_changed_keys() -> None:
     assert "`num_stages` = 2 in `a` vs 4 in `b`" in f.title and "num_warps" not in f.title
 
 
+def test_options_num_warps_not_an_int_gets_the_general_sentence() -> None:
+    """A loaded bundle's ``options`` is any JSON object (bundle schema: ``"options": {"type": "object"}``): a
+    ``num_warps`` written as ``"4"`` cannot be counted in threads, so the explanation keeps the compared values and
+    ends with the general ``num_warps`` sentence, in both orders."""
+    fa = make_facts("a", options={"num_warps": "4", "num_stages": 3})
+    fb = make_facts("b", options={"num_warps": 8, "num_stages": 3})
+    for x, y in ((fa, fb), (fb, fa)):
+        (f,) = rule_options(make_context(x, y))
+        assert f.explanation == (
+            f"Compile options differ: `num_warps` = {x.options['num_warps']} in `{x.name}` vs "
+            f"{y.options['num_warps']} in `{y.name}`. `num_warps` changes the layouts (warpsPerCTA), the work per "
+            "thread, and the registers each may use."
+        )
+
+
 def test_identical_facts_give_no_findings() -> None:
     args = [make_arg("x_ptr", "*fp32", divisibility=16), make_arg("n", "i32", index=1, divisibility=16)]
     fa = make_facts("a", args=args, resources={"registers": 40})
