@@ -266,3 +266,33 @@ def test_cut_listings() -> None:
     assert alone.lines == ["Function:KERNEL"] and alone.regions == [
         Region(0, 0, "Function:KERNEL", "Function:KERNEL", anchor=True, function=True)
     ]
+
+
+def test_raw_lines_with_doubled_semicolons_extra_words_and_bare_addresses() -> None:
+    """Raw-form lines cuobjdump does not print but a cut or hand-joined listing can hold: ``NOP ; ;`` and ``EXIT ;;``
+    end in one ``;`` with no blank before it, a second lone encoding word after an instruction's control code is
+    ignored (no fallback to raw lines), and an address alone is an empty line."""
+    raw = "\n".join(
+        [
+            "        /*0000*/                   NOP ; ;                                  /* 0x0000000000007918 */",
+            "                                                                            /* 0x000fc00000000000 */",
+            "                                                                            /* 0x000fc00000000000 */",
+            "        /*0010*/                   EXIT ;;                                  /* 0x000000000000794d */",
+            "        /*0020*/",
+            "        /*0030*/                   EXIT ;",
+        ]
+    )
+    ns = _both(raw, None)
+    assert ns.lines == ["NOP;", "EXIT;", "", "EXIT;"] and ns.raw_line == [1, 4, 5, 6]
+    assert ns.columns == ["--:-:-:Y:0", "", "", ""]
+
+
+def test_label_after_dropped_lines_starts_its_block_there() -> None:
+    """A ``get_sass`` text with a blank line, a ``//`` comment and another blank line before ``LBB0:`` (all dropped):
+    the block region starts at the label's own index, as without them."""
+    ns = _both(GET_SASS.replace("LBB0:", "\n// a comment\n\nLBB0:"))
+    assert ns.lines == LINES and ns.raw_line == [1, 2, 3, 4, 5, 6, 7, 11, 12, 13]
+    assert ns.regions == [
+        Region(0, 9, "Function:KERNEL", "Function:KERNEL", anchor=True, function=True),
+        Region(7, 9, "block", "LBB0 (line 11)", anchor=False, function=False),
+    ]
