@@ -473,7 +473,23 @@ _SASS_BULK_PIECES = [p for p in _DIALECT_PIECES["sass"] if "/*" not in p] + [
 @given(
     lines=st.lists(
         st.tuples(
-            st.sampled_from(["", "", "--:-:-:-:1\t", "--:-:0:Y:4\t", "01:-:-:-:2\t"]),
+            # (and look-alikes that are not control codes: a bad field, no tab, a blank for the tab, one short)
+            st.sampled_from(
+                [
+                    "",
+                    "",
+                    "--:-:-:-:1\t",
+                    "--:-:0:Y:4\t",
+                    "01:-:-:-:2\t",
+                    "--:-:8:-:1\t",
+                    "zz:-:-:-:1\t",
+                    "--:-:-:-:1",
+                    "--:-:-:-:1 ",
+                    "-:-:-:-:1\t",
+                    "--:-:-:Y:g\t",
+                    "0A:-:-:-:f\t\t",
+                ]
+            ),
             st.lists(st.sampled_from(_SASS_BULK_PIECES), max_size=6),
         ),
         max_size=30,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import count, repeat
+from operator import itemgetter
 
 from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import Region
@@ -189,7 +191,7 @@ _SASS_SPECIAL = re.compile(r"LBB|\.L_|" + "|".join(_BRANCH_OPS))
 
 def normalize_sass(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
     walk = _SassWalk(out, raw_lines, kernel_name)
-    if isinstance(out, BulkBuilder) and not walk.bra_labels and not any("/*" in line for line in raw_lines):
+    if isinstance(out, BulkBuilder) and not walk.raw_form:
         out.use(_BULK_SYMBOLS)
         _bulk_sass(out, raw_lines, walk)  # get_sass's form (no raw cuobjdump line): whole chunks at a time
     else:
@@ -235,6 +237,32 @@ _BULK_SYMBOLS = Symbols(
 #   LBB1R2
 _LABEL_THEN_REG = re.compile(r"(?:\.L_(?:x_)?|LBB)\d+[URPB]")
 
+# The two halves of :data:`_LABEL_THEN_REG`, each with a literal first text (``re`` skips to it over a whole chunk):
+#   LBB1R2
+#   .L_x_1B0
+_HAZARDS = (re.compile(r"LBB\d+[URPB]"), re.compile(r"\.L_(?:x_)?\d+[URPB]"))
+# A control code (``get_sass``'s, as :data:`_SASS_TRITON` reads it at the start of a line):
+#   --:-:0:-:1	S2R R0, SR_TID.X;
+_SASS_CTRL = re.compile(r"[0-9a-fA-F-]{2}:[0-7-]:[0-7-]:[Y-]:[0-9a-fA-F]")
+# An instruction line's control code and its instruction (after the tab), as _SASS_TRITON's groups 1 and 2:
+_CTRL = itemgetter(slice(None, 10))
+_TAB = itemgetter(slice(10, 11))
+_AFTER_CTRL = itemgetter(slice(11, None))
+
+
+def _lines_at(joined: str, positions: list[int]) -> list[int]:
+    """The 0-based line of each of ``positions`` (ascending offsets into ``joined``, whose lines end at line breaks),
+    counted in one pass (in C per stretch), each line once."""
+    out: list[int] = []
+    line = prev = 0
+    for p in positions:
+        line += joined.count("\n", prev, p)
+        prev = p
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
 # Raw lines per pass of :func:`_bulk_sass` (bounds its temporary lists)
 BULK_LINES = 4096
 
@@ -247,26 +275,35 @@ def _bulk_sass(out: BulkBuilder, raw_lines: list[str], walk: _SassWalk) -> None:
     definitions become ``LBBn:`` text (the split renames the label); only the rare others (function headers,
     comments, the kernel's name, a code address in a branch, a register right after a label) take the
     line-by-line rule, in order."""
-    triton, special, hazard, label_def = (
-        _SASS_TRITON.match,
-        _SASS_SPECIAL.search,
-        _LABEL_THEN_REG.search,
-        (_SASS_LABEL_DEF.match),
-    )
+    special, label_def = _SASS_SPECIAL.search, _SASS_LABEL_DEF.match
     kname, kpat = walk.kname, walk.kpat
     for start in range(0, len(raw_lines), BULK_LINES):
         chunk = raw_lines[start : start + BULK_LINES]
-        ms = list(map(triton, chunk))
-        texts: list[str | None] = [m[2].strip() if m is not None else None for m in ms]
-        cols = [m[1] if m is not None else "" for m in ms]
-        with_kernel = kname is not None and any(kname in line for line in chunk)
-        odd = [
+        # an instruction line is a control code, a tab and the instruction (_SASS_TRITON's groups), sliced by map in
+        # C: its 11th character is a tab and its first ten one of the chunk's few distinct codes. Odd: the other
+        # lines (labels, headers, comments: few), and what the split cannot read as it is: a code address in a
+        # branch-like line (a "0x" and _SASS_SPECIAL), a register right after a label (_LABEL_THEN_REG's two
+        # literal-first halves, searched over the joined chunk below)
+        stripped: list[str] = list(map(str.strip, map(_AFTER_CTRL, chunk)))
+        cols = list(map(_CTRL, chunk))
+        codes = {c for c in set(cols) if _SASS_CTRL.fullmatch(c)}
+        odd_set = {
             i
-            for i, t in enumerate(texts)
-            if t is None
-            or (with_kernel and kname in t)  # type: ignore[operator]
-            or (special(t) is not None and ("0x" in t or hazard(t) is not None))
-        ]
+            for i, c, tab, t in zip(count(), cols, map(_TAB, chunk), stripped)
+            if tab != "\t" or c not in codes or ("0x" in t and special(t) is not None)
+        }
+        texts: list[str | None] = stripped  # type: ignore[assignment]  # (None: not an instruction line)
+        for i in odd_set:
+            if cols[i] not in codes or chunk[i][10:11] != "\t":  # not an instruction line
+                texts[i] = None
+                cols[i] = ""
+        joined = "\n".join(chunk)
+        if kname is not None and kname in joined:
+            odd_set.update(i for i, t in enumerate(texts) if t is not None and kname in t)
+        if "LBB" in joined or ".L_" in joined:  # (a match is inside a line's instruction: no control code has L, .)
+            for pat in _HAZARDS:
+                odd_set.update(_lines_at(joined, [m.start() for m in pat.finditer(joined)]))
+        odd = sorted(odd_set)
         base = len(out)
         dropped = 0
         for i in odd:
@@ -313,7 +350,9 @@ class _SassWalk:
         self.pending: tuple[int, str] | None = None  # raw-form instruction waiting for its control word
         # cuobjdump's raw form: BRA targets become LBBn labels numbered by first reference, as get_sass numbers them
         self.bra_labels: dict[int, int] = {}
-        for line in raw_lines:
+        # whether a line holds "/*" (cuobjdump's raw form: addresses, encodings), scanned in C
+        self.raw_form = any(map(str.__contains__, raw_lines, repeat("/*")))
+        for line in raw_lines if self.raw_form else ():
             bm = _SASS_RAW_BRA.match(line) if "BRA" in line and "/*" in line else None
             if bm:
                 self.bra_labels.setdefault(int(bm.group(2), 16), len(self.bra_labels))
