@@ -1733,3 +1733,36 @@ def test_trace_says_nothing_else_differs_only_from_ttir_and_ttgir(compile_suite,
         R._add_trace(R._Root(g, *row), x, y, vx, vy, [], diff_sources(vx, vy), [g], True)
         assert nothing not in g.explanation and "No TTIR/TTGIR/LLIR/PTX difference" not in g.explanation
         assert "PTX (whole kernel)" in g.explanation and g.severity == "major"
+
+
+@pytest.mark.parametrize("order", [("kloop2", "kloop4"), ("kloop4", "kloop2")])
+def test_trace_sees_a_ttgir_only_difference_elsewhere(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``num_stages`` 2 vs 4 on a K loop (``diag_mech.py``): the TTIR is the same, the TTGIR pipelines differently
+    (same layout definitions): a root on the ``rm = tl.arange`` line must not say "Nothing else differs"."""
+    b = compile_suite(str(SUITES / "diag_mech.py"), ["kloop2", "kloop4"], "sm80")
+    a, o = order
+    va, vb = b.variants[a], b.variants[o]
+    assert R._layouts(va) == R._layouts(vb)
+    g = Finding("source.kwarg-changed", "minor", "T", "E.", [])
+    rm = ({line_of(va, "rm = tl.arange")}, {line_of(vb, "rm = tl.arange")})
+    R._add_trace(R._Root(g, *rm), a, o, va, vb, [], diff_sources(va, vb), [g], True)
+    assert "Nothing else differs" not in g.explanation
+
+
+@pytest.mark.parametrize("order", [("fp8_default", "fp8_acc32"), ("fp8_acc32", "fp8_default")])
+def test_register_story_reads_the_dots_for_an_accumulation_finding_alone(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """An fp8 ``wgmma`` dot on sm90 with ``max_num_imprecise_acc=32`` against the default (no promotion; TTIR prints
+    none or a value past 2**30): with ``precision.dot-accumulate`` the only dot finding and no dots handed in, the
+    story reads the variants' dots and names the promoting side when it has more registers (the counts are set:
+    the compiled ones depend on the Triton version; 93 vs 64 under 3.9), and nothing when the other side has."""
+    b = compile_suite(str(SUITES / "diag_mech.py"), ["fp8_default", "fp8_acc32"], "sm90")
+    a, o = order
+    acc = "precision.dot-accumulate"
+    f = _story(b, a, o, {"fp8_acc32": 93, "fp8_default": 64}, acc)
+    assert (
+        "`fp8_acc32` promotes partial sums into a second fp32 accumulator more often (`max_num_imprecise_acc`)"
+        in f.explanation
+    )
+    assert f.causes == [acc]
+    f = _story(b, a, o, {"fp8_acc32": 64, "fp8_default": 93}, acc)
+    assert "promotes partial sums" not in f.explanation and f.causes == []
