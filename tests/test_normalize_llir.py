@@ -334,3 +334,16 @@ def test_llir_cut_at_a_function_end() -> None:
     stays a line."""
     body = _normalize_both("\n".join(ROWSUM.splitlines()[9:19]), None)
     assert body.lines[0] == ".lr.ph.0:" and body.lines[-1] == "}" and body.regions == []
+
+
+def test_attribute_groups_sorted_by_their_attributes() -> None:
+    """Attribute groups are listed sorted by their attribute text (blanks collapsed), not by their numbers: ``uwtable
+    nounwind`` sorts before ``uwtable(sync)`` (a blank before a parenthesis), whichever number each group has."""
+    for first, second in (("#0", "#1"), ("#1", "#0")):
+        text = (
+            f"define void @k() {first} {{\n  ret void\n}}\n\ndefine void @h() {second} {{\n  ret void\n}}\n\n"
+            f"attributes {second} = {{ uwtable(sync) }}\nattributes {first} = {{ uwtable   nounwind }}\n"
+        )
+        ns = _normalize_both(text, None)
+        a, b = _attrs("uwtable nounwind"), _attrs("uwtable(sync)")
+        assert ns.lines[-2:] == [f"attributes {a} = {{ uwtable   nounwind }}", f"attributes {b} = {{ uwtable(sync) }}"]

@@ -374,3 +374,20 @@ def test_cut_module_regions_end_at_the_last_line() -> None:
         "",
     ]
     assert ns.regions == [Region(0, 3, "tt.func @KERNEL", "tt.func @KERNEL", anchor=True, function=True)]
+
+
+def test_bare_region_continuation_is_a_region() -> None:
+    """A second region opened by a bare ``} {`` (no keyword between the braces, as a hand-written op with two regions
+    can have) is a region of its own named ``region``, like the first one of the op (whose generic quoted name is
+    not an op name the normalizer reads)."""
+    text = (
+        'module {\n  tt.func @k() {\n    %0 = "test.two"() ({\n      scf.yield\n    } {\n      scf.yield\n    }) : () '
+        "-> i32\n    tt.return\n  }\n}"
+    )
+    ns = normalize("ttir", text)
+    assert not ns.fallback and ns.lines[5] == "    } {"
+    assert ns.regions == [
+        Region(1, 9, "tt.func @k", "tt.func @k", anchor=True, function=True),
+        Region(3, 4, "region", "region (line 3)", anchor=True, function=False),
+        Region(5, 7, "region", "region (line 5)", anchor=True, function=False),
+    ]
