@@ -5,14 +5,19 @@ text, never hard-coded."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from rule_pairs import at_line, context, n_ptx, n_sass, one
 
 from irdiff.bundle import Bundle
-from irdiff.diagnose.rules.atomics import rule_atomic_ops, rule_atomic_ordering, rule_cas_loop
+from irdiff.diagnose.counts import count_ops
+from irdiff.diagnose.facts import Ref, _first_lines
+from irdiff.diagnose.mechfacts import AtomicFact, MechFacts
+from irdiff.diagnose.rules.atomics import _ops, rule_atomic_ops, rule_atomic_ordering, rule_cas_loop
 from irdiff.diagnose.rules.ptx import rule_ptx_memory
+from irdiff.diagnose.testing import make_context, make_facts
 
 SUITE = str(Path(__file__).parent / "suites" / "rule_atomic_ops.py")
 VARIANTS = [
@@ -49,11 +54,15 @@ def test_atomic_against_plain_store_names_the_atomic_side(ops: Bundle, atom: str
         f"`{atom}` updates memory with `tl.atomic_add` (`fadd` on {shape}xf32) where `{plain}` has no atomic "
         "(1 plain `tl.store`)"
     )
-    assert f.explanation.startswith(
+    assert f.explanation == (
         f"`{atom}` writes through 1 atomic operation(s) in TTIR (`fadd` on {shape}xf32); `{plain}` has none and 1 "
-        "`tt.store`. An atomic is a read-modify-write performed at the L2"
+        "`tt.store`. An atomic is a read-modify-write performed at the L2 (PTX `atom`/`red`, SASS `ATOMG`/`RED`): "
+        "updates of one address from different threads or programs are serialized there, and an atomic that returns "
+        "its old value (`ATOMG`, the default `sem='acq_rel'`) also waits for it; a plain store only writes, can be "
+        "merged in the L2 and never waits. The results are the same only when every address is written once: where "
+        "two programs write the same address (duplicate scatter indices, split-K partial sums into one C tile) "
+        f"`{atom}` accumulates all updates and `{plain}` keeps whichever write lands last."
     )
-    assert f.explanation.endswith(f"`{atom}` accumulates all updates and `{plain}` keeps whichever write lands last.")
     by = {(e.variant, e.stage): e for e in f.evidence}
     assert (
         "tt.atomic_rmw fadd" in by[(atom, "ttir")].text
@@ -66,6 +75,9 @@ def test_atomic_against_plain_store_names_the_atomic_side(ops: Bundle, atom: str
     sass = by[(atom, "sass")].text
     n = n_sass(ops, atom, r"\b(RED|ATOMG)\.")
     assert n > 0 and sass.startswith(f"{n}× ") and (plain, "sass") not in by
+    # every SASS atomic kind of the variant with its count, comma-separated (RED and RED.ADD.F32, ...)
+    parts = sass.split(", ")
+    assert len(parts) > 1 and all(re.fullmatch(r"\d+× [A-Z0-9.]+", x) for x in parts), sass
 
 
 @PAIRS
@@ -88,9 +100,25 @@ def test_atomic_max_against_a_user_cas_loop(ops: Bundle, swap: bool) -> None:
     ops_ = {"max_native": "`max` on i32", "max_cas": "`cas` on i32"}
     assert (f.id, f.predicts) == ("atomic.ops", "max_cas")
     assert f.title == f"Atomic operations differ: {ops_[a]} in `{a}` vs {ops_[b]} in `{b}`"
-    assert "a `tl.atomic_cas` written by the user (`max_cas`) swaps only when the word still holds" in f.explanation
     n = n_sass(ops, "max_cas", r"\bATOMG\.[\w.]*CAS")
     assert n > 0 and f"`max_cas` {n}× `ATOMG`" in f.explanation
+    # the SASS atomic kinds of each side, read from its own counts
+    ctx = context(ops, a, b)
+    sass = {
+        v: ", ".join(
+            f"{k}× `{key}`"
+            for key, k in sorted(c.counts["sass"].items())
+            if key.split(".")[0] in ("ATOMG", "ATOM", "ATOMS", "RED") and k
+        )
+        for v, c in ((a, ctx.fa), (b, ctx.fb))
+    }
+    assert f.explanation == (
+        f"The TTIR atomics are {ops_[a]} in `{a}` and {ops_[b]} in `{b}` (`tt.atomic_rmw` op, or `tt.atomic_cas`). "
+        "Each is one read-modify-write at the L2 per element; a `tl.atomic_cas` written by the user (`max_cas`) swaps "
+        "only when the word still holds the expected value, so a loop around it retries under contention where a "
+        f"single `atomic_max`/`atomic_add` always succeeds in one operation. Per thread, SASS has `{a}` {sass[a]}; "
+        f"`{b}` {sass[b]}."
+    )
     py = [e for e in f.evidence if e.stage == "python"]
     assert {(e.variant, e.text.split("(")[0]) for e in py} == {
         ("max_native", "tl.atomic_max"),
@@ -158,3 +186,127 @@ def test_atomic_ops_is_the_root_of_a_store_turned_atomic(ops: Bundle, swap: bool
     assert mem.causes == ["atomic.ops"] and mem.predicts != "scatter_store"
     assert d.unexplained == []
     assert all(f.predicts != "scatter_store" for f in d.findings)
+
+
+# ------------------------------------------------- the same rules on facts of TTIR/SASS/PTX lines written out here
+
+R = Ref("ttir", 1, "%0 = tt.atomic_rmw fadd, acq_rel, gpu, %ptr, %val, %mask")
+# a TTIR line longer than the 220 characters the evidence quotes
+LONG = Ref(
+    "ttir", 3, "%5 = tt.atomic_rmw fadd, acq_rel, gpu, %ptrs, %vals, %mask : (tensor<64x!tt.ptr<f32>, " + "y" * 260
+)
+# SASS of two fp32 atomic adds and an i32 atomic max (the default acq_rel returns the old value: ATOMG)
+SASS_ADD_MAX = (
+    "\tATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, R5, [R2.64], R7 ;\n\tATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, R9, [R2.64+0x4], R8 ;\n"
+    "\tATOMG.E.MAX.S32.STRONG.GPU PT, R3, [R4.64], R6 ;\n"
+)
+# SASS of a CAS loop through a generic address (ATOM, not ATOMG): what ptxas emits when the pointer is not known global
+SASS_GENERIC_CAS = (
+    "\tATOM.E.CAS.STRONG.GPU PT, R1, [R2], R4, R5 ;\n\tBRA 0x70 ;\n\tATOM.E.CAS.STRONG.GPU PT, R1, [R2], R4, R5 ;\n"
+)
+
+
+def _fadd(ref: Ref = R) -> AtomicFact:
+    return AtomicFact("fadd", "acq_rel", "gpu", "f32", [64], False, ref, None)
+
+
+def _max() -> AtomicFact:
+    return AtomicFact("max", "acq_rel", "gpu", "i32", [], False, R, None)
+
+
+def test_ops_counts_repeated_atomics_in_program_order() -> None:
+    """``_ops``: each op and shape once, in program order, with ``×n`` when it repeats."""
+    assert _ops([_fadd(), _max(), _fadd()]) == "`fadd` on 64xf32 ×2, `max` on i32"
+    assert _ops([_max()]) == "`max` on i32"
+
+
+def test_other_atomic_ops_without_a_user_cas() -> None:
+    """Two fp32 adds and a max against one add: the ops of both sides (a repeat counted), no CAS sentence, no
+    prediction; a side without SASS atomics says "none"; only the first two atomics of a side are quoted, each TTIR
+    line cut at 220 characters."""
+    many = make_facts(
+        "many", counts={"sass": count_ops("sass", SASS_ADD_MAX)}, mech=MechFacts(atomics=[_fadd(LONG), _fadd(), _max()])
+    )
+    single = make_facts("single", mech=MechFacts(atomics=[_fadd()]))
+    d = {"many": "`fadd` on 64xf32 ×2, `max` on i32", "single": "`fadd` on 64xf32"}
+    sass = {"many": "3× `ATOMG`, 2× `ATOMG.ADD.F32`, 1× `ATOMG.MAX.S32`", "single": "none"}
+    for x, y in ((many, single), (single, many)):
+        a, b = x.name, y.name
+        (f,) = rule_atomic_ops(make_context(x, y))
+        assert (f.id, f.severity, f.predicts) == ("atomic.ops", "major", None)
+        assert f.title == f"Atomic operations differ: {d[a]} in `{a}` vs {d[b]} in `{b}`"
+        assert f.explanation == (
+            f"The TTIR atomics are {d[a]} in `{a}` and {d[b]} in `{b}` (`tt.atomic_rmw` op, or `tt.atomic_cas`). Each "
+            f"is one read-modify-write at the L2 per element. Per thread, SASS has `{a}` {sass[a]}; `{b}` {sass[b]}."
+        )
+        quoted = [(e.line, e.text) for e in f.evidence if e.variant == "many" and e.stage == "ttir"]
+        assert quoted == [(3, LONG.text[:220]), (1, R.text)] and len(LONG.text) > 221
+        assert [e.text for e in f.evidence if e.stage == "sass"] == ["3× ATOMG, 2× ATOMG.ADD.F32, 1× ATOMG.MAX.S32"]
+
+
+def test_atomics_of_two_ops_against_no_write() -> None:
+    """An add and a max against a variant with neither atomics nor stores (nor any listed line): both
+    ``tl.atomic_*`` are named, and no plain store is counted; against two stores, the first store's TTIR line is
+    quoted, cut at 220 characters."""
+    both = make_facts(
+        "both", counts={"sass": count_ops("sass", SASS_ADD_MAX)}, mech=MechFacts(atomics=[_fadd(), _max()])
+    )
+    bare = make_facts("bare")
+    st = Ref("ttir", 4, "tt.store %ptrs, %vals, %mask : tensor<64x!tt.ptr<f32>, #blocked" + " " * 10 + "z" * 200)
+    stores = make_facts("stores", counts={"ttir": {"tt.store": 2}}, first_lines={"ttir": {"tt.store": st}})
+    for swap in (False, True):
+        (f,) = rule_atomic_ops(make_context(bare, both) if swap else make_context(both, bare))
+        assert f.predicts == "both"
+        assert f.title == (
+            "`both` updates memory with `tl.atomic_add` and `tl.atomic_max` (`fadd` on 64xf32, `max` on i32) where "
+            "`bare` has no atomic"
+        )
+        assert f.explanation.startswith(
+            "`both` writes through 2 atomic operation(s) in TTIR (`fadd` on 64xf32, `max` on i32); `bare` has none. "
+            "An atomic is a read-modify-write"
+        )
+        assert [e.variant for e in f.evidence] == ["both", "both", "both"]
+        (g,) = rule_atomic_ops(make_context(stores, both) if swap else make_context(both, stores))
+        assert g.title.endswith("where `stores` has no atomic (2 plain `tl.store`)")
+        assert "; `stores` has none and 2 `tt.store`. An atomic" in g.explanation
+        assert [(e.line, e.text) for e in g.evidence if e.variant == "stores"] == [(4, st.text[:220])]
+        assert len(st.text) > 221
+
+
+def test_ptxas_cas_loop_through_a_generic_address() -> None:
+    """SASS whose CAS loop uses the generic ``ATOM.CAS`` (no ``ATOMG``): still ptxas's emulation, counted and quoted
+    from that line. Without a PTX ``atom``/``red`` line the explanation names no PTX instruction; facts with counts
+    but no listed lines quote none and still name the PTX atomic."""
+    f16 = AtomicFact("fadd", "acq_rel", "gpu", "f16", [], False, R, None)
+    lines = make_facts(
+        "generic",
+        counts={"sass": count_ops("sass", SASS_GENERIC_CAS)},
+        first_lines={"sass": _first_lines("sass", SASS_GENERIC_CAS)},
+        mech=MechFacts(atomics=[f16]),
+    )
+    counted = make_facts(
+        "generic",
+        counts={"sass": count_ops("sass", SASS_GENERIC_CAS), "ptx": {"atom": 1, "atom.add.f16": 1}},
+        mech=MechFacts(atomics=[f16]),
+    )
+    native = make_facts("native", counts={"ptx": {"red": 1, "red.add.f32": 1}})
+    tail = (
+        ", but ptxas has no SASS atomic for it on sm90 and emulates it with a compare-and-swap loop (2× `ATOMG.CAS` "
+        "per thread in SASS: read the word, compute the new value, swap it in, retry when another thread changed it). "
+        "Under contention (split-K, histograms) each retry is another round trip to L2. `native` uses a native "
+        "atomic/reduction. Results are the same up to the (unordered) summation order."
+    )
+    for x, y in ((lines, native), (native, lines)):
+        (f,) = rule_cas_loop(make_context(x, y))
+        assert (f.stage, f.predicts) == ("sass", "generic")
+        assert f.title == "`generic` emulates `fadd` on `f16` with a compare-and-swap loop (by ptxas, in SASS)"
+        assert f.explanation == "In `generic` the PTX has a native atomic for `fadd` on `f16`" + tail
+        assert [(e.variant, e.stage, e.line, e.text) for e in f.evidence] == [
+            ("generic", "ttir", 1, R.text),
+            ("generic", "sass", 1, "ATOM.E.CAS.STRONG.GPU PT, R1, [R2], R4, R5 ;   (2× ATOMG.CAS)"),
+            ("native", "ptx", None, "1× red, 1× red.add.f32"),
+        ]
+    for x, y in ((counted, native), (native, counted)):
+        (f,) = rule_cas_loop(make_context(x, y))
+        assert f.explanation == "In `generic` the PTX has a native atomic for `fadd` on `f16` (`atom.add.f16`)" + tail
+        assert [(e.variant, e.stage) for e in f.evidence] == [("generic", "ttir"), ("native", "ptx")]

@@ -514,11 +514,15 @@ def test_the_conversion_only_one_side_has_is_described() -> None:
     assert ev(f) == [("loop", "ttgir"), ("loop", "ptx"), ("flat", "ttgir")]
     assert (f.evidence[0].line, f.evidence[0].text) == (12, long_ref.text[:240]) and len(long_ref.text) > 241
     assert (f.evidence[2].line, f.evidence[2].text) == (5, wide[:240]) and len(wide) > 241
+    # shared-memory instructions per thread: `loop` (8+2) + (1+2) = 13, `flat` (8+2) + (4+2) = 16: 3 fewer in `loop`
+    assert f.instructions == 3
     # the other order: `flat` has the transposed tile only it converts
     (g,) = rule_convert_shared(make_context(b, a))
     assert g.title == "`flat` converts 64x32xf32 from linear to blocked through shared memory (4 KB scratch)"
     assert " produced by `tt.trans`" in g.explanation and "about 4 KB of shared-memory scratch" in g.explanation
+    assert g.instructions == 3
     # without its single-store conversion `loop` has one conversion less, and it is the one `flat` shares: minor
     c = make_facts("one", mech=MechFacts(converts=[common]))
     (h,) = rule_convert_shared(make_context(b, c))
     assert (h.severity, h.predicts) == ("minor", "flat") and "from linear" in h.title
+    assert h.instructions == 6  # `flat` 16 against `one` (8+2) = 10
