@@ -19,7 +19,15 @@ from rule_pairs import Real, read_once
 
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.params import pair_params
-from irdiff.diagnose.rules.coalescing import _pair_accesses, _width_phrase, rule_contiguity, rule_vector_width
+from irdiff.diagnose.rules.coalescing import (
+    _nth,
+    _pair_accesses,
+    _stride_pair,
+    _strides,
+    _width_phrase,
+    rule_contiguity,
+    rule_vector_width,
+)
 from irdiff.diagnose.rules.common import Context
 
 SUITES = Path(__file__).parent / "suites"
@@ -207,6 +215,11 @@ def test_other_tile_shape_paired_by_pointer(real: Real, swap: bool) -> None:
         "so it moves about 2× the DRAM/L2 bytes for the data it uses"
     ) in w.explanation
     assert "same bytes" not in w.explanation
+    assert w.explanation.endswith(
+        "so it moves about 2× the DRAM/L2 bytes for the data it uses, on top of the narrower (more) instructions. "
+        "Contiguous (unit-stride) indexing along the fastest dimension, or a tile whose fastest dimension is the "
+        "contiguous one, reads only what is used."
+    )
 
 
 def test_pairing_by_kind_shape_and_origin(real: Real) -> None:
@@ -238,6 +251,12 @@ def test_vector_width_names_the_reason(real: Real, swap: bool) -> None:
     else:
         assert "1 element per thread × 16 bits = 16-bit (2-byte) accesses in `gather`" in f.explanation
     assert "8 elements per thread × 16 bits = 128-bit (16-byte) accesses in `rows`" in f.explanation
+    # the gather's step is a runtime value (no stride known) and AxisInfo proves 1 contiguous element: not adjacent
+    assert f.explanation.endswith(
+        ". Narrower accesses mean proportionally more load/store instructions; where the elements are not adjacent"
+        " in memory (a runtime stride or a gather, which AxisInfo cannot see through), each 32-byte "
+        "sector is also only partly used: more DRAM/L2 traffic, not only more instructions."
+    )
     blocked = {v: len(real[v][0].blocked[:2]) for v in (a, b)}  # Triton 3.6 gives `gather` a second layout
     assert [(e.variant, e.stage) for e in f.evidence] == [(a, "llvm_debug"), (b, "llvm_debug")] + [(a, "ttgir")] * (
         blocked[a]
@@ -519,4 +538,35 @@ def test_two_contiguous_elements_count_as_contiguous(real: Real, swap: bool) -> 
         "dimensions by proven contiguity, the most contiguous first, so the access order differs: `x` load 32x2xf16 "
         f"order {order[a]} in `{a}` vs {order[b]} in `{b}` (most contiguous along dim {dim[a]} in `{a}`, dim {dim[b]} "
         f"in `{b}`)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("n", "word"),
+    [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"), (13, "13th"), (14, "14th"),
+     (21, "21st"), (22, "22nd"), (23, "23rd"), (102, "102nd"), (103, "103rd"), (111, "111th"), (112, "112th"),
+     (113, "113th"), (121, "121st")],
+)  # fmt: skip
+def test_nth_is_the_english_ordinal(n: int, word: str) -> None:
+    """The stride in "reads every 2nd element": English ordinals, the teens (and 111–113) with "th"."""
+    assert _nth(n) == word
+
+
+@BOTH
+def test_a_transposed_store_is_not_a_stride(real: Real, swap: bool) -> None:
+    """``dskew`` stores its ``[32, 64]`` tile row-major (address strides ``[64, 1]``: adjacent along dim 1) through a
+    4-byte-aligned ``dst``, ``tt`` column-major (``[1, 32]``: adjacent along dim 0): each writes adjacent elements
+    along its own fastest dimension, so neither is "every 64th element" (it once said so, 16x the DRAM bytes); the
+    narrower store is the same sectors in more instructions."""
+    ctx = context(real, "dskew", "tt")
+    (x, y), *_ = [(x, y) for x, y in _pair_accesses(ctx.fa, ctx.fb) if x.kind == "store"]
+    assert (_strides(ctx.fa, x), _strides(ctx.fb, y)) == ([64, 1], [1, 32])
+    assert _stride_pair(ctx, x, y) == (None, "", 1, 0)
+    assert _stride_pair(context(real, "tt", "dskew"), y, x) == (None, "", 1, 1)
+    f, a, b = one(rule_vector_width, real, "dskew", "tt", swap)
+    assert f.predicts == "dskew"
+    assert "store 32x64xf16" in f.title and "every" not in f.explanation
+    assert f.explanation.endswith(
+        ". Both read adjacent elements, so the same sectors are fetched: narrower accesses mean proportionally more "
+        "load/store instructions for the same bytes."
     )

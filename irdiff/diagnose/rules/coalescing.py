@@ -214,7 +214,8 @@ def _strides(f: VariantFacts, acc: Access) -> list[int | None] | None:
 def _stride_pair(ctx: Context, x: Access, y: Access) -> tuple[int | None, str, int, int] | None:
     """For two paired accesses of which one reads adjacent elements along its fastest dimension: ``(stride, strided
     variant, stride, dim)`` when the other's neighbours along that dimension are ``|stride| >= 2`` elements apart,
-    ``(None, "", 1, dim)`` when both read adjacent elements (the same sectors), None when a stride is unknown."""
+    ``(None, "", 1, dim)`` when both read adjacent elements (the same sectors; each along its own fastest dimension
+    for a transposed pair), None when a stride is unknown."""
     sx, sy = _strides(ctx.fa, x), _strides(ctx.fb, y)
     if sx is None or sy is None or len(sx) != len(sy):
         return None
@@ -223,6 +224,11 @@ def _stride_pair(ctx: Context, x: Access, y: Access) -> tuple[int | None, str, i
         d = _fast_dim(acc)
         if d >= len(unit) or unit[d] not in (1, -1):
             continue
+        # the other access reads adjacent elements along its own fastest dimension (a transposed access: `tt`'s
+        # column-major store against `dskew`'s row-major one): both use whole sectors, whatever its stride along `d`
+        od = _fast_dim(x if unit is sy else y)
+        if od < len(other) and other[od] in (1, -1):
+            return (None, "", 1, d)
         s = other[d]
         if s is None or s == 0:
             return None
@@ -277,7 +283,10 @@ def _traffic(
 
 
 def _nth(n: int) -> str:
-    return f"{n}{'nd' if n % 10 == 2 and n % 100 != 12 else 'rd' if n % 10 == 3 and n % 100 != 13 else 'th'}"
+    """English ordinal of ``n`` ≥ 1: 1st, 2nd, 3rd, 4th, 11th–13th, 21st, 112th."""
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
 
 
 @rule(
