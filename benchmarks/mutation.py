@@ -465,6 +465,10 @@ def _summary() -> None:
         name = f"`{module[1]}`" + (f" (partial: `{partial[1]}`)" if partial else "")
         if stopped:
             name += f" (stopped early: {stopped[1]} of {stopped[2]} mutants not run)"
+        # a hand-written header line: the module changed after the run and these mutants were not re-run
+        stale = re.search(r"^- \*\*not re-run since a change\*\*: (\d+) of (\d+) mutants", text, re.M)
+        if stale:
+            name += f" (changed since the run: {stale[1]} of {stale[2]} mutants not re-run)"
         rows.append(
             f"| {name} | {score[1]}/{score[2]} | **{score[3]} %** | {alive} | [{report.name}]({report.name}) "
             f"| `{tests[1]}` | {when[1] if when else ''} |"
@@ -492,6 +496,9 @@ def _summary() -> None:
         " bodies are mutated (earlier runs of rule modules had no mutants at all). A mutant that times out counts as"
         " killed (mutmut's rule); on the shared machine under load some timeouts may be slow tests rather than"
         " hangs: each report's counts name them.",
+        "",
+        'A row marked "changed since the run" is a module whose functions changed after its last run (the report\'s'
+        " header names them and their mutant counts): its score is for the code before that change until it is re-run.",
         "",
         "| module | killed | score | not killed | report | fast test selection | run |",
         "|---|---:|---:|---:|---|---|---|",
