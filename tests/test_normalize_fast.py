@@ -726,3 +726,33 @@ def test_llir_whole_text_path_on_real_stages(
                     _bulk_equals_reference("llir", text, v.kernel)
             seen += 1
     assert seen >= 30
+
+
+def test_sass_whole_text_path_after_dropped_lines_and_label_hazards() -> None:
+    """Two functions of one listing, each after lines the walk drops (cuobjdump's ``code for`` header, a comment,
+    ``.headerflags``), and labels followed at once by a register's first letter (``.L_x_1R2``: the reference reads
+    the label, then ``R2``) on two lines of a listing without ``LBB``: the whole-text path gives the reference
+    builder's lines, regions (each function's region starts at its own ``Function`` line) and symbols."""
+    text = "\n".join(
+        [
+            "\tcode for sm_90",
+            "\t\tFunction : first",
+            '\t.headerflags\t@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"',
+            "--:-:-:-:2\tMOV R1, c[0x0][0x28];",
+            "        // a comment",
+            ".L_x_0:",
+            "--:-:-:-:1\tEXIT;",
+            "\t\tFunction : second",
+            "--:-:-:-:1\tMOV R2, .L_x_1R2;",
+            "--:-:-:-:1\tIADD3 R3, .L_x_2B0, R3;",
+            "--:-:-:-:1\tEXIT;",
+            "",
+        ]
+    )
+    got = normalize("sass", text, "first")
+    _same(got, _built(Builder, "sass", text, "first"))
+    functions = [(r.start, r.label) for r in got.regions if r.function]
+    assert functions == [(0, "Function:KERNEL"), (4, "Function:second")]
+    # registers and labels numbered by first appearance across the listing: R2 is the second register, .L_x_1 the
+    # second label (the split reads ``.L_x_1R2`` as the label, then the register)
+    assert got.lines[4:7] == ["Function:second", "MOV R1, .L_x_1R1;", "IADD3 R2, .L_x_2B0, R2;"]
