@@ -90,6 +90,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_normalize_sass.py",
         "tests/test_normalize_fast.py::test_sass_whole_text_path_equals_the_reference",
         "tests/test_normalize_fast.py::test_sass_whole_text_path_on_a_listing",
+        "tests/test_normalize_fast.py::test_sass_whole_text_path_after_dropped_lines_and_label_hazards",
     ],
     "irdiff/normalize/locations.py": [
         "tests/test_locations.py",
