@@ -13,6 +13,7 @@ from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols, stem_of
 from irdiff.normalize.model import Region
 from irdiff.normalize.text import (
     kernel_pattern,
+    lines_at,
     matching_paren,
     replace_kernel,
     split_top_level,
@@ -323,18 +324,6 @@ def _may_skip(joined: str) -> bool:
     return any(t in joined for t in _SKIP_NEEDS)
 
 
-def _line_numbers(joined: str, positions: list[int]) -> list[int]:
-    """The 0-based line of each of ``positions`` (ascending offsets into ``joined``), counted in one pass."""
-    out: list[int] = []
-    line = prev = 0
-    for p in positions:
-        line += joined.count("\n", prev, p)
-        prev = p
-        if not out or out[-1] != line:
-            out.append(line)
-    return out
-
-
 def _bulk_llir(out: BulkBuilder, raw_lines: list[str], walk: _LlirWalk) -> None:
     """:meth:`_LlirWalk.line` over ``raw_lines`` with the same result (``tests/test_normalize_fast.py``), a chunk of
     :data:`BULK_LINES` raw lines at a time.
@@ -383,10 +372,10 @@ def _bulk_llir(out: BulkBuilder, raw_lines: list[str], walk: _LlirWalk) -> None:
             before = joined
             joined = _DBG.sub("", joined)
             if before.isascii():
-                other = _line_numbers(before, [m.start() for m in _DBG_OTHER.finditer(before)])
+                other = lines_at(before, [m.start() for m in _DBG_OTHER.finditer(before)])
             else:
                 other = [i for i, ln in enumerate(before.split("\n")) if "!dbg !" in ln and not ln.isascii()]
-                other = sorted({*other, *_line_numbers(before, [m.start() for m in _DBG_OTHER.finditer(before)])})
+                other = sorted({*other, *lines_at(before, [m.start() for m in _DBG_OTHER.finditer(before)])})
             if other:  # the lines _DBG cannot do: _drop_dbg, from their text before
                 old, lines = before.split("\n"), joined.split("\n")
                 for i in other:

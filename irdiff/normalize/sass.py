@@ -12,6 +12,7 @@ from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols
 from irdiff.normalize.model import Region
 from irdiff.normalize.text import (
     kernel_pattern,
+    lines_at,
     replace_kernel,
 )
 
@@ -250,19 +251,6 @@ _TAB = itemgetter(slice(10, 11))
 _AFTER_CTRL = itemgetter(slice(11, None))
 
 
-def _lines_at(joined: str, positions: list[int]) -> list[int]:
-    """The 0-based line of each of ``positions`` (ascending offsets into ``joined``, whose lines end at line breaks),
-    counted in one pass (in C per stretch), each line once."""
-    out: list[int] = []
-    line = prev = 0
-    for p in positions:
-        line += joined.count("\n", prev, p)
-        prev = p
-        if not out or out[-1] != line:
-            out.append(line)
-    return out
-
-
 # Raw lines per pass of :func:`_bulk_sass` (bounds its temporary lists)
 BULK_LINES = 4096
 
@@ -302,7 +290,7 @@ def _bulk_sass(out: BulkBuilder, raw_lines: list[str], walk: _SassWalk) -> None:
             odd_set.update(i for i, t in enumerate(texts) if t is not None and kname in t)
         if "LBB" in joined or ".L_" in joined:  # (a match is inside a line's instruction: no control code has L, .)
             for pat in _HAZARDS:
-                odd_set.update(_lines_at(joined, [m.start() for m in pat.finditer(joined)]))
+                odd_set.update(lines_at(joined, [m.start() for m in pat.finditer(joined)]))
         odd = sorted(odd_set)
         base = len(out)
         dropped = 0

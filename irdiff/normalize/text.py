@@ -191,3 +191,17 @@ def strip_locs(line: str, *, eat_blanks: bool = True, quoted: bool = True) -> st
         pos = i = close + 1
     out.append(line[pos:])
     return "".join(out)
+
+
+def lines_at(joined: str, positions: list[int]) -> list[int]:
+    """The 0-based line of each of ``positions`` (ascending offsets into ``joined``, whose lines end at line breaks),
+    counted in one pass (in C per stretch), each line once: for the whole-text paths of the LLIR and SASS
+    normalizers, which find matches in a joined chunk and need their lines."""
+    out: list[int] = []
+    line = prev = 0
+    for p in positions:
+        line += joined.count("\n", prev, p)
+        prev = p
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
