@@ -5,9 +5,12 @@ replacement at name boundaries, and ``loc(...)`` stripping in its fast and scann
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from irdiff.normalize.text import (
     kernel_pattern,
+    lines_at,
     matching_paren,
     replace_kernel,
     split_strings,
@@ -136,3 +139,20 @@ def test_edges_of_strings_comments_and_blanks() -> None:
 def test_location_closed_just_before_the_last_parenthesis() -> None:
     assert strip_locs("tt.call @f(%a loc(#l1))") == "tt.call @f(%a)"
     assert strip_locs("f(%a loc(#l1)), g(%b loc(#l2))") == "f(%a), g(%b)"
+
+
+def test_lines_at_names_each_line_once() -> None:
+    text = "ab\n\ncd\nef\n"
+    # lines: 0 "ab" (offsets 0-2), 1 "" (3), 2 "cd" (4-6), 3 "ef" (7-9); a line break belongs to the line it ends
+    assert lines_at(text, [0, 1, 3, 4, 5, 9]) == [0, 1, 2, 3]
+    assert lines_at(text, [2]) == [0]
+    assert lines_at(text, [6, 7]) == [2, 3]
+    assert lines_at(text, [7, 8]) == [3]
+    assert lines_at(text, []) == []
+    assert lines_at("x", [0]) == [0]
+
+
+@given(st.text(alphabet="a\n", max_size=40), st.data())
+def test_lines_at_is_the_sorted_distinct_line_numbers(text: str, data: st.DataObject) -> None:
+    positions = sorted(data.draw(st.sets(st.integers(0, max(len(text) - 1, 0)))))
+    assert lines_at(text, positions) == sorted({text.count("\n", 0, p) for p in positions})
