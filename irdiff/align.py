@@ -578,17 +578,21 @@ _BARE_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def _alike(x: str, y: str, match: Matcher) -> bool:
+    """Whether two changed lines are similar enough to show as one replaced line. Symmetric: ``_alike(x, y) ==
+    _alike(y, x)`` for every pair, equal lengths included (each test is tried with either line as the shorter one,
+    and the matched characters are counted in both directions, since a matcher's blocks may depend on the order)."""
     x, y = x.strip(), y.strip()
     if not x or not y:
         return False
-    short, long = (x, y) if len(x) <= len(y) else (y, x)
-    if len(short) >= 3 and long.startswith(short):
-        return True
-    # A bare name that gained (or lost) an annotation or default: ``M,`` vs ``M: int,`` (Python parameters).
-    core = short.rstrip(",;)")
-    if _BARE_NAME.fullmatch(core) and long.startswith(core) and long[len(core) : len(core) + 1] in (":", "=", " "):
-        return True
-    same = sum(n for _, _, n in _matching_blocks(match, x, y))
+    orders = [(x, y), (y, x)] if len(x) == len(y) else [(x, y) if len(x) < len(y) else (y, x)]
+    for short, long in orders:
+        if len(short) >= 3 and long.startswith(short):
+            return True
+        # A bare name that gained (or lost) an annotation or default: ``M,`` vs ``M: int,`` (Python parameters).
+        core = short.rstrip(",;)")
+        if _BARE_NAME.fullmatch(core) and long.startswith(core) and long[len(core) : len(core) + 1] in (":", "=", " "):
+            return True
+    same = max(sum(n for _, _, n in _matching_blocks(match, x, y)), sum(n for _, _, n in _matching_blocks(match, y, x)))
     return 2 * same >= _SIMILAR * (len(x) + len(y))
 
 

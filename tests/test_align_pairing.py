@@ -6,6 +6,8 @@ unequal length are not paired. Each case runs in both orders and checks the mirr
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from irdiff.align import diff_texts
 
@@ -91,3 +93,35 @@ def test_long_runs_of_changed_lines_pair_up_to_256(n: int, paired: bool) -> None
     y = "".join(f"\tmov.u32 \t%r{i + 2}, %ctaid.y;\n" for i in range(n))
     tags = [t for t, a, b in _changed(x, y) if "%ctaid" in (a or b or "")]
     assert tags == (["replace"] * n if paired else ["delete"] * n + ["insert"] * n)
+
+
+_TAIL = st.text(alphabet=":,;)= x1", max_size=5)
+
+
+@st.composite
+def _line_pairs(draw: st.DrawFn) -> tuple[str, str]:
+    """Two lines sharing a name (or any prefix), often of equal length: the case where neither is the shorter one."""
+    head = draw(st.one_of(st.from_regex(r"[A-Za-z_]\w{0,4}", fullmatch=True), st.text(alphabet="a%.{ ", max_size=6)))
+    ta = draw(_TAIL)
+    tb = draw(st.one_of(st.text(alphabet=":,;)= x1", min_size=len(ta), max_size=len(ta)), _TAIL))
+    return head + ta, head + tb
+
+
+@settings(max_examples=2000, deadline=None)
+@given(pair=_line_pairs())
+def test_alike_is_symmetric(pair: tuple[str, str]) -> None:
+    """Whether two lines pair never depends on which variant is A: equal-length lines included (both are tried as
+    the shorter one, and the matcher's blocks are counted in both directions)."""
+    from irdiff.align import _alike, _blocks_rapidfuzz
+
+    x, y = pair
+    assert _alike(x, y, _blocks_rapidfuzz) == _alike(y, x, _blocks_rapidfuzz)
+
+
+@pytest.mark.parametrize(("x", "y"), [("a))", "a=x"), ("N;;;", "N: i")])
+def test_alike_equal_length_bare_name(x: str, y: str) -> None:
+    """Equal-length lines, one a bare name (``a`` after stripping ``,;)``) and the other that name with a default or
+    an annotation: alike in both orders (before, only the order with the bare name first was)."""
+    from irdiff.align import _alike, _blocks_rapidfuzz
+
+    assert _alike(x, y, _blocks_rapidfuzz) and _alike(y, x, _blocks_rapidfuzz)
