@@ -311,3 +311,25 @@ def test_loops_in_sequence_unrolled_and_branching(kinds) -> None:  # type: ignor
         ret = next(o for o in ops if o.op == "tt.return")
         assert (ret.loop, ret.loop_depth) == (None, 0) and last.end_line < ret.line
         assert all(o.loop is None for o in ops if o.line > last.end_line)
+
+
+def test_strides_of_addresses_that_come_out_of_a_loop_or_a_branch(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """``carried`` (C = 64, f32): element strides of each store's address, in source order. ``p`` is advanced by the
+    scalar ``C * C`` in an ``scf.for`` and stored to after it: still [C, 1] (the loop result's type is the tile, not
+    the ``: i32`` of the loop counter, which used to give [0, 0]); ``s`` is an ``scf.if`` whose branches differ by a
+    scalar offset: [C, 1]; ``t``'s branches disagree (row-major vs transposed): unknown; ``q += cols`` moves each
+    element by its own amount per iteration: unknown. The load beside them is a plain [C, 1] tile."""
+    b = compile_suite(SUITE, ["carried"], "sm80")
+    v = b.variants["carried"]
+    assert v.error is None
+    ops, _ = _walk_mlir(stage_text(v, "ttgir"), "ttgir")
+    assert {o.op for o in ops} >= {"scf.for", "scf.if"}  # the control flow survived to TTGIR
+    f = extract_facts(v)
+    got = [(a.kind, a.shape, a.strides) for a in f.lowered]
+    assert got == [
+        ("load", [64, 64], [64, 1]),
+        ("store", [64, 64], [64, 1]),  # p, out of the scf.for
+        ("store", [64, 64], [64, 1]),  # s, out of the scf.if
+        ("store", [64, 64], None),  # t: the branches disagree
+        ("store", [64], None),  # q: moved by a tensor in the loop
+    ]

@@ -475,6 +475,8 @@ class _Op:
     op: str
     loop_depth: int
     loop: LoopFact | None = None  # innermost enclosing scf.for
+    # an scf.for/scf.if/scf.while: the scf.yield ops that end its regions (both branches of an scf.if), in order
+    yields: list[_Op] = field(default_factory=list)
 
 
 _OP_RE = re.compile(r'^((?:%[\w.#:-]+(?:\s*,\s*%[\w.#:-]+)*)\s*=\s*)?"?([a-z_][\w]*\.[\w.]+)"?')
@@ -485,12 +487,14 @@ def _walk_mlir(text: str, stage: str) -> tuple[list[_Op], list[LoopFact]]:
     ops: list[_Op] = []
     loops: list[LoopFact] = []
     stack: list[LoopFact | None] = []
+    owners: list[_Op | None] = []  # per open region, the op it belongs to (parallel to ``stack``)
     for no, raw in enumerate(text.splitlines(), 1):
         s = strip_loc(raw).strip()
         if not s or s.startswith(("#", "//")):
             continue
         if s.startswith("}"):
             closed = stack.pop() if stack else None
+            owner = owners.pop() if owners else None
             if closed is not None:
                 closed.end_line = no
                 rest = s[1:].strip()
@@ -498,16 +502,22 @@ def _walk_mlir(text: str, stage: str) -> tuple[list[_Op], list[LoopFact]]:
                 closed.flatten = closed.flatten or "tt.flatten" in rest
                 lm = re.search(r"loc\((#[\w.]+)\)\s*$", raw)
                 closed.loc = lm.group(1) if lm else ""
-            if s.endswith("{"):  # "} else {" / "}, {"
+            if s.endswith("{"):  # "} else {" / "}, {": another region of the same op
                 stack.append(None)
+                owners.append(owner)
             continue
         depth = sum(1 for x in stack if x is not None)
         inner = next((x for x in reversed(stack) if x is not None), None)
         m = _OP_RE.match(s)
+        new: _Op | None = None
         if m:
             results = re.findall(r"%[\w.#-]+", m.group(1) or "")
-            ops.append(_Op(no, s, [r.split(":")[0] for r in results], m.group(2), depth, inner))
+            new = _Op(no, s, [r.split(":")[0] for r in results], m.group(2), depth, inner)
+            ops.append(new)
+            if new.op == "scf.yield" and owners and owners[-1] is not None:
+                owners[-1].yields.append(new)
         if s.endswith("{") or s.endswith("({"):
+            owners.append(new)
             if m and m.group(2) == "scf.for":
                 ia = re.search(r"iter_args\((.*?)\)\s*->", s)
                 n_iter = len(re.findall(r"%[\w.#-]+\s*=", ia.group(1))) if ia else 0
@@ -835,20 +845,68 @@ def address_strides(defs: dict[str, _Op], value: str, rank: int) -> list[int | N
     uniform (0), ``tt.expand_dims`` adds a dimension of stride 0, ``tt.addptr``/``arith.addi``/``arith.subi`` add
     strides, ``arith.muli``/``arith.shli`` by a constant scale them (by a runtime value: None for that dimension).
     The same facts AxisInfo reasons with (``lib/Analysis/AxisInfo.cpp``), kept as a stride instead of a contiguity:
-    AxisInfo says only "1 contiguous element" for both ``offs * 2`` and a gather. None when the chain leaves what is
-    modelled (a loop-carried pointer, a load of indices)."""
+    AxisInfo says only "1 contiguous element" for both ``offs * 2`` and a gather. A result of an ``scf.if`` has the
+    strides both branches yield when they agree; a loop-carried value (an ``scf.for`` result, or its ``iter_args``
+    inside the body) has its initial value's strides when the body yields the same strides back (``p += BLOCK``:
+    a uniform step), by induction over the iterations. None when the chain leaves what is modelled (a pointer the
+    loop moves by a tensor, branches that disagree, a load of indices)."""
     memo: dict[str, _Strides | None] = {}
+    carried: dict[str, tuple[_Op, int]] = {}  # an iter_args block argument -> (its scf.for, its index)
+    for o in defs.values():
+        if o.op == "scf.for":
+            ia = re.search(r"iter_args\((.*?)\)\s*->", o.text)
+            for k, arg in enumerate(re.findall(r"(%[\w.#-]+)\s*=", ia.group(1)) if ia else []):
+                carried[arg] = (o, k)
+
+    def loop_value(loop: _Op, k: int, depth: int) -> _Strides | None:
+        ia = re.search(r"iter_args\((.*?)\)\s*->", loop.text)
+        pairs = re.findall(r"(%[\w.#-]+)\s*=\s*(%[\w.#-]+)", ia.group(1)) if ia else []
+        if k >= len(pairs) or len(loop.yields) != 1:
+            return None
+        arg, init = pairs[k]
+        if arg in memo:  # asked again while checking its own yield: the induction hypothesis
+            return memo[arg]
+        start = walk(init, depth + 1)
+        if start is None:
+            memo[arg] = None
+            return None
+        before = set(memo)
+        memo[arg] = start
+        back = _operands(loop.yields[0])
+        got = walk(back[k], depth + 1) if k < len(back) else None
+        if got != start:  # not an invariant: forget what was derived from the hypothesis
+            for key in set(memo) - before:
+                del memo[key]
+            memo[arg] = None
+            return None
+        return start
 
     def walk(name: str, depth: int) -> _Strides | None:
+        full = name
         name = name.split("#")[0]
-        if name in memo:
-            return memo[name]
+        if full in memo:
+            return memo[full]
         op = defs.get(name)
         if depth > 60:
             return None
+        if op is None and name in carried:  # an iter_args block argument, inside its loop
+            return loop_value(*carried[name], depth)
         if op is None:  # a kernel parameter or a loop's scalar argument: uniform; a loop-carried tensor: unknown
             return None
         out: _Strides | None
+        k = int(full.split("#")[1]) if "#" in full and full.split("#")[1].isdigit() else 0
+        if op.op == "scf.for":  # a loop result: the type after " : " is the counter's, not the result's
+            out = loop_value(op, k, depth)
+            memo[full] = out
+            return out
+        if op.op == "scf.if":
+            got = [walk(ys[k], depth + 1) if k < len(ys) else None for ys in (_operands(y) for y in op.yields)]
+            out = got[0] if len(got) == 2 and got[0] == got[1] else None
+            memo[full] = out
+            return out
+        if op.op in ("scf.while", "scf.execute_region", "scf.index_switch"):
+            memo[full] = None
+            return None
         rtype = op.text.rsplit(" : ", 1)[-1].split("->")[-1]
         ins = _operands(op)
         if "tensor<" not in rtype:
@@ -873,6 +931,9 @@ def address_strides(defs: dict[str, _Op], value: str, rank: int) -> list[int | N
             x, y = walk(ins[0], depth + 1), walk(ins[1], depth + 1)
             sign = -1 if op.op == "arith.subi" else 1
             out = _combine(x, y, lambda p, q: None if p is None or q is None else p + sign * q)
+        elif op.op == "arith.select" and len(ins) == 3:  # a branch made a select: both sides must agree
+            x, y = walk(ins[1], depth + 1), walk(ins[2], depth + 1)
+            out = x if x is not None and x == y else None
         elif op.op in ("arith.muli", "arith.shli") and len(ins) == 2:
             x, y = walk(ins[0], depth + 1), walk(ins[1], depth + 1)
             cx, cy = _const_int(defs, ins[0]), _const_int(defs, ins[1])

@@ -18,6 +18,10 @@ whose address and mask come from different parameters.
 - ``seq``: four loops one after the other: a plain one, one unrolled 2x (``loop_unroll_factor=2``: the unrolled loop
   and its remainder), a ``num_stages=1`` loop with no memory access, and a loop with no loop-carried value whose
   body branches (``if``/``else``, an ``scf.if`` with an else region).
+- ``carried``: 2-D stores whose addresses come out of control flow: a pointer tile advanced by a scalar in an
+  ``scf.for`` (stored to after the loop, strides [C, 1]), a tile chosen by an ``scf.if`` whose branches differ only
+  by a scalar offset (strides [C, 1]) or read it transposed (the branches disagree: unknown), and a pointer the loop
+  advances by a tensor (``q += cols``: the stride changes each iteration: unknown).
 """
 
 from __future__ import annotations
@@ -116,6 +120,31 @@ def _f32(n: int, output: bool = False) -> Tensor:
     return Tensor((n,), "fp32", output=output)
 
 
+@triton.jit
+def carried(x_ptr, y_ptr, N, flag, C: tl.constexpr):
+    r = tl.arange(0, C)
+    c = tl.arange(0, C)
+    tile = r[:, None] * C + c[None, :]
+    p = y_ptr + tile
+    q = y_ptr + c
+    for i in range(0, N):  # noqa: B007 (the kernel reads nothing by the index)
+        p += C * C
+        q += c
+    x = tl.load(x_ptr + tile)
+    tl.store(p, x)
+    if flag > 4:
+        s = y_ptr + tile
+    else:
+        s = y_ptr + tile + C
+    tl.store(s, x)
+    if flag > 9:
+        t = y_ptr + tile
+    else:
+        t = y_ptr + r[:, None] + c[None, :] * C
+    tl.store(t, x)
+    tl.store(q, c.to(tl.float32))
+
+
 suite = Suite(
     name="facts-kinds",
     description="invariant and variant loads in loops, nested-load names, unsigned 64-bit division, masked accesses",
@@ -163,6 +192,11 @@ suite = Suite(
             seq,
             "a plain loop, an unrolled one, a num_stages=1 one and a branching one",
             args=lambda s: {"x_ptr": _f32(4096), "y_ptr": _f32(4096, True), "N": 8},
+        ),
+        "carried": Variant(
+            carried,
+            "stores through pointers that come out of an scf.for and an scf.if",
+            args=lambda s: {"x_ptr": _f32(4096), "y_ptr": _f32(16384, True), "N": 2, "flag": 7},
         ),
     },
     args=lambda s: {},
