@@ -8,8 +8,10 @@ import hashlib
 import itertools
 import re
 
+import pytest
+
 from irdiff.bundle import Bundle
-from irdiff.normalize import NormalizedStage, normalize
+from irdiff.normalize import NormalizedStage, llir, normalize
 from irdiff.normalize.builder import Builder, BulkBuilder
 from irdiff.normalize.llir import _drop_dbg, attribute_group_names, normalize_llir
 from irdiff.normalize.model import Region
@@ -347,3 +349,153 @@ def test_attribute_groups_sorted_by_their_attributes() -> None:
         ns = _normalize_both(text, None)
         a, b = _attrs("uwtable nounwind"), _attrs("uwtable(sync)")
         assert ns.lines[-2:] == [f"attributes {a} = {{ uwtable   nounwind }}", f"attributes {b} = {{ uwtable(sync) }}"]
+
+
+def test_llir_whole_text_path_hands_only_the_rare_lines_to_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a text from ``splitlines`` (no line holds a line break) the whole-text path reads every instruction and label
+    itself: the per-line walk (:meth:`_LlirWalk.line`) never runs, and :meth:`_LlirWalk.other` gets only the
+    ``define``, the ``}`` and the attribute group (raw lines 1, 7, 8), each once, in order; the stage is the
+    reference builder's."""
+    text = "\n".join(
+        [
+            "define void @k(i32 %a) #0 {",
+            "  %x = add i32 %a, 1 ; one",
+            '  call void asm "mov.b32 $0, %r1;", "=r"(i32 %x)',
+            "  br label %l",
+            "l:",
+            "  ret void",
+            "}",
+            "attributes #0 = { nounwind }",
+        ]
+    )
+    ref = Builder("llir", text)
+    normalize_llir(ref, text.splitlines(), None)
+    walked: list[int] = []
+    others: list[tuple[str, int]] = []
+    line, other = llir._LlirWalk.line, llir._LlirWalk.other
+
+    def spy_line(self: llir._LlirWalk, text: str, rawno: int) -> None:
+        walked.append(rawno)
+        line(self, text, rawno)
+
+    def spy_other(self: llir._LlirWalk, text: str, rawno: int) -> None:
+        others.append((text, rawno))
+        other(self, text, rawno)
+
+    monkeypatch.setattr(llir._LlirWalk, "line", spy_line)
+    monkeypatch.setattr(llir._LlirWalk, "other", spy_other)
+    out = BulkBuilder("llir", text)
+    normalize_llir(out, text.splitlines(), None)
+    ns = out.build()
+    a0 = _attrs("nounwind")
+    assert ns.lines == [
+        "define void @k(",
+        "    i32 %a.0",
+        f") {a0} {{",
+        "  %x.0 = add i32 %a.0, 1",
+        '  call void asm "mov.b32 $0, %r1;", "=r"(i32 %x.0)',  # the string's %r1 is no value
+        "  br label %l.0",
+        "l.0:",
+        "  ret void",
+        "}",
+        f"attributes {a0} = {{ nounwind }}",
+    ]
+    assert ns.raw_line == [1, 1, 1, 2, 3, 4, 5, 6, 7, 8]
+    assert walked == []
+    assert others == [("define void @k(i32 %a) #0 {", 1), ("}", 7), ("attributes #0 = { nounwind }", 8)]
+    assert ns == ref.build()
+
+
+def test_llir_raw_line_holding_a_line_break(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A raw line that holds a line break (``normalize_llir`` called on lines not from ``splitlines``): its chunk of
+    :data:`~irdiff.normalize.llir.BULK_LINES` raw lines (2 here) goes through the per-line walk, each raw line with its
+    own 1-based number, and the chunks after it take the whole-text path again. The bulk builder shows that line's
+    two halves as two lines (it splits its chunks at line breaks; ``normalize`` never passes such a line), so the
+    text, the raw line numbers and the regions are the reference builder's."""
+    raw = ["define void @k(i32 %a) {", "  %x = add i32 %a, 1\n  %y = add i32 %x, 2", "l:", "  ret void, !dbg !3", "}"]
+    text = "\n".join(raw)
+    monkeypatch.setattr(llir, "BULK_LINES", 2)
+    ref = Builder("llir", text)
+    normalize_llir(ref, raw, None)
+    want = ref.build()
+    out = BulkBuilder("llir", text)
+    normalize_llir(out, raw, None)
+    got = out.build()
+    text_lines = ["define void @k(", "    i32 %a.0", ") {", "  %x.0 = add i32 %a.0, 1", "  %y.0 = add i32 %x.0, 2"]
+    text_lines += ["l.0:", "  ret void", "}"]
+    assert "\n".join(got.lines) == "\n".join(want.lines) == "\n".join(text_lines)
+    assert got.raw_line == want.raw_line == [1, 1, 1, 2, 3, 4, 5]
+    regions = [
+        Region(0, 6, "define @k", "define @k", anchor=True, function=True),
+        Region(4, 5, "block", "block at line 3", anchor=False, function=False),
+    ]
+    assert got.regions == want.regions == regions
+
+
+def test_llir_chunk_with_every_kind_of_debug_line() -> None:
+    """A module that holds every text the dropped lines need (``ModuleID``, ``source_filename``, ``#dbg_``,
+    ``@llvm.dbg.``, ``!llvm.dbg.``, ``!DI``, ``Debug Info Version``, ``Dwarf Version``): each such line goes, the
+    other metadata stays (renumbered by first appearance), in both builders."""
+    text = "\n".join(
+        [
+            "; ModuleID = 'm'",
+            'source_filename = "m"',
+            "define void @k(i32 %a) !dbg !4 {",
+            "  #dbg_value(i32 %a, !5, !DIExpression(), !6)",
+            "  tail call void @llvm.dbg.value(metadata i32 %a, metadata !5)",
+            "  ret void, !dbg !6",
+            "}",
+            "declare void @llvm.dbg.value(metadata, metadata, metadata)",
+            "!llvm.dbg.cu = !{!0}",
+            "!0 = distinct !DICompileUnit(language: DW_LANG_C, file: !1)",
+            '!2 = !{i32 2, !"Debug Info Version", i32 3}',
+            '!3 = !{i32 7, !"Dwarf Version", i32 4}',
+            "!7 = !{!8}",
+            "!8 = !{}",
+        ]
+    )
+    ns = _normalize_both(text, None)
+    assert ns.lines == ["define void @k(", "    i32 %a.0", ") {", "  ret void", "}", "!0 = !{!1}", "!1 = !{}"]
+    assert ns.raw_line == [3, 3, 3, 6, 7, 13, 14]
+
+
+def test_attribute_groups_of_one_content_keep_their_order() -> None:
+    """Two attribute groups with one content (blanks collapsed: ``nounwind``; LLVM would print one) keep their raw
+    order, ``#1`` (raw line 4) before ``#0`` (raw line 5): the sort is by content only, and both get its name."""
+    text = "define void @k() #1 {\n  ret void\n}\nattributes #1 = { nounwind }\nattributes #0 = {  nounwind  }"
+    ns = _normalize_both(text, None)
+    a = _attrs("nounwind")
+    assert ns.lines == [
+        "define void @k(",
+        f") {a} {{",
+        "  ret void",
+        "}",
+        f"attributes {a} = {{ nounwind }}",
+        f"attributes {a} = {{  nounwind  }}",
+    ]
+    assert ns.raw_line == [1, 1, 2, 3, 4, 5]
+
+
+def test_llir_define_with_an_unclosed_signature_or_an_unclosed_quoted_name() -> None:
+    """A ``define`` whose ``(`` is never closed keeps the rest of its line as its one argument and an empty closing
+    line; one whose quoted name is never closed (``@"h``) is a function named by no global: its region's kind is
+    ``define``."""
+    text = 'define void @k(i32 %a {\n  ret void\n}\ndefine void @"h(i32 %b) {\n  ret void\n}'
+    ns = _normalize_both(text, None)
+    assert ns.lines == [
+        "define void @k(",
+        "    i32 %a.0 {",
+        "",
+        "  ret void",
+        "}",
+        'define void @"h(',
+        "    i32 %b.0",
+        ") {",
+        "  ret void",
+        "}",
+    ]
+    assert ns.raw_line == [1, 1, 1, 2, 3, 4, 4, 4, 5, 6]
+    assert ns.regions == [
+        Region(0, 4, "define @k", "define @k", anchor=True, function=True),
+        Region(5, 9, "define", "define", anchor=True, function=True),
+    ]
