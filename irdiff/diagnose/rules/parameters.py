@@ -179,10 +179,7 @@ def _config_changed(ctx: Any, pairing: ParamPairing) -> list[Finding]:
         # launch options alone: ``options.changed`` says what they are and what each does (one finding for one
         # fact); it is the root then
         return []
-    items = [
-        f"`{k}` = {x if x is not None else '—'} in `{ctx.a}` vs {y if y is not None else '—'} in `{ctx.b}`"
-        for k, x, y in cx + opts
-    ]
+    items = [f"`{k}` = {_shown(x)} in `{ctx.a}` vs {_shown(y)} in `{ctx.b}`" for k, x, y in cx + opts]
     names = [k for k, _, _ in cx + opts]
     # a code change beside the configuration: the kernels' own text differs (the python stage)
     src_a, src_b = ctx.python.get(ctx.a, ""), ctx.python.get(ctx.b, "")
@@ -205,7 +202,7 @@ def _config_changed(ctx: Any, pairing: ParamPairing) -> list[Finding]:
         )
     )
     ev = [
-        Evidence(v, "spec" if k not in OPTION_KEYS else "options", None, f"{k} = {val}")
+        Evidence(v, "spec" if k not in OPTION_KEYS else "options", None, f"{k} = {_shown(val)}")
         for k, x, y in cx + opts
         for v, val in ((ctx.a, x), (ctx.b, y))
     ]
@@ -213,7 +210,8 @@ def _config_changed(ctx: Any, pairing: ParamPairing) -> list[Finding]:
         Finding(
             id="config.changed",
             severity="major",
-            title=f"Configuration differs: {_names(names)} ({', '.join(f'{x}→{y}' for _, x, y in cx + opts)})",
+            title=f"Configuration differs: {_names(names)} "
+            f"({', '.join(f'{_shown(x)}→{_shown(y)}' for _, x, y in cx + opts)})",
             explanation=expl,
             evidence=ev,
             stage="spec",
@@ -225,6 +223,12 @@ def _config_changed(ctx: Any, pairing: ParamPairing) -> list[Finding]:
 def rule_param_added(ctx: Context) -> list[Finding]:
     """``spec.param-added``: parameters only one variant has, named by role (see the module docstring)."""
     return _param_added(ctx, ctx.pairing) if ctx.pairing is not None else []
+
+
+def _shown(value: Any) -> str:
+    """A configuration value as ``config.changed`` prints it everywhere (title, explanation, evidence): ``—`` where
+    a variant has no value for it."""
+    return "—" if value is None else str(value)
 
 
 @rule(Emits("config.changed"), reads=("pairing", "options"))
