@@ -499,3 +499,23 @@ def test_llir_define_with_an_unclosed_signature_or_an_unclosed_quoted_name() -> 
         Region(0, 4, "define @k", "define @k", anchor=True, function=True),
         Region(5, 9, "define", "define", anchor=True, function=True),
     ]
+
+
+def test_drop_dbg_of_attachments_llvm_does_not_print() -> None:
+    """``!dbg !`` attachments in spellings LLVM never prints (a user's edited text): no number (the next character
+    is kept), a second attachment right after the first's ``!``, a tab or another character before it, a letter
+    after the number, attachments at the line's start with a blank or a comma at its end, a removal that joins a
+    new ``!dbg !``. Each ``!dbg !`` goes with its digits, the blanks before it and one comma before those; nothing
+    else goes."""
+    assert _drop_dbg("  ret void, !dbg !!dbg !5") == "  ret void"
+    assert _drop_dbg("  ret void, !dbg !x") == "  ret voidx"
+    assert _drop_dbg("  ret void,\t!dbg !5") == "  ret void,\t"
+    assert _drop_dbg("  ret X !dbg !5") == "  ret X"
+    assert _drop_dbg("  ret void, !dbg !5X") == "  ret voidX"
+    assert _drop_dbg("  a, !dbg !x, !dbg !5") == "  ax"
+    assert _drop_dbg("!dbg !1 !dbg !2 ") == " "
+    assert _drop_dbg(" !dbg !1 !dbg !2") == ""
+    assert _drop_dbg("!dbg !1 !dbg !2,") == ","
+    # a removal that joins ``!dbg`` and `` !`` into a new ``!dbg !`` before the cut: not reread (the search goes on
+    # from the cut), so it stays
+    assert _drop_dbg("a!dbg, !dbg !1 !, !dbg !2") == "a!dbg !"
