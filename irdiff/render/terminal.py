@@ -761,9 +761,28 @@ def _spec_differs(c: Comparison) -> bool:
 
 
 def _identical_line(c: Comparison) -> str:
+    """The one-line report of identical stages. When the variants' launch options differ (``num_warps``,
+    ``num_stages``, ...: compile options, not part of the kernel's source), the line says the shown stages are
+    identical but names the options that differ, since the compiled code below them does not have to be: with
+    ``--stage python`` alone, identical sources launched with other options are not "identical"."""
     stages = ", ".join(d.stage for d in c.stage_diffs)
     how = "without normalization" if c.raw else "after normalization"
-    return f"{c.a} and {c.b} are identical {how} ({stages}; {c.bundle.target})"
+    va, vb = c.bundle.variants.get(c.a), c.bundle.variants.get(c.b)
+    oa = dict(va.options) if va is not None else {}
+    ob = dict(vb.options) if vb is not None else {}
+    differ = [k for k in sorted(set(oa) | set(ob)) if oa.get(k) != ob.get(k)]
+    if not differ:
+        return f"{c.a} and {c.b} are identical {how} ({stages}; {c.bundle.target})"
+    what = "sources" if [d.stage for d in c.stage_diffs] == ["python"] else "stages shown"
+    opts = "; ".join(
+        f"`{k}` = {'—' if oa.get(k) is None else oa.get(k)} in {c.a} vs {'—' if ob.get(k) is None else ob.get(k)} "
+        f"in {c.b}"
+        for k in differ
+    )
+    return (
+        f"{c.a} and {c.b}: the {what} are identical {how} ({stages}; {c.bundle.target}), but the launch options "
+        f"differ: {opts}"
+    )
 
 
 def _rule(title: list[Seg], width: int, color: bool, ch: str = "─") -> str:
