@@ -313,3 +313,15 @@ def test_mlir_unclosed_nested_location_maps_nothing() -> None:
     for cut in ("callsite(#loc1 at #loc2", "loc(#loc1 x"):
         assert source_map("ttgir", op + head + f"#loc3 = loc({cut})\n", "/src/k.py") == {}
     assert source_map("ttgir", op + head + "#loc3 = loc(callsite(#loc1 at #loc2))\n", "/src/k.py") == {1: 64}
+
+
+def test_mlir_location_read_up_to_its_own_closing_parenthesis() -> None:
+    """A location is read up to its own closing ``)``: text right after it (a ``,`` or ``x`` in a cut or hand-edited
+    line or alias) is not part of the location, whether the location is the op's own, a nested ``loc(...)`` or a
+    ``callsite(...)`` whose last member is a named one (``"n"(#loc1)``, MLIR's NameLoc)."""
+    head = '#loc1 = loc("/src/k.py":64:14)\n#loc5 = loc("/site/triton/language/standard.py":40:1)\n'
+    op = "  %0 = arith.addi %a, %b : i32 loc(#loc3)\n"
+    assert source_map("ttgir", '  %0 = arith.addi %a, %b : i32 loc("acc"(#loc1)),\n' + head, "/src/k.py") == {1: 64}
+    assert source_map("ttgir", op + head + '#loc3 = loc(loc("acc"(#loc1))x)\n', "/src/k.py") == {1: 64}
+    # the call site's first member is in another file: only the named last member maps
+    assert source_map("ttgir", op + head + '#loc3 = loc(callsite(#loc5 at "acc"(#loc1))x)\n', "/src/k.py") == {1: 64}

@@ -53,6 +53,7 @@ def test_matching_paren() -> None:
     assert matching_paren('x("(")y)', 1) == 5
     assert matching_paren('("\\")")', 0) == 6  # an escaped quote does not end the string
     assert matching_paren("a(b(c)d)e", 1) == 7 and matching_paren("a(b(c)d)e", 3) == 5
+    assert matching_paren("tl.arange(0, BLOCK_X)", 9) == 20  # only `)` closes by default, not the letters around it
     assert matching_paren('("unterminated', 0) == -1
 
 
@@ -121,6 +122,8 @@ def test_split_top_level_nested_and_letters() -> None:
         ('x = "s" loc(#l1)', 'x = "s"'),
         ('x = "s" loc(#l1', 'x = "s"'),  # unclosed: to the end of the line
         ('%1 = f "q" loc("/k.py":3:4) : i32', '%1 = f "q" : i32'),
+        ('%1 = f "a\\n" loc(#l1)', '%1 = f "a\\n"'),  # an escape right before the closing quote: one character
+        ('x = "s"loc(#l1)', 'x = "s"'),  # a location right after a string's closing quote
     ],
 )
 def test_strip_locs_more_shapes(line: str, want: str) -> None:
@@ -139,6 +142,7 @@ def test_edges_of_strings_comments_and_blanks() -> None:
 def test_location_closed_just_before_the_last_parenthesis() -> None:
     assert strip_locs("tt.call @f(%a loc(#l1))") == "tt.call @f(%a)"
     assert strip_locs("f(%a loc(#l1)), g(%b loc(#l2))") == "f(%a), g(%b)"
+    assert strip_locs("tt.call @f(%a loc())") == "tt.call @f(%a)"  # an empty location, then the call's `)`
 
 
 def test_lines_at_names_each_line_once() -> None:
