@@ -885,3 +885,155 @@ def test_reclaim_age_is_strictly_older_than_the_limit(tmp_path: Path, monkeypatc
     removed = B.reclaim_temporaries(parent)
     monkeypatch.undo()
     assert removed == [older] and exact.is_dir() and not older.exists()
+
+
+def test_validate_cuts_a_shown_value_over_60_and_a_message_over_160_characters() -> None:
+    """The one-line error of a bad field quotes the value (``repr``) in full up to 60 characters and cuts it to 57
+    plus ``...`` above; the whole message is kept up to 160 characters and cut to 157 plus ``...`` above."""
+    where = Path("/b/variant.json")
+    pattern = {"properties": {"a": {"pattern": "^y+$"}}}
+    integer = {"properties": {"a": {"type": "integer"}}}
+
+    def error(value: str, schema: dict[str, object]) -> str:
+        with pytest.raises(BundleError) as e:
+            B._validate({"a": value}, schema, where)
+        prefix = f"{where}: malformed record at a: "
+        assert str(e.value).startswith(prefix)
+        return str(e.value)[len(prefix) :]
+
+    assert error("x" * 58, pattern) == f"'{'x' * 58}' has an unexpected form"  # repr: 60 characters, shown whole
+    assert error("x" * 59, pattern) == f"'{'x' * 56}... has an unexpected form"  # 61: cut
+    assert error("x" * 133, integer) == f"'{'x' * 133}' is not of type 'integer'"  # a message of 160 characters
+    assert error("x" * 134, integer) == f"'{'x' * 134}' is not of type 'integer'"[:157] + "..."  # 161: cut
+
+
+def test_variant_dirname_keeps_capitals_and_leading_letters_of_an_unsafe_name() -> None:
+    """The readable part of an unsafe name keeps its letters, capitals and a leading ``X`` included: only characters
+    outside ``[A-Za-z0-9_@+=,.-]`` become ``_`` and only leading dots go."""
+    import hashlib
+
+    assert B.variant_dirname("Xa/B") == "Xa_B-" + hashlib.sha256(b"Xa/B").hexdigest()[:8]
+
+
+def test_from_json_without_a_directory_has_none() -> None:
+    assert VariantResult.from_json({"name": "v"}).directory == ""
+    assert VariantResult.from_json({"name": "v"}, "/b/v").directory == "/b/v"
+
+
+def test_text_of_a_stage_that_is_not_utf8_replaces_the_bad_bytes(tmp_path: Path) -> None:
+    """A stage file with bytes that are not UTF-8 (a cut or foreign file) reads with U+FFFD in their place."""
+    (tmp_path / "k.ttir").write_bytes(b"tt.func @k\xff\xfe() {\n")
+    v = VariantResult("v", stages={"ttir": "k.ttir"}, directory=str(tmp_path))
+    assert v.text("ttir") == "tt.func @k\ufffd\ufffd() {\n"
+
+
+def test_bundle_lock_and_save_create_missing_grandparents(tmp_path: Path) -> None:
+    """A bundle (or its lock) whose parent's parent does not exist yet is created with every missing parent."""
+    root = tmp_path / "x" / "y" / "b"
+    with B.bundle_lock(root) as lock:
+        assert lock.is_locked and (tmp_path / "x" / "y").is_dir() and not root.exists()
+    other = tmp_path / "p" / "q" / "b"
+    Bundle(suite="s", target="t", directory=str(other)).save()
+    assert json.loads((other / "manifest.json").read_text())["suite"] == "s"
+
+
+def test_exchange_unsupported_by_the_filesystem_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A filesystem without ``RENAME_EXCHANGE`` answers ENOTSUP (EOPNOTSUPP; ENOSYS for a kernel without
+    ``renameat2``, EINVAL for a flag it does not know): no exchange, and :func:`irdiff.bundle.install_dir` still
+    replaces the directory (rename aside, then into place). The answer is made to happen: ``renameat2`` is swapped
+    for one that fails with that errno and moves nothing, as the real call does on such a filesystem."""
+    import ctypes
+
+    class NoExchange:
+        err = 0
+
+        def __init__(self, *a: object, **k: object) -> None:
+            pass
+
+        def renameat2(self, *a: object) -> int:
+            ctypes.set_errno(self.err)
+            return -1
+
+    monkeypatch.setattr(ctypes, "CDLL", NoExchange)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text("A")
+    b.write_text("B")
+    new, dest = tmp_path / "new", tmp_path / "dest"
+    dest.mkdir()
+    for err in (errno.ENOTSUP, errno.ENOSYS, errno.EINVAL):
+        NoExchange.err = err
+        assert B._exchange(a, b) is False
+        assert a.read_text() == "A" and b.read_text() == "B"
+        (dest / "old").write_text("old")  # not empty: a plain rename onto it fails, the exchange is tried
+        new.mkdir()
+        (new / "v").write_text(f"new {err}")
+        B.install_dir(new, dest)
+        assert sorted(p.name for p in dest.iterdir()) == ["v"] and (dest / "v").read_text() == f"new {err}"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "dest"]
+    NoExchange.err = errno.EPERM  # any other answer is a real error
+    with pytest.raises(PermissionError, match=str(b)):
+        B._exchange(a, b)
+
+
+def test_pid_alive_of_another_users_process() -> None:
+    """A live process of another user answers signal 0 with EPERM: it is alive (its temporaries are kept). Run as
+    root, a forked child drops to ``nobody`` (uid 65534) and probes this process; run as another user, pid 1 (owned
+    by root) is probed."""
+    if os.geteuid() != 0:
+        if os.stat("/proc/1").st_uid == os.geteuid():
+            pytest.skip("pid 1 is this user's own process here")
+        assert B._pid_alive(1)
+        return
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 2
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                os.kill(parent, 0)
+                code = 3  # not refused: the probe below would prove nothing
+            except PermissionError:
+                code = 0 if B._pid_alive(parent) else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_bound_memo_goes_on_past_a_marker_that_vanished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A marker another process prunes between the listing and its ``lstat`` (the race is made to happen: the first
+    marker looked at is removed just before it is examined) is skipped, and the others are still counted: six
+    markers over a bound of 4 lose the vanished one and then the two oldest of the rest, down to 3."""
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    names = [f"{k:x}" * 64 for k in range(6)]
+    for k, name in enumerate(names):
+        (memo / name).write_bytes(b"")
+        os.utime(memo / name, ns=(k * 10**9, k * 10**9))  # distinct ages, names[0] oldest
+    vanished: list[str] = []
+    real_scandir = os.scandir
+
+    class Racing:
+        def __init__(self, path: Path) -> None:
+            self.it = real_scandir(path)
+
+        def __enter__(self) -> Racing:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.it.close()
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            for e in self.it:
+                if not vanished:
+                    vanished.append(e.name)
+                    os.unlink(e.path)  # the other process wins the race
+                yield e
+
+    monkeypatch.setattr(os, "scandir", Racing)
+    B._bound_memo(memo, 4)
+    monkeypatch.undo()
+    rest = [n for n in names if n not in vanished]
+    assert len(vanished) == 1 and sorted(p.name for p in memo.iterdir()) == sorted(rest[2:])
