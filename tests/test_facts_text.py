@@ -679,3 +679,40 @@ def test_unroll_factor_counts_each_kind_of_memory_or_dot_op() -> None:
         )
         _, loops = _walk_mlir(text, "ttgir")
         assert [(lp.unroll, lp.remainder) for lp in loops] == [(4, False), (1, True)], kind
+
+
+def test_locations_at_their_limits_and_lines_without_a_location() -> None:
+    """Edges of the location helpers: chains of call sites / fusions / aliases up to the 40-step limit, an alias that
+    is not defined or resolves to nothing, ops on the first and last line of the saved source, and blanks kept by
+    :func:`strip_loc` (MLIR location syntax: https://mlir.llvm.org/docs/Dialects/Builtin/#location-attributes)."""
+    from irdiff.diagnose.facts import _op_pos, _resolve_loc, _resolve_pos, python_ref, strip_loc
+
+    def nested(n: int, kind: str) -> dict[str, str]:  # #loc100 -> ... -> #loc(100+n) = a file position
+        out = {"#loc3": '"/k.py":5:6', f"#loc{100 + n}": '"/k.py":1:2'}
+        for i in range(n):
+            out[f"#loc{100 + i}"] = {
+                "callsite": f"callsite(#loc{101 + i} at #loc3)",
+                "fused": f"fused[#loc{101 + i}, #loc3]",
+                "alias": f"#loc{101 + i}",
+            }[kind]
+        return out
+
+    # each call site and each fusion is one step of 40: 39 nested ones resolve, 40 do not
+    for kind in ("callsite", "fused", "alias"):
+        assert _resolve_pos("#loc100", nested(39, kind)) == ("/k.py", 1, 2), kind
+        assert _resolve_pos("#loc100", nested(40, kind)) is None, kind
+    # _resolve_loc starts at depth 0 too: 39 aliases resolve
+    assert _resolve_loc("#loc100", nested(39, "alias")) == ("/k.py", 1)
+    # an op whose alias is not defined, or resolves to nothing (a cycle), has no position
+    table = {"#loc1": '"/k.py":1:3', "#loc2": '"/k.py":3:9', "#loc8": "#loc9", "#loc9": "#loc8"}
+    assert _op_pos("%x = arith.addi %a, %b : i32 loc(#loc7)", table) is None
+    assert _op_pos("%x = arith.addi %a, %b : i32 loc(#loc8)", table) is None
+    assert _op_pos("%x = arith.addi %a, %b : i32 loc(#loc2)", table) == (3, 9)
+    # ops on the first and the last line of the saved source keep their Python line
+    src = "def k(x):\n    y = x + 1\n    return y"
+    assert python_ref("%x = arith.addi %a, %b : i32 loc(#loc1)", table, "/k.py", src) == Ref("python", 1, "def k(x):")
+    assert python_ref("%x = arith.addi %a, %b : i32 loc(#loc2)", table, "/k.py", src) == Ref("python", 3, "return y")
+    # blanks before a location are kept (leading indentation too); trailing blanks are stripped
+    assert strip_loc("    %x = arith.addi %a, %b : i32 loc(#loc3)  ") == "    %x = arith.addi %a, %b : i32"
+    sig = '  tt.func @k(%x: i32 loc("x"(#loc)), %y: i32 loc("y"(#loc))) {'
+    assert strip_loc(sig) == "  tt.func @k(%x: i32 , %y: i32 ) {"
