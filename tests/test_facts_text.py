@@ -81,6 +81,10 @@ def test_global_accesses_in_llir() -> None:
     ]
     lines = LLIR.splitlines()
     assert all(ref == Ref("llir", ref.line, lines[ref.line - 1].strip()) for *_, ref in _llir_global_accesses(LLIR))
+    # a line that mentions asm and .global but holds no inline-asm string (an LLVM comment) is skipped, and the
+    # accesses after it are still read
+    commented = "; asm for ld.global.v4.b32 comes from the masked loads\n" + LLIR
+    assert [(k, ref.line - 1) for k, _, _, _, ref in _llir_global_accesses(commented)] == [(g[0], g[4]) for g in got]
 
 
 PTX = """\
@@ -289,6 +293,13 @@ def test_pipeliner_log_decisions() -> None:
     ]
     assert got[1].label == "load 64xi8" and got[0].label == "`x` load 256xf16"
     assert [r.line for r in got[0].refs] == [25, 26, 27]
+    # three loads of one shape and type take the three names in order
+    three = "".join(
+        f"[triton-loop-pipeline]: Load %{n} = tt.load %{n - 1} : tensor<256x!tt.ptr<f16>, #blocked> has width 32\n"
+        for n in (5, 7, 9)
+    )
+    names3 = {("load", (256,), "f16"): [("x", "x_ptrs"), ("y", "y_ptrs"), ("z", "z_ptrs")]}
+    assert [p.name for p in pipeliner_facts(three, names3)] == ["x", "y", "z"]
 
 
 TTIR_FUNC = (
@@ -310,6 +321,9 @@ def test_signature_fragments_per_parameter() -> None:
         "n": ("ttir", 2, "%n: i64"),
     }
     assert _func_signature_args("module {\n}\n") == {}
+    # real TTIR declares its locations (``#loc = loc(...)``, with parentheses) before the module
+    head = '#loc = loc("/k.py":28:1)\n#loc9 = loc("/k.py":40:4)\nmodule {\n'
+    assert _func_signature_args(head + TTIR_FUNC + "  }\n}\n") == {k: Ref("ttir", 4, r.text) for k, r in sig.items()}
 
 
 TTGIR_HEAD = """\
@@ -716,3 +730,64 @@ def test_locations_at_their_limits_and_lines_without_a_location() -> None:
     assert strip_loc("    %x = arith.addi %a, %b : i32 loc(#loc3)  ") == "    %x = arith.addi %a, %b : i32"
     sig = '  tt.func @k(%x: i32 loc("x"(#loc)), %y: i32 loc("y"(#loc))) {'
     assert strip_loc(sig) == "  tt.func @k(%x: i32 , %y: i32 ) {"
+
+
+def test_occupancy_limits_are_whole_ctas() -> None:
+    """Every limit is an int count of CTAs (a rule prints ``12 CTAs``, never ``12.0``): 40 registers/thread on sm80
+    round to 1280 per warp; 65536 / 1280 = 51 warps, 12 CTAs of 4 warps; 2048 threads = 64 warps = 16 CTAs."""
+    from irdiff.diagnose.facts import occupancy
+
+    o = occupancy(80, 4, 40, 0)
+    assert o is not None and o.limits == {"registers": 12, "shared memory": 164, "warps": 16, "CTA slots": 32}
+    assert [type(v) for v in o.limits.values()] == [int] * 4 and type(o.ctas_per_sm) is int
+    assert f"{o.limits['warps']} CTAs, {o.limits['registers']} CTAs" == "16 CTAs, 12 CTAs"
+
+
+LOG3 = """\
+[tritongpu-coalesce]: Considering op: %7 = tt.load %6 : tensor<64x32x!tt.ptr<f32>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [4, 1], divisibility = [16, 4], constancy = [1, 1], constant_value = <none>
+[tritongpu-coalesce]: order=[0, 1]
+[tritongpu-coalesce]: perThread: 4
+[tritongpu-coalesce]: Considering op: %9 = tt.load %8 : tensor<128x!tt.ptr<f16>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [8]
+[tritongpu-coalesce]: perThread: 4
+[tritongpu-coalesce]: Considering op: %11 = tt.load %10 : tensor<256x!tt.ptr<i8>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [16], divisibility = [8], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: perThread: 16
+[tritongpu-coalesce]: Considering op: %13 = tt.load %12 : tensor<128x!tt.ptr<f32>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: divisibility = [16]
+[tritongpu-coalesce]: perThread: 4
+[tritongpu-coalesce]: Considering op: %15 = tt.load %14 : tensor<128x!tt.ptr<f32>, #blocked>
+[tritongpu-coalesce]: perThread: 4
+[tritongpu-coalesce]: Considering op: %17 = tt.load %16 : tensor<128x!tt.ptr<f32>, #blocked>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [4], divisibility = [16], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: Considering op: tt.store %18, %19 : !tt.ptr<f32>
+[tritongpu-coalesce]: axis info of pointer: contiguity = [1], divisibility = [16], constancy = [1], constant_value = <none>
+[tritongpu-coalesce]: perThread: 1
+"""
+
+
+def test_coalesce_blocks_with_odd_orders_and_missing_fields() -> None:
+    """Coalesce-log blocks (``lib/Dialect/TritonGPU/Transforms/Coalesce.cpp``) at the edges: a column-major 2-D access
+    (``order=[0, 1]``: dimension 0 is the fastest), an axis line without divisibility or without contiguity, 8-bit
+    elements capped by alignment, blocks missing the axis or perThread line, and a scalar store (no pointer tensor).
+    Vector bits = min(perThread, contiguity, alignment in elements) x element bits, at most 128."""
+    from irdiff.diagnose.facts import _coalesce_accesses, coalesce_facts
+
+    blocks = _coalesce_accesses(LOG3)
+    assert [(b.get("contiguity"), b.get("divisibility"), b.get("per_thread")) for b in blocks] == [
+        ([4, 1], [16, 4], 4),
+        ([8], [], 4),
+        ([16], [8], 16),
+        ([], [16], 4),  # no contiguity printed: none known
+        (None, None, 4),
+        ([4], [16], None),
+        ([1], [16], 1),
+    ]
+    acc = coalesce_facts(LOG3, {})
+    assert [(a.shape, a.elem, a.order, a.vector_bits, a.name, a.pointer) for a in acc] == [
+        ([64, 32], "f32", [0, 1], 128, "", ""),  # along dimension 0: 4 contiguous, 16-byte aligned f32
+        ([128], "f16", [], 16, "", ""),  # no divisibility: the element's own 2-byte alignment, 1 f16
+        ([256], "i8", [], 64, "", ""),  # 16 contiguous i8, but 8-byte alignment: 8 x 8 bits
+        ([128], "f32", [], 32, "", ""),  # no contiguity: 1 element
+    ]  # the blocks without axis info or perThread, and the scalar store, are left out
