@@ -791,3 +791,48 @@ def test_coalesce_blocks_with_odd_orders_and_missing_fields() -> None:
         ([256], "i8", [], 64, "", ""),  # 16 contiguous i8, but 8-byte alignment: 8 x 8 bits
         ([128], "f32", [], 32, "", ""),  # no contiguity: 1 element
     ]  # the blocks without axis info or perThread, and the scalar store, are left out
+
+
+# TTGIR allocations as Triton prints them (3.5+ slices rings with ``ttg.memdesc_index``; older releases with
+# ``ttg.memdesc_subview``), a TMA destination tile used whole, barriers, and a Blackwell TMA gather
+_BUFFERS_TTGIR = """\
+module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @k(%desc: !tt.tensordesc<1x128xbf16>, %xs: tensor<32xi32, #blocked>, %v: tensor<2x16xf32, #blocked1>) {
+    %c0_i32 = arith.constant 0 : i32
+    %true = arith.constant true
+    %a = ttg.local_alloc : () -> !ttg.memdesc<3x64x32xf16, #shared, #smem, mutable>
+    %a0 = ttg.memdesc_subview %a[%c0_i32, %c0_i32, %c0_i32] : !ttg.memdesc<3x64x32xf16, #shared, #smem, mutable> -> !ttg.memdesc<64x32xf16, #shared, #smem, mutable, 3x64x32>
+    %t = ttg.local_alloc : () -> !ttg.memdesc<32x128xbf16, #shared, #smem, mutable>
+    %bar = ttg.local_alloc : () -> !ttg.memdesc<1xi64, #shared2, #smem, mutable>
+    %bars = ttg.local_alloc : () -> !ttg.memdesc<2x1xi64, #shared2, #smem, mutable>
+    ttng.async_tma_gather %desc[%xs, %c0_i32] %t, %bar, %true : !tt.tensordesc<1x128xbf16>, tensor<32xi32, #blocked>, i32, !ttg.memdesc<1xi64, #shared2, #smem, mutable>, !ttg.memdesc<32x128xbf16, #shared, #smem, mutable>, i1
+    %w = ttg.local_alloc %v : (tensor<2x16xf32, #blocked1>) -> !ttg.memdesc<2x16xf32, #shared1, #smem>
+    %w0 = ttg.memdesc_index %w[%c0_i32] : !ttg.memdesc<2x16xf32, #shared1, #smem> -> !ttg.memdesc<16xf32, #shared1, #smem>
+    %s = ttg.local_alloc : () -> !ttg.memdesc<128xf32, #shared1, #smem, mutable>
+    %col = ttg.local_alloc : () -> !ttg.memdesc<64x1xf32, #shared1, #smem, mutable>
+    %idx = ttg.local_alloc : () -> !ttg.memdesc<2x64xi64, #shared1, #smem, mutable>
+    tt.return
+  }
+}
+"""
+
+
+def test_buffers_rings_barriers_and_tma_gathers_in_ttgir() -> None:
+    """Shared-memory allocations of TTGIR (``ttg.local_alloc``) as buffers: a ring only when mutable, uninitialized,
+    at least 2-D and sliced per slot (``memdesc_index``/``memdesc_subview``); ``Nx1xi64`` / ``1xi64`` allocations are
+    mbarriers and left out; bytes = product of the dims x element bits / 8. A TMA gather counts as a TMA copy."""
+    from irdiff.diagnose.facts import _walk_mlir, ttgir_memory_facts
+
+    ops, _ = _walk_mlir(_BUFFERS_TTGIR, "ttgir")
+    mem = ttgir_memory_facts(ops)
+    assert [(b.depth, b.tile, b.elem, b.bytes, b.ref.line) for b in mem.buffers] == [
+        (3, [64, 32], "f16", 12288, 5),  # a ring of 3, sliced by memdesc_subview (Triton before 3.5)
+        (1, [32, 128], "bf16", 8192, 7),  # mutable but used whole (the gather's destination): one buffer
+        (1, [2, 16], "f32", 128, 11),  # initialized from a tensor (immutable), even though it is indexed
+        (1, [128], "f32", 512, 13),  # 1-D: never a ring
+        (1, [64, 1], "f32", 256, 14),  # a data buffer whose last dimension is 1
+        (1, [2, 64], "i64", 1024, 15),  # i64 data, not a barrier
+    ]
+    lines = _BUFFERS_TTGIR.splitlines()
+    assert [(r.line, r.text) for r in mem.tma_copies] == [(10, lines[9].strip())]
+    assert [r.line for r in mem.async_copies_prologue] == [10] and mem.async_copies_loop == []
