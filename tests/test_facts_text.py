@@ -836,3 +836,96 @@ def test_buffers_rings_barriers_and_tma_gathers_in_ttgir() -> None:
     lines = _BUFFERS_TTGIR.splitlines()
     assert [(r.line, r.text) for r in mem.tma_copies] == [(10, lines[9].strip())]
     assert [r.line for r in mem.async_copies_prologue] == [10] and mem.async_copies_loop == []
+
+
+_DIVS_TTIR = """\
+#loc = loc("/k.py":3:0)
+module {
+  tt.func public @k(%a: i64 loc("a"(#loc)), %b: i64 loc("b"(#loc))) attributes {noinline = false} {
+    %q = arith.floordivsi %a, %b : i64 loc(#loc1)
+    %r = arith.ceildivsi %a, %b : i64 loc(#loc2)
+    %s = arith.divsi %a, %b : i64 loc(#loc2)
+    %t = arith.floordivsi %x, %y : i32 loc(#loc2)
+    tt.return loc(#loc2)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("/k.py":4:8)
+#loc2 = loc("/k.py":5:8)
+"""
+
+
+def test_64_bit_divisions_of_every_rounding() -> None:
+    """64-bit division/remainder ops in TTIR, of every rounding the arith dialect has (``floordivsi``/``ceildivsi``
+    as other MLIR producers or rewrites print them, https://mlir.llvm.org/docs/Dialects/ArithOps/); a 32-bit one is
+    not counted."""
+    from irdiff.diagnose.facts import _walk_mlir, ttir_int_width_facts
+
+    ops, _ = _walk_mlir(_DIVS_TTIR, "ttir")
+    src = "import triton\n\ndef k(a, b):\n    q = a // b\n    r = -(-a // b)\n"
+    n, first, py, divrem = ttir_int_width_facts(_DIVS_TTIR, ops, "/k.py", src)
+    assert [(r.line, r.text.split(" = ")[1].split()[0]) for r in divrem] == [
+        (4, "arith.floordivsi"),
+        (5, "arith.ceildivsi"),
+        (6, "arith.divsi"),
+    ]
+    assert n == 3 and first is not None and first.line == 4 and py == Ref("python", 4, "q = a // b")
+
+
+def _numbered_ttir(body: list[str]) -> str:
+    return (
+        "module {\n  tt.func public @k(%n: i32, %x_ptr: !tt.ptr<f32>) {\n"
+        + "".join(f"    {b}\n" for b in body)
+        + ("    tt.return\n  }\n}\n")
+    )
+
+
+def test_backward_walks_40_definitions_and_past_a_diamond() -> None:
+    """The definition walk behind an address's / mask's kernel parameters: 40 steps (a parameter 39 definitions away
+    is reached, 40 away is not), and a value reached twice (a diamond: ``pid`` in ``pid * 4 + (pid + n)``) does not
+    stop the rest of its level."""
+    from irdiff.diagnose.facts import _backward, _Op, _walk_mlir
+
+    def defs_of(text: str) -> dict[str, _Op]:
+        ops, _ = _walk_mlir(text, "ttgir")
+        return {r: op for op in ops for r in op.results}
+
+    diamond = _numbered_ttir(
+        [
+            "%pid = tt.get_program_id x : i32",
+            "%c4_i32 = arith.constant 4 : i32",
+            "%a = arith.muli %pid, %c4_i32 : i32",
+            "%b = arith.addi %pid, %n : i32",
+            "%v = arith.addi %a, %b : i32",
+        ]
+    )
+    ops, found = _backward(defs_of(diamond), "%v", {"n", "x_ptr"})
+    assert found == ["n"] and [o.results[0] for o in ops] == ["%v", "%a", "%b", "%pid", "%c4_i32"]
+
+    def chain(k: int) -> str:  # %v0 <- %v1 <- ... <- %v(k-1) <- %n: the parameter is k steps away
+        body = [f"%v{i} = arith.addi %v{i + 1}, %v{i + 1} : i32" for i in range(k - 1)]
+        return _numbered_ttir([f"%v{k - 1} = arith.addi %n, %n : i32", *body[::-1]])
+
+    assert _backward(defs_of(chain(39)), "%v0", {"n"})[1] == ["n"]
+    assert _backward(defs_of(chain(40)), "%v0", {"n"})[1] == []
+
+
+def test_load_nested_in_an_expression_is_looked_for_39_ops_ahead() -> None:
+    """A load whose value a later op of the same name stem uses is nested in that expression (named by its pointer);
+    the later op is looked for among the next 39 ops."""
+    from irdiff.diagnose.facts import _load_name, _walk_mlir
+
+    def name_with_use_after(k: int) -> str:
+        filler = [f"%f{j} = arith.addi %n, %n : i32" for j in range(k - 1)]
+        body = [
+            "%acc = tt.load %a_ptrs : tensor<64x!tt.ptr<f32>>",
+            *filler,
+            "%acc_3 = arith.addf %acc, %acc : tensor<64xf32>",
+        ]
+        ops, _ = _walk_mlir(
+            _numbered_ttir(["%a_ptrs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>", *body]), "ttir"
+        )
+        i = next(j for j, o in enumerate(ops) if o.op == "tt.load")
+        assert ops[i + k].results == ["%acc_3"]
+        return _load_name(ops, i, "a_ptrs")
+
+    assert [name_with_use_after(k) for k in (1, 39, 40)] == ["a_ptrs", "a_ptrs", "acc"]
