@@ -6,6 +6,7 @@ no compile."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -953,3 +954,680 @@ def test_a_source_too_deep_to_parse_is_a_note(tmp_path: Path, swap: bool) -> Non
     assert sd.changes == []
     assert sd.functions == []
     assert sd.note == "`deep`: kernel source does not parse (nested too deeply for Python's parser, line None)"
+
+
+# ------------------------------------------------------------------ corner cases of pairing and naming (issue 19)
+# Each pair below is the smallest source that tells one decision of the comparison apart (found by mutation
+# testing: the mutants of ``irdiff/diagnose/source.py`` named in the comments gave another output on it).
+
+K = "@triton.jit\ndef k({params}):\n{body}"
+
+
+def _k(params: str, *lines: str) -> str:
+    return K.format(params=params, body="".join(f"    {ln}\n" for ln in lines))
+
+
+def _sum(names: list[str]) -> str:
+    return " + ".join(names)
+
+
+_SWAP_NAMES = [f"C{c}" for c in "ABCDEFGHIJK"]  # module constants; with ``tl`` and ``y_ptr``: 13 names
+_LONG = _sum(["u", "v"] * 20)  # longer than the 80 characters a source excerpt keeps
+_REPEAT = "tl.store(x_ptr, 1.0)"
+
+CORNERS: dict[str, tuple[str, str]] = {
+    # _erase: only locals are erased for the alignment, so two stores of different module constants do not align
+    # (and are not a move); erasing every name would align them and report a move and a changed name
+    "global-names-kept": (
+        _k("x_ptr, y_ptr", "tl.store(x_ptr, LO)", "tl.store(y_ptr, 1.0)"),
+        _k("x_ptr, y_ptr", "tl.store(y_ptr, 1.0)", "tl.store(x_ptr, HI)"),
+    ),
+    # _flatten: the statements of a loop's ``else:`` are at the loop's own depth
+    "loop-else": (
+        _k(
+            "x_ptr, y_ptr, n",
+            "acc = 0.0",
+            "for i in range(n):",
+            "    acc += tl.load(x_ptr + i)",
+            "else:",
+            "    tl.store(y_ptr, acc)",
+        ),
+        _k(
+            "x_ptr, y_ptr, n",
+            "acc = 0.0",
+            "for i in range(n):",
+            "    acc += tl.load(x_ptr + i)",
+            "else:",
+            "    tl.store(y_ptr, acc + 1.0)",
+        ),
+    ),  # fmt: skip
+    # _flatten: an ``if`` header pairs only with ``if`` headers, never with a plain statement
+    "if-header": (
+        _k("x_ptr, n", "i = 0", "if i < n:", "    tl.store(x_ptr, i)"),
+        _k("x_ptr, n", "i = 0", "c = i < n", "tl.store(x_ptr, i)"),
+    ),
+    # _key: a lambda's parameter names are part of the key (reported, without a line)
+    "lambda-parameter": (
+        _k("x_ptr", "v = tl.reduce(tl.load(x_ptr), 0, lambda p, q: 0)", "tl.store(x_ptr, v)"),
+        _k("x_ptr", "v = tl.reduce(tl.load(x_ptr), 0, lambda r, s: 0)", "tl.store(x_ptr, v)"),
+    ),
+    # _wrap_path: at most 8 nested wrapping calls are followed, functions and methods alike
+    "eight-wrappers": (
+        _k(
+            "x_ptr, y_ptr, n",
+            "offs = tl.arange(0, 16)",
+            "v = tl.load(x_ptr + offs, mask=offs < n)",
+            "tl.store(y_ptr + offs, v)",
+        ),
+        _k(
+            "x_ptr, y_ptr, n",
+            "offs = tl.arange(0, 16)",
+            "v = " + "tl.abs(" * 8 + "tl.load(x_ptr + offs, mask=offs < n)" + ")" * 8,
+            "tl.store(y_ptr + offs, v)",
+        ),
+    ),  # fmt: skip
+    "nine-wrappers": (
+        _k(
+            "x_ptr, y_ptr, n",
+            "offs = tl.arange(0, 16)",
+            "v = tl.load(x_ptr + offs, mask=offs < n)",
+            "tl.store(y_ptr + offs, v)",
+        ),
+        _k(
+            "x_ptr, y_ptr, n",
+            "offs = tl.arange(0, 16)",
+            "v = " + "tl.abs(" * 9 + "tl.load(x_ptr + offs, mask=offs < n)" + ")" * 9,
+            "tl.store(y_ptr + offs, v)",
+        ),
+    ),  # fmt: skip
+    "nine-methods": (
+        _k(
+            "x_ptr, y_ptr, n",
+            "offs = tl.arange(0, 16)",
+            "v = tl.load(x_ptr + offs, mask=offs < n)",
+            "tl.store(y_ptr + offs, v)",
+        ),
+        _k(
+            "x_ptr, y_ptr, n",
+            "offs = tl.arange(0, 16)",
+            "v = tl.load(x_ptr + offs, mask=offs < n)" + ".ravel()" * 9,
+            "tl.store(y_ptr + offs, v)",
+        ),
+    ),  # fmt: skip
+    # _Cmp.body: a similarity of exactly 0.45 (quick ratio 0.5167, ratio 0.45) is below the threshold
+    "similarity-0.45": (
+        _k("x_ptr, y_ptr, v", "pid = tl.program_id(0)", "tl.store(y_ptr, v, mask=v > 0)"),
+        _k("x_ptr, y_ptr, v", "pid = tl.program_id(0)", "tl.static_print('" + "x" * 66 + "')"),
+    ),
+    # _Cmp.body: equally similar candidates pair by their offset from the diagonal of the changed block
+    "similarity-ties": (
+        _k("x_ptr, y_ptr", "pid = tl.program_id(0)", "tl.store(x_ptr, 1.0)", "tl.store(y_ptr, 1.0)"),
+        _k("x_ptr, y_ptr", "pid = tl.program_id(0)", "tl.debug_barrier()", "tl.store(y_ptr, 2.0)"),
+    ),
+    # _Cmp.body: no automatic junk: a statement repeated 200 times in a 201-statement function still aligns
+    "repeated-200": (
+        _k("x_ptr, y_ptr", *[_REPEAT] * 200, "tl.store(y_ptr, 2.0)"),
+        _k("x_ptr, y_ptr", "tl.store(y_ptr, 2.0)", *[_REPEAT] * 200),
+    ),
+    # _Cmp.body: statements equal up to local names stay paired in order (the same assigned name elsewhere does
+    # not pull them apart): two names traded are two renames
+    "names-traded": (
+        _k("x_ptr, y_ptr", "s = tl.load(x_ptr)", "t = tl.load(y_ptr)", "tl.store(x_ptr, s - t)"),
+        _k("x_ptr, y_ptr", "t = tl.load(x_ptr)", "s = tl.load(y_ptr)", "tl.store(x_ptr, t - s)"),
+    ),
+    # _Cmp.body: the same assigned name adds 0.3, not enough for values under 15 % alike
+    "same-name-unlike-values": (
+        _k("x_ptr, y_ptr", "pid = tl.program_id(0)", "v = 0", "tl.store(y_ptr, v)"),
+        _k(
+            "x_ptr, y_ptr",
+            "pid = tl.program_id(0)",
+            "v = tl.load(x_ptr + pid * 16 + tl.arange(0, 16), mask=tl.arange(0, 16) < 8, other=0.0, "
+            "eviction_policy='evict_last')",
+            "tl.store(y_ptr, v)",
+        ),
+    ),  # fmt: skip
+    # _Cmp.build_map: a parameter's positional partner counts 3 votes, each aligned statement 1: two statements
+    # that pair the parameters the other way are outvoted (a swap), four are not (renames)
+    "parameter-votes-2": (
+        _k("src, dst", "tl.store(dst + 0, tl.load(src + 0))", "tl.store(dst + 1, tl.load(src + 1))"),
+        _k("inp, out", "tl.store(inp + 0, tl.load(out + 0))", "tl.store(inp + 1, tl.load(out + 1))"),
+    ),
+    "parameter-votes-4": (
+        _k("src, dst", *[f"tl.store(dst + {i}, tl.load(src + {i}))" for i in range(4)]),
+        _k("inp, out", *[f"tl.store(inp + {i}, tl.load(out + {i}))" for i in range(4)]),
+    ),
+    # _Cmp.build_map: a repeated parameter name (``ast.parse`` accepts it) adds its votes up
+    "repeated-parameter": (
+        _k("x_ptr, x_ptr", "y_ptr = x_ptr + 1", *[f"tl.store(x_ptr + {i}, 1.0)" for i in range(5)]),
+        _k("in_ptr, in_ptr", "out_ptr = in_ptr + 1", *[f"tl.store(out_ptr + {i}, 1.0)" for i in range(5)]),
+    ),
+    # _Cmp.build_map: one-to-one, the most voted name first: ``zz`` (2 votes) gets ``w``, ``aa`` (1) does not
+    "one-partner": (
+        _k("x_ptr", "zz = tl.load(x_ptr)", "tl.store(x_ptr, zz)", "aa = tl.load(x_ptr)"),
+        _k("x_ptr", "w = tl.load(x_ptr)", "tl.store(x_ptr, w)", "w = tl.load(x_ptr)"),
+    ),
+    # _Cmp.build_map: a statement whose local names do not pair up (a module name ``_`` erases like a local) is
+    # skipped, the statements after it still vote
+    "global-underscore": (
+        _k("x_ptr, y_ptr", "tl.store(y_ptr, _)", "v = tl.load(x_ptr)", "tl.store(y_ptr, v)"),
+        _k("x_ptr, y_ptr", "tl.store(y_ptr, x_ptr)", "w = tl.load(x_ptr)", "tl.store(y_ptr, w)"),
+    ),
+    # _Cmp.call: a module function and the same-named method of a value compare their objects (``tl`` vs ``v``)
+    "function-vs-method": (
+        _k("x_ptr, y_ptr", "v = tl.load(x_ptr)", "w = tl.exp(v)", "tl.store(y_ptr, w)"),
+        _k("x_ptr, y_ptr", "v = tl.load(x_ptr)", "w = v.exp()", "tl.store(y_ptr, w)"),
+    ),
+    # _Cmp.call: a call of a lambda (no object to compare) compares its arguments only
+    "lambda-call": (
+        _k("x_ptr, y_ptr", "v = tl.load(x_ptr)", "w = (lambda t: t)(v + 1)", "tl.store(y_ptr, w)"),
+        _k("x_ptr, y_ptr", "v = tl.load(x_ptr)", "w = (lambda t: t)(v + 2)", "tl.store(y_ptr, w)"),
+    ),
+    # _Cmp.call: the same method on computed values whose source excerpts (80 characters) look alike: the objects
+    # are compared
+    "method-of-long-value": (
+        _k(
+            "x_ptr, y_ptr",
+            "u = tl.load(x_ptr)",
+            "v = tl.load(y_ptr)",
+            f"w = ({_LONG} + 1.0).to(tl.float32)",
+            "tl.store(y_ptr, w)",
+        ),
+        _k(
+            "x_ptr, y_ptr",
+            "u = tl.load(x_ptr)",
+            "v = tl.load(y_ptr)",
+            f"w = ({_LONG} + 2.0).to(tl.float32)",
+            "tl.store(y_ptr, w)",
+        ),
+    ),  # fmt: skip
+    # _Cmp.expr: ``{**opts}`` vs ``{'k': opts}``: a dict key that is None on one side
+    "dict-unpacking": (
+        _k("x_ptr, opts", "cfg = {**opts}", "tl.store(x_ptr, 1.0)"),
+        _k("x_ptr, opts", "cfg = {'k': opts}", "tl.store(x_ptr, 1.0)"),
+    ),
+    # _Cmp.expr: an attribute of a computed value vs of a name: the objects are compared, no name changed
+    "attribute-of-computed-value": (
+        _k("x_ptr, y_ptr", "u = tl.load(x_ptr)", "v = tl.load(y_ptr)", "t = (u + v).T", "tl.store(y_ptr, t)"),
+        _k("x_ptr, y_ptr", "u = tl.load(x_ptr)", "v = tl.load(y_ptr)", "t = v.T", "tl.store(y_ptr, t)"),
+    ),
+    # _Cmp.expr: a module constant vs a local: no changed name, the statement is the change
+    "global-vs-local": (
+        _k("x_ptr, y_ptr", "s = tl.load(x_ptr)", "tl.store(y_ptr, SCALE)"),
+        _k("x_ptr, y_ptr", "s = tl.load(x_ptr)", "tl.store(y_ptr, s)"),
+    ),
+    # _Cmp.expr: a slice bound on one side only does not stop the comparison of the next bound
+    "slice-bounds": (
+        _k("x_ptr, y_ptr", "v = tl.load(x_ptr)", "tl.store(y_ptr, v[:8])"),
+        _k("x_ptr, y_ptr", "v = tl.load(x_ptr)", "tl.store(y_ptr, v[1:16])"),
+    ),
+    # _Cmp.ka: without parameters (an empty rename map) arguments are still compared as written
+    "no-parameters": (_k("", "tl.static_print(A, B)"), _k("", "tl.static_print(B, A)")),
+    # _Cmp.keywords: a keyword value equal up to a renamed local is no keyword change
+    "keyword-renamed-local": (
+        _k("x_ptr, y_ptr, n", "offs = tl.arange(0, 16)", "m = offs < n", "tl.store(y_ptr + offs, 1.0, mask=m)"),
+        _k("x_ptr, y_ptr, n", "offs = tl.arange(0, 16)", "mm = offs < n", "tl.store(y_ptr + offs, 2.0, mask=mm)"),
+    ),
+    # _Cmp.keywords: the same keyword text naming another value (the definitions traded) is compared inside
+    "keyword-same-text": (
+        _k(
+            "x_ptr, y_ptr, n",
+            "offs = tl.arange(0, 16)",
+            "m = offs < n",
+            "q = offs < 8",
+            "tl.store(y_ptr + offs, 1.0, mask=m)",
+        ),
+        _k(
+            "x_ptr, y_ptr, n",
+            "offs = tl.arange(0, 16)",
+            "q = offs < n",
+            "m = offs < 8",
+            "tl.store(y_ptr + offs, 2.0, mask=m)",
+        ),
+    ),  # fmt: skip
+    # _Cmp.renamed: one rename per name, the first found
+    "renamed-twice": (_k("", "t = A + 1.0", "t = t * A"), _k("", "u = B + 1.0", "w = u * B")),
+    # _Cmp.signature: decorators after a changed ``@triton.autotune`` are still compared
+    "decorators": (
+        "@triton.autotune(configs=CONFIGS, key=['n'])\n" + _k("x_ptr, n", "tl.store(x_ptr, 1.0)"),
+        "@triton.autotune(configs=CONFIGS, key=['m'])\n"
+        + _k("x_ptr, n", "tl.store(x_ptr, 1.0)").replace("@triton.jit", "@triton.jit(debug=True)"),
+    ),
+    # _Cmp.swapped: two names traded are looked for in statements of at most 12 names
+    "swap-12-names": (
+        _k("y_ptr", f"tl.store(y_ptr, {_sum(_SWAP_NAMES[:10])})"),
+        _k("y_ptr", f"tl.store(y_ptr, {_sum([_SWAP_NAMES[1], _SWAP_NAMES[0], *_SWAP_NAMES[2:10]])})"),
+    ),
+    "swap-13-names": (
+        _k("y_ptr", f"tl.store(y_ptr, {_sum(_SWAP_NAMES[:11])})"),
+        _k("y_ptr", f"tl.store(y_ptr, {_sum([_SWAP_NAMES[1], _SWAP_NAMES[0], *_SWAP_NAMES[2:11]])})"),
+    ),
+}
+
+# The changes each pair gives, as (kind, line in the inspected variant, line in the baseline, words), with ``x``
+# inspected (first list) or ``y`` inspected (second list); a Python object's address (``dict-unpacking``: the
+# words name an ``ast.Constant`` object, not its source) is left out.
+CORNER_CHANGES: dict[str, tuple[list[tuple[str, int | None, int | None, str]], ...]] = {
+    "global-names-kept": (
+        [
+            ("statement", 7, None, "statement `tl.store(x_ptr, LO)` only in `x`"),
+            ("statement", None, 8, "statement `tl.store(x_ptr, HI)` only in `y`"),
+        ],
+        [
+            ("statement", 8, None, "statement `tl.store(x_ptr, HI)` only in `y`"),
+            ("statement", None, 7, "statement `tl.store(x_ptr, LO)` only in `x`"),
+        ],
+    ),
+    "loop-else": (
+        [
+            ("statement", 11, 11, "`acc` in `x` is `acc + 1.0` in `y`"),
+        ],
+        [
+            ("statement", 11, 11, "`acc + 1.0` in `y` is `acc` in `x`"),
+        ],
+    ),
+    "if-header": (
+        [
+            ("statement", 8, None, "statement `i < n` only in `x`"),
+            ("statement", None, 8, "statement `c = i < n` only in `y`"),
+        ],
+        [
+            ("statement", 8, None, "statement `c = i < n` only in `y`"),
+            ("statement", None, 8, "statement `i < n` only in `x`"),
+        ],
+    ),
+    "lambda-parameter": (
+        [
+            ("statement", None, None, "`p` in `x` vs `r` in `y`"),
+            ("statement", None, None, "`q` in `x` vs `s` in `y`"),
+        ],
+        [
+            ("statement", None, None, "`r` in `y` vs `p` in `x`"),
+            ("statement", None, None, "`s` in `y` vs `q` in `x`"),
+        ],
+    ),
+    "eight-wrappers": (
+        [
+            ("call-added", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-added", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-added", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-added", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-added", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-added", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-added", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-added", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+        ],
+        [
+            ("call-removed", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-removed", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-removed", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-removed", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-removed", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-removed", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-removed", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+            ("call-removed", 8, 8, "`y` wraps `tl.load(x_ptr + offs, mask=offs < n)` in `tl.abs`, `x` does not"),
+        ],
+    ),
+    "nine-wrappers": (
+        [
+            ("call-changed", 8, 8, "`tl.load` in `x` vs `tl.abs` in `y`"),
+            (
+                "op-changed",
+                8,
+                8,
+                "`x_ptr + offs` in `x` is `tl.abs(tl.abs(tl.abs(tl.abs(tl.abs(tl.abs(tl.abs(tl.abs(tl.load(x_ptr + offs,...` in `y`",
+            ),
+            ("kwarg-changed", 8, 8, "`tl.load` has `mask=offs < n` in `x`, no `mask` in `y` (the default)"),
+        ],
+        [
+            ("call-changed", 8, 8, "`tl.abs` in `y` vs `tl.load` in `x`"),
+            (
+                "op-changed",
+                8,
+                8,
+                "`tl.abs(tl.abs(tl.abs(tl.abs(tl.abs(tl.abs(tl.abs(tl.abs(tl.load(x_ptr + offs,...` in `y` is `x_ptr + offs` in `x`",
+            ),
+            ("kwarg-changed", 8, 8, "`tl.load` has `mask=offs < n` in `x`, no `mask` in `y` (the default)"),
+        ],
+    ),
+    "nine-methods": (
+        [
+            (
+                "call-changed",
+                8,
+                8,
+                "`tl.load` in `x` vs `tl.load(x_ptr + offs, mask=offs < n).ravel().ravel().ravel().ravel().ravel()....` in `y`",
+            ),
+            ("statement", 8, 8, "argument `x_ptr + offs` of `tl.load` only in `x`"),
+            ("kwarg-changed", 8, 8, "`tl.load` has `mask=offs < n` in `x`, no `mask` in `y` (the default)"),
+        ],
+        [
+            (
+                "call-changed",
+                8,
+                8,
+                "`tl.load(x_ptr + offs, mask=offs < n).ravel().ravel().ravel().ravel().ravel()....` in `y` vs `tl.load` in `x`",
+            ),
+            ("statement", 8, 8, "argument `x_ptr + offs` of `tl.load` only in `x`"),
+            ("kwarg-changed", 8, 8, "`tl.load` has `mask=offs < n` in `x`, no `mask` in `y` (the default)"),
+        ],
+    ),
+    "similarity-0.45": (
+        [
+            ("statement", 8, None, "statement `tl.store(y_ptr, v, mask=v > 0)` only in `x`"),
+            (
+                "statement",
+                None,
+                8,
+                "statement `tl.static_print('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...` only in `y`",
+            ),
+        ],
+        [
+            (
+                "statement",
+                8,
+                None,
+                "statement `tl.static_print('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...` only in `y`",
+            ),
+            ("statement", None, 8, "statement `tl.store(y_ptr, v, mask=v > 0)` only in `x`"),
+        ],
+    ),
+    "similarity-ties": (
+        [
+            ("call-changed", 8, 8, "`tl.store` in `x` vs `tl.debug_barrier` in `y`"),
+            ("statement", 8, 8, "argument `x_ptr` of `tl.debug_barrier` only in `x`"),
+            ("statement", 8, 8, "argument `1.0` of `tl.debug_barrier` only in `x`"),
+            ("constant-changed", 9, 9, "constant `1.0` in `x` vs `2.0` in `y`"),
+        ],
+        [
+            ("call-changed", 8, 8, "`tl.debug_barrier` in `y` vs `tl.store` in `x`"),
+            ("statement", 8, 8, "argument `x_ptr` of `tl.store` only in `x`"),
+            ("statement", 8, 8, "argument `1.0` of `tl.store` only in `x`"),
+            ("constant-changed", 9, 9, "constant `2.0` in `y` vs `1.0` in `x`"),
+        ],
+    ),
+    "repeated-200": (
+        [
+            (
+                "moved",
+                207,
+                7,
+                "`tl.store(y_ptr, 2.0)` is at loop depth 0 in `x` (line 207) and 0 in `y` (line 7): moved to another place",
+            ),
+        ],
+        [
+            (
+                "moved",
+                7,
+                207,
+                "`tl.store(y_ptr, 2.0)` is at loop depth 0 in `y` (line 7) and 0 in `x` (line 207): moved to another place",
+            ),
+        ],
+    ),
+    "names-traded": (
+        [
+            ("renamed", 7, 7, "`s` in `x` is called `t` in `y`"),
+            ("renamed", 8, 8, "`t` in `x` is called `s` in `y`"),
+        ],
+        [
+            ("renamed", 7, 7, "`t` in `y` is called `s` in `x`"),
+            ("renamed", 8, 8, "`s` in `y` is called `t` in `x`"),
+        ],
+    ),
+    "same-name-unlike-values": (
+        [
+            ("statement", 8, None, "statement `v = 0` only in `x`"),
+            (
+                "statement",
+                None,
+                8,
+                "statement `v = tl.load(x_ptr + pid * 16 + tl.arange(0, 16), mask=tl.arange(0, 16) < 8, o...` only in `y`",
+            ),
+        ],
+        [
+            (
+                "statement",
+                8,
+                None,
+                "statement `v = tl.load(x_ptr + pid * 16 + tl.arange(0, 16), mask=tl.arange(0, 16) < 8, o...` only in `y`",
+            ),
+            ("statement", None, 8, "statement `v = 0` only in `x`"),
+        ],
+    ),
+    "parameter-votes-2": (
+        [
+            (
+                "args-reordered",
+                7,
+                7,
+                "`dst` and `src` swapped: `tl.store(dst + 0, tl.load(src + 0))` in `x` vs `tl.store(inp + 0, tl.load(out + 0))` in `y`",
+            ),
+            (
+                "args-reordered",
+                8,
+                8,
+                "`dst` and `src` swapped: `tl.store(dst + 1, tl.load(src + 1))` in `x` vs `tl.store(inp + 1, tl.load(out + 1))` in `y`",
+            ),
+            ("renamed", 6, 6, "`src` in `x` is called `inp` in `y`"),
+            ("renamed", 6, 6, "`dst` in `x` is called `out` in `y`"),
+        ],
+        [
+            (
+                "args-reordered",
+                7,
+                7,
+                "`inp` and `out` swapped: `tl.store(inp + 0, tl.load(out + 0))` in `y` vs `tl.store(dst + 0, tl.load(src + 0))` in `x`",
+            ),
+            (
+                "args-reordered",
+                8,
+                8,
+                "`inp` and `out` swapped: `tl.store(inp + 1, tl.load(out + 1))` in `y` vs `tl.store(dst + 1, tl.load(src + 1))` in `x`",
+            ),
+            ("renamed", 6, 6, "`inp` in `y` is called `src` in `x`"),
+            ("renamed", 6, 6, "`out` in `y` is called `dst` in `x`"),
+        ],
+    ),
+    "parameter-votes-4": (
+        [
+            ("renamed", 7, 7, "`dst` in `x` is called `inp` in `y`"),
+            ("renamed", 7, 7, "`src` in `x` is called `out` in `y`"),
+        ],
+        [
+            ("renamed", 7, 7, "`inp` in `y` is called `dst` in `x`"),
+            ("renamed", 7, 7, "`out` in `y` is called `src` in `x`"),
+        ],
+    ),
+    "repeated-parameter": (
+        [
+            ("statement", 8, 8, "`tl.store(x_ptr + 0, 1.0)` in `x` vs `tl.store(out_ptr + 0, 1.0)` in `y`"),
+            ("statement", 9, 9, "`tl.store(x_ptr + 1, 1.0)` in `x` vs `tl.store(out_ptr + 1, 1.0)` in `y`"),
+            ("statement", 10, 10, "`tl.store(x_ptr + 2, 1.0)` in `x` vs `tl.store(out_ptr + 2, 1.0)` in `y`"),
+            ("statement", 11, 11, "`tl.store(x_ptr + 3, 1.0)` in `x` vs `tl.store(out_ptr + 3, 1.0)` in `y`"),
+            ("statement", 12, 12, "`tl.store(x_ptr + 4, 1.0)` in `x` vs `tl.store(out_ptr + 4, 1.0)` in `y`"),
+            ("renamed", 6, 6, "`x_ptr` in `x` is called `in_ptr` in `y`"),
+            ("renamed", 7, 7, "`y_ptr` in `x` is called `out_ptr` in `y`"),
+        ],
+        [
+            ("statement", 7, 7, "`out_ptr = in_ptr + 1` in `y` vs `y_ptr = x_ptr + 1` in `x`"),
+            ("statement", 8, 8, "`tl.store(out_ptr + 0, 1.0)` in `y` vs `tl.store(x_ptr + 0, 1.0)` in `x`"),
+            ("statement", 9, 9, "`tl.store(out_ptr + 1, 1.0)` in `y` vs `tl.store(x_ptr + 1, 1.0)` in `x`"),
+            ("statement", 10, 10, "`tl.store(out_ptr + 2, 1.0)` in `y` vs `tl.store(x_ptr + 2, 1.0)` in `x`"),
+            ("statement", 11, 11, "`tl.store(out_ptr + 3, 1.0)` in `y` vs `tl.store(x_ptr + 3, 1.0)` in `x`"),
+            ("statement", 12, 12, "`tl.store(out_ptr + 4, 1.0)` in `y` vs `tl.store(x_ptr + 4, 1.0)` in `x`"),
+            ("renamed", 6, 6, "`in_ptr` in `y` is called `x_ptr` in `x`"),
+        ],
+    ),
+    "one-partner": (
+        [
+            ("statement", 9, 9, "`aa = tl.load(x_ptr)` in `x` vs `w = tl.load(x_ptr)` in `y`"),
+            ("renamed", 7, 7, "`zz` in `x` is called `w` in `y`"),
+        ],
+        [
+            ("statement", 9, 9, "`w = tl.load(x_ptr)` in `y` vs `aa = tl.load(x_ptr)` in `x`"),
+            ("renamed", 7, 7, "`w` in `y` is called `zz` in `x`"),
+        ],
+    ),
+    "global-underscore": (
+        [
+            ("statement", 7, 7, "`tl.store(y_ptr, _)` in `x` vs `tl.store(y_ptr, x_ptr)` in `y`"),
+            ("renamed", 8, 8, "`v` in `x` is called `w` in `y`"),
+        ],
+        [
+            ("statement", 7, 7, "`tl.store(y_ptr, x_ptr)` in `y` vs `tl.store(y_ptr, _)` in `x`"),
+            ("renamed", 8, 8, "`w` in `y` is called `v` in `x`"),
+        ],
+    ),
+    "function-vs-method": (
+        [
+            ("statement", 8, 8, "argument `v` of `v.exp` only in `x`"),
+        ],
+        [
+            ("statement", 8, 8, "argument `v` of `tl.exp` only in `x`"),
+        ],
+    ),
+    "lambda-call": (
+        [
+            ("constant-changed", 8, 8, "constant `1` in `x` vs `2` in `y`"),
+        ],
+        [
+            ("constant-changed", 8, 8, "constant `2` in `y` vs `1` in `x`"),
+        ],
+    ),
+    "method-of-long-value": (
+        [
+            ("constant-changed", 9, 9, "constant `1.0` in `x` vs `2.0` in `y`"),
+        ],
+        [
+            ("constant-changed", 9, 9, "constant `2.0` in `y` vs `1.0` in `x`"),
+        ],
+    ),
+    "dict-unpacking": (
+        [
+            ("statement", None, None, "`None` in `x` vs `<ast.Constant object>` in `y`"),
+        ],
+        [
+            ("statement", None, None, "`<ast.Constant object>` in `y` vs `None` in `x`"),
+        ],
+    ),
+    "attribute-of-computed-value": (
+        [
+            ("statement", 9, 9, "`u + v` in `x` is `v` in `y`"),
+        ],
+        [
+            ("statement", 9, 9, "`v` in `y` is `u + v` in `x`"),
+        ],
+    ),
+    "global-vs-local": (
+        [
+            ("statement", 8, 8, "`tl.store(y_ptr, SCALE)` in `x` vs `tl.store(y_ptr, s)` in `y`"),
+        ],
+        [
+            ("statement", 8, 8, "`tl.store(y_ptr, s)` in `y` vs `tl.store(y_ptr, SCALE)` in `x`"),
+        ],
+    ),
+    "slice-bounds": (
+        [
+            ("statement", 8, 8, "`:8` in `x` vs `1:16` in `y`"),
+            ("constant-changed", 8, 8, "constant `8` in `x` vs `16` in `y`"),
+        ],
+        [
+            ("statement", 8, 8, "`1:16` in `y` vs `:8` in `x`"),
+            ("constant-changed", 8, 8, "constant `16` in `y` vs `8` in `x`"),
+        ],
+    ),
+    "no-parameters": (
+        [
+            ("args-reordered", 7, 7, "arguments of `tl.static_print` reordered: `A, B` in `x`, `B, A` in `y`"),
+        ],
+        [
+            ("args-reordered", 7, 7, "arguments of `tl.static_print` reordered: `B, A` in `y`, `A, B` in `x`"),
+        ],
+    ),
+    "keyword-renamed-local": (
+        [
+            ("constant-changed", 9, 9, "constant `1.0` in `x` vs `2.0` in `y`"),
+            ("renamed", 8, 8, "`m` in `x` is called `mm` in `y`"),
+        ],
+        [
+            ("constant-changed", 9, 9, "constant `2.0` in `y` vs `1.0` in `x`"),
+            ("renamed", 8, 8, "`mm` in `y` is called `m` in `x`"),
+        ],
+    ),
+    "keyword-same-text": (
+        [
+            ("constant-changed", 10, 10, "constant `1.0` in `x` vs `2.0` in `y`"),
+            ("renamed", 8, 8, "`m` in `x` is called `q` in `y`"),
+            ("renamed", 9, 9, "`q` in `x` is called `m` in `y`"),
+        ],
+        [
+            ("constant-changed", 10, 10, "constant `2.0` in `y` vs `1.0` in `x`"),
+            ("renamed", 8, 8, "`q` in `y` is called `m` in `x`"),
+            ("renamed", 9, 9, "`m` in `y` is called `q` in `x`"),
+        ],
+    ),
+    "renamed-twice": (
+        [
+            ("call-changed", 7, 7, "`A` in `x` vs `B` in `y`"),
+            ("call-changed", 8, 8, "`A` in `x` vs `B` in `y`"),
+            ("renamed", 7, 7, "`t` in `x` is called `u` in `y`"),
+        ],
+        [
+            ("call-changed", 7, 7, "`B` in `y` vs `A` in `x`"),
+            ("call-changed", 8, 8, "`B` in `y` vs `A` in `x`"),
+            ("renamed", 7, 7, "`u` in `y` is called `t` in `x`"),
+            ("renamed", 8, 8, "`w` in `y` is called `t` in `x`"),
+        ],
+    ),
+    "decorators": (
+        [
+            ("kwarg-changed", 5, 5, "`triton.autotune` keyword `key=['n']` in `x`, `key=['m']` in `y`"),
+            ("annotation", 6, 6, "decorator `@triton.jit` differs"),
+        ],
+        [
+            ("kwarg-changed", 5, 5, "`triton.autotune` keyword `key=['m']` in `y`, `key=['n']` in `x`"),
+            ("annotation", 6, 6, "decorator `@triton.jit` differs"),
+        ],
+    ),
+    "swap-12-names": (
+        [
+            (
+                "args-reordered",
+                7,
+                7,
+                "`CA` and `CB` swapped: `tl.store(y_ptr, CA + CB + CC + CD + CE + CF + CG + CH + CI + CJ)` in `x` vs `tl.store(y_ptr, CB + CA + CC + CD + CE + CF + CG + CH + CI + CJ)` in `y`",
+            ),
+        ],
+        [
+            (
+                "args-reordered",
+                7,
+                7,
+                "`CA` and `CB` swapped: `tl.store(y_ptr, CB + CA + CC + CD + CE + CF + CG + CH + CI + CJ)` in `y` vs `tl.store(y_ptr, CA + CB + CC + CD + CE + CF + CG + CH + CI + CJ)` in `x`",
+            ),
+        ],
+    ),
+    "swap-13-names": (
+        [
+            ("call-changed", 7, 7, "`CA` in `x` vs `CB` in `y`"),
+            ("call-changed", 7, 7, "`CB` in `x` vs `CA` in `y`"),
+        ],
+        [
+            ("call-changed", 7, 7, "`CB` in `y` vs `CA` in `x`"),
+            ("call-changed", 7, 7, "`CA` in `y` vs `CB` in `x`"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CORNERS))
+@BOTH
+def test_corner_cases_of_pairing_and_naming(tmp_path: Path, case: str, swap: bool) -> None:
+    """Each of :data:`CORNERS` gives exactly the changes of :data:`CORNER_CHANGES` (kinds, 1-based lines of each
+    variant's ``kernel.py``, words), in both orders: which statements are paired (threshold 0.45, ties by position,
+    no automatic junk, the same-name bonus 0.3, ``if`` headers only with headers, a loop's ``else:``), which names
+    rename (parameter votes 3, statement votes 1, one partner each, skipped statements), how deep wrappers are
+    followed (8 calls), which changes the expression walk reports, and the 12-name limit of the swap search."""
+    x, y = CORNERS[case]
+    sd, a, b = diff(tmp_path, {"x": x, "y": y}, swap)
+    got = [(c.kind, c.line_a, c.line_b, re.sub(r" at 0x[0-9a-f]+", "", c.words(a, b))) for c in sd.changes]
+    assert got == CORNER_CHANGES[case][swap]
