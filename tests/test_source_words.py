@@ -1140,7 +1140,8 @@ CORNERS: dict[str, tuple[str, str]] = {
             "tl.store(y_ptr, w)",
         ),
     ),  # fmt: skip
-    # _Cmp.expr: ``{**opts}`` vs ``{'k': opts}``: a dict key that is None on one side
+    # _Cmp.expr: ``{**opts}`` vs ``{'k': opts}``: a dict key that is None on one side is one change without a line
+    # (its words name the ``ast.Constant`` object, not its source: a wording gap, left as it is)
     "dict-unpacking": (
         _k("x_ptr, opts", "cfg = {**opts}", "tl.store(x_ptr, 1.0)"),
         _k("x_ptr, opts", "cfg = {'k': opts}", "tl.store(x_ptr, 1.0)"),
@@ -1167,7 +1168,9 @@ CORNERS: dict[str, tuple[str, str]] = {
         _k("x_ptr, y_ptr, n", "offs = tl.arange(0, 16)", "m = offs < n", "tl.store(y_ptr + offs, 1.0, mask=m)"),
         _k("x_ptr, y_ptr, n", "offs = tl.arange(0, 16)", "mm = offs < n", "tl.store(y_ptr + offs, 2.0, mask=mm)"),
     ),
-    # _Cmp.keywords: the same keyword text naming another value (the definitions traded) is compared inside
+    # _Cmp.keywords: the same keyword text naming another value (the definitions of ``m`` and ``q`` traded) is
+    # compared inside, where ``m`` is ``m`` as text: only the renames and the constant are reported (that the mask
+    # now holds the other value is not: a gap of the name comparison, left as it is)
     "keyword-same-text": (
         _k(
             "x_ptr, y_ptr, n",
