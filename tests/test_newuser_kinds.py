@@ -60,7 +60,11 @@ def test_source_changes_are_roots_and_name_the_indexing_expression(axis: Bundle,
     # the indexing change is named by the subscript, inspected variant first, not by `None` / `:` alone
     st = get(d, "source.statement")
     idx = {"rows": ("`r[:, None]`", "`c[None, :]`"), "cols": ("`r[None, :]`", "`c[:, None]`")}
-    assert st.title.startswith(f"Source: {idx[a][0]} in `{a}` vs {idx[b][0]} in `{b}` (and 1 more)"), st.title
+    # ... after the access it transposes (`cols` reads x_ptr column-major): that is the root, the syntax its detail
+    assert st.title.startswith(
+        "Source: the load reads `x_ptr` transposed in `cols` (column-major), row-major in `rows` "
+        f"({idx[a][0]} in `{a}` vs {idx[b][0]} in `{b}` (and 1 more)"
+    ), st.title
     assert f"{idx[a][1]} in `{a}` vs {idx[b][1]} in `{b}`" in st.explanation
     assert "`None` in" not in st.title + st.explanation and "`:` in" not in st.title + st.explanation
 

@@ -486,7 +486,9 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
     findings = [*settings, *findings]
     _mark_without_effect(findings)
     sd = diff_sources(va, vb, [(p.a.name if p.a else None, p.b.name if p.b else None) for p in pairing.pairs])
-    findings, unexplained = apply_roots(findings, a, b, va, vb, sd=sd, dots=(fa.mech.dots, fb.mech.dots))
+    findings, unexplained = apply_roots(
+        findings, a, b, va, vb, sd=sd, dots=(fa.mech.dots, fb.mech.dots), lowered=(fa.lowered, fb.lowered)
+    )
     tf = _time_finding(bundle, a, b, fa, fb, findings)
     if tf is not None:
         findings.append(tf)

@@ -45,6 +45,7 @@ from functools import lru_cache
 from itertools import chain
 
 from irdiff.bundle import VariantResult
+from irdiff.diagnose.facts import LoweredAccess, extract_facts
 from irdiff.diagnose.mechfacts import DotFact, extract_mech_facts
 from irdiff.diagnose.model import ROOT_PREFIXES, Evidence, Finding
 from irdiff.diagnose.passes import PassDivergence, first_diverging_pass
@@ -434,12 +435,15 @@ def apply_roots(
     *,
     sd: SourceDiff | None = None,
     dots: tuple[list[DotFact], list[DotFact]] | None = None,
+    lowered: tuple[list[LoweredAccess], list[LoweredAccess]] | None = None,
 ) -> tuple[list[Finding], list[str]]:
     """Add root findings, link every finding to a root where evidence allows, and order the chain.
 
     :param findings: the rules' findings, already linked through ``CAUSES`` (``Finding.causes``).
     :param sd: a precomputed source diff (default: :func:`~irdiff.diagnose.source.diff_sources`).
     :param dots: the dots of ``a`` and ``b`` (:attr:`MechFacts.dots`) when already extracted, for the register story.
+    :param lowered: the global accesses of ``a`` and ``b`` (:attr:`VariantFacts.lowered`) when already extracted,
+        for naming a transposed access in a source root (default: extracted here when a source root needs them).
     :returns: ``(ordered findings, unexplained ids)``: roots first (earliest stage first), then their effects
         (stage, then chain depth), then the unexplained findings (each with :data:`UNEXPLAINED_NOTE` appended).
     """
@@ -654,6 +658,17 @@ def apply_roots(
                 " It only adds AxisInfo hint attributes (`tt.divisibility`/`tt.contiguity`); no access, layout or "
                 "instruction differs because of them."
             )
+    for r in roots:
+        g = r.finding
+        if g.id.startswith("source.") and g.severity != "info" and root_changes.get(g.id):
+            if lowered is None:
+                lowered = (extract_facts(va).lowered, extract_facts(vb).lowered)
+            _name_transposed(g, root_changes[g.id], a, b, lowered, findings)
+    for fid, cs in claimed_changes.items():  # a rule that claimed the change names it in its title: say it there
+        if fid in by_id and not by_id[fid].causes:
+            if lowered is None:
+                lowered = (extract_facts(va).lowered, extract_facts(vb).lowered)
+            _name_transposed(by_id[fid], cs, a, b, lowered, findings, claimed=True)
     _cap_restatements(findings, by_id)
     _lift_roots(findings, roots_now)
     unexplained = [f.id for f in findings if f.id != "time.measured" and not _reaches(f.id, by_id, roots_now, reached)]
@@ -924,6 +939,118 @@ def _source_finding(kind: str, cs: list[SourceChange], a: str, b: str, va: Varia
         evidence=ev,
         stage="python",
     )
+
+
+def _unit_dim(strides: list[int | None] | None) -> int | None:
+    """The one dimension along which neighbouring elements are adjacent in memory (stride 1), else None."""
+    if not strides:
+        return None
+    units = [d for d, x in enumerate(strides) if x == 1]
+    return units[0] if len(units) == 1 else None
+
+
+def _major(dim: int, rank: int) -> str:
+    """How a 2-D tile read along ``dim`` is called (row-major: the last dimension adjacent)."""
+    if rank == 2:
+        return "row-major" if dim == 1 else "column-major"
+    return f"adjacent along dimension {dim}"
+
+
+def transposed_accesses(
+    la: list[LoweredAccess], lb: list[LoweredAccess]
+) -> list[tuple[LoweredAccess, LoweredAccess, int, int]]:
+    """Pairs of global accesses (the same kind, the same pointer parameters; else the n-th load with the n-th load)
+    whose fastest-varying dimension differs between the variants: ``(access in a, access in b, unit-stride dimension
+    in a, in b)``. The unit-stride dimension is the one dimension of the address tile along which neighbours are one
+    element apart (:attr:`LoweredAccess.strides`, from the TTGIR address arithmetic): ``src + r[:, None] * ld +
+    c[None, :]`` reads along dimension 1 (row-major), ``src + r[:, None] + c[None, :] * ld`` along dimension 0
+    (column-major, a transposed read), whatever the variables and strides are called."""
+    out: list[tuple[LoweredAccess, LoweredAccess, int, int]] = []
+    for kind in ("load", "store"):
+        xs = [x for x in la if x.kind == kind]
+        ys = [y for y in lb if y.kind == kind]
+        used: set[int] = set()
+        for i, x in enumerate(xs):
+            j = next(
+                (j for j, y in enumerate(ys) if j not in used and y.ptr_args[:1] == x.ptr_args[:1] and y.ptr_args),
+                i if len(xs) == len(ys) and i not in used else None,
+            )
+            if j is None:
+                continue
+            used.add(j)
+            y = ys[j]
+            da, db = _unit_dim(x.strides), _unit_dim(y.strides)
+            if da is not None and db is not None and da != db and len(x.shape) == len(y.shape) >= 2:
+                out.append((x, y, da, db))
+    return out
+
+
+def _name_transposed(
+    g: Finding,
+    cs: list[SourceChange],
+    a: str,
+    b: str,
+    lowered: tuple[list[LoweredAccess], list[LoweredAccess]],
+    findings: list[Finding],
+    *,
+    claimed: bool = False,
+) -> None:
+    """Retitle the source root ``g`` (or, ``claimed``, the rule finding that claimed the change and names it in
+    its title) when its change flips an access's fastest-varying dimension
+    (:func:`transposed_accesses`): the root is then the transposed access (and the layout conversion through shared
+    memory Triton adds for it, when ``layout.convert-shared`` follows from ``g`` in that variant), not the syntax of
+    the index expression, which stays in the explanation. An access belongs to the change when one of its pointer
+    parameters (or its value's name) is on a changed line."""
+    texts = " ".join(t for c in cs for t in (c.text_a, c.text_b))
+    hits = []
+    for x, y, da, db in transposed_accesses(*lowered):
+        names = [n for n in (*x.ptr_args, *y.ptr_args, x.name, y.name) if n]
+        if texts.strip() and not any(re.search(rf"\b{re.escape(n)}\b", texts) for n in names):
+            continue
+        hits.append((x, y, da, db))
+    if not hits:
+        return
+    x, y, da, db = hits[0]
+    rank = len(x.shape)
+    last = rank - 1
+    # the transposed side reads away from the last dimension; if both do (rank > 2), name both dimensions
+    if db != last and da == last:
+        tv, td, ov, od = b, db, a, da
+    elif da != last and db == last:
+        tv, td, ov, od = a, da, b, db
+    else:
+        tv, td, ov, od = a, da, b, db
+    ptr = (x.ptr_args or y.ptr_args or [x.name or y.name or "its pointer"])[0]
+    verb = "reads" if x.kind == "load" else "writes"
+    what = f"the {x.kind} {verb} `{ptr}` transposed in `{tv}` ({_major(td, rank)}), {_major(od, rank)} in `{ov}`"
+    conv = next((f for f in findings if f.id == "layout.convert-shared"), None)
+    if claimed:  # the claiming finding says what follows itself
+        g.title = f"{what[0].upper()}{what[1:]}: {g.title}"
+    else:
+        if conv is not None and _follows(conv, g.id, findings) and any(e.variant == tv for e in conv.evidence):
+            what += ", so Triton converts the layout through shared memory"
+        g.title = f"Source: {what} ({g.title.removeprefix('Source: ')})"
+    g.explanation = (
+        f"In `{tv}` the {x.kind} of `{ptr}` ({'x'.join(map(str, x.shape))} {x.elem}) steps one element in memory "
+        f"along dimension {td} of its tile, in `{ov}` along dimension {od} (element strides {x.strides} in `{a}`, "
+        f"{y.strides} in `{b}`, from the TTGIR address arithmetic): the access is transposed. " + g.explanation
+    )
+
+
+def _follows(f: Finding, root: str, findings: list[Finding]) -> bool:
+    """Whether ``f``'s chain of causes reaches ``root``."""
+    by_id = {x.id: x for x in findings}
+    seen: set[str] = set()
+    todo = list(f.causes)
+    while todo:
+        c = todo.pop()
+        if c == root:
+            return True
+        if c in seen or c not in by_id:
+            continue
+        seen.add(c)
+        todo += by_id[c].causes
+    return False
 
 
 def _attr_finding(attrs: list[AttrChange], a: str, b: str) -> Finding:
