@@ -92,6 +92,30 @@ def test_memory_ops_count_atomics_as_global_memory_ops(ops: Bundle, atom: str, p
     assert f.predicts in (atom, None)
 
 
+@pytest.fixture(scope="module")
+def gsum(compile_suite) -> Bundle:  # type: ignore[no-untyped-def]
+    return compile_suite(SUITE, ["sum_tile", "sum_scalar"], "sm80")  # type: ignore[no-any-return]
+
+
+@BOTH
+def test_memory_ops_list_and_total_the_atomics(gsum: Bundle, swap: bool) -> None:
+    """A global sum written as a tile of ``tl.atomic_add`` to one word against ``tl.sum`` then one atomic per
+    program: both have ``fadd`` atomics (``atomic.ops`` says nothing), so ``ptx.memory-ops`` is where the 1024
+    atomics per program against 1 show. It once listed only the shared-memory kinds and totalled the global
+    instructions without the atomics ("2 in `sum_tile` vs 2 in `sum_scalar`"): the ``atom`` count of each side (read
+    from its own PTX) is a row of the table and part of the global total, and the tile side is predicted slower."""
+    a, b = ("sum_scalar", "sum_tile") if swap else ("sum_tile", "sum_scalar")
+    (f,) = rule_ptx_memory(context(gsum, a, b))
+    n = {v: n_ptx(gsum, v, r"^\s*(@%p\d+\s+)?atom\.global") for v in (a, b)}
+    assert n["sum_tile"] > n["sum_scalar"] >= 1
+    g = {v: n[v] + n_ptx(gsum, v, r"^\s*(@%p\d+\s+)?(ld|st)\.global") for v in (a, b)}
+    assert f"`atom` {n[a]} vs {n[b]}" in f.explanation
+    assert f.title.split(": ", 1)[1].startswith(f"atom {n[a]}/{n[b]}, ")
+    assert f"Global memory instructions in total: {g[a]} in `{a}` vs {g[b]} in `{b}`" in f.explanation
+    assert f.predicts == "sum_tile"
+    assert rule_atomic_ops(context(gsum, a, b)) == []
+
+
 @BOTH
 def test_atomic_max_against_a_user_cas_loop(ops: Bundle, swap: bool) -> None:
     """``tl.atomic_max`` against the user's own ``tl.atomic_cas`` retry loop: the ops of both sides in words, the CAS

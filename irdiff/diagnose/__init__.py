@@ -105,6 +105,28 @@ def identical_after_normalization(va: VariantResult, vb: VariantResult, stage_di
     return True
 
 
+def _inert_source_note(va: VariantResult, vb: VariantResult, a: str, b: str) -> list[str]:
+    """A note naming the source changes (:func:`irdiff.diagnose.source.diff_sources`, at most 3, with their lines)
+    when the two kernels' sources differ but TTIR through SASS and the specialization are identical after
+    normalization: the change compiles to nothing (e.g. ``tl.multiple_of`` on a scalar argument, which Triton 3.9
+    drops), which is itself the answer, not "no known cause"."""
+    from irdiff.diagnose.source import diff_sources
+
+    cs = [c for c in diff_sources(va, vb).semantic if c.kind != "option"]
+    if not cs:
+        return []
+
+    def where(ln_a: int | None, ln_b: int | None) -> str:
+        return ", ".join(f"line {ln} of `{v}`" for v, ln in ((a, ln_a), (b, ln_b)) if ln is not None)
+
+    named = "; ".join(f"{c.words(a, b)} ({where(c.line_a, c.line_b)})" for c in cs[:3])
+    more = f" and {len(cs) - 3} more" if len(cs) > 3 else ""
+    return [
+        f"the source differs ({named}{more}) but the compiled code (TTIR, TTGIR, LLIR, PTX, SASS) and the "
+        "specialization are identical after normalization: the change has no effect on this compile"
+    ]
+
+
 def _link(findings: list[Finding]) -> None:
     """Fill ``causes`` from :data:`CAUSES`: the most direct present candidate, plus other present candidates that
     are not already ancestors of a kept one (independent paths, e.g. narrow loads *and* lost pipelining). Candidates
@@ -462,6 +484,7 @@ def diagnose(bundle: Bundle, a: str, b: str, stage_diffs: Sequence[StageDiff] = 
         if settings:
             changed = ", ".join(f"{c.key} {c.a} vs {c.b}" for c in settings_diff(va, vb))
             notes.append(f"the settings differ ({changed}) but the compiled code is identical after normalization")
+        notes += _inert_source_note(va, vb, a, b) if a != b else []
         return Diagnosis(a, b, [], True, facts, verdict=None, notes=notes)
     pairing = pair_params(
         va.specialization,

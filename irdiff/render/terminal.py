@@ -868,7 +868,11 @@ def _findings(c: Comparison, opts: TerminalOptions) -> list[str]:
     findings = [p.finding for p in presented]
     lines = [_rule([_s(f"findings ({len(findings)}: root → effects → unexplained)", S_TITLE)], width, color)]
     if not findings:
-        lines.append("  no findings: the diagnostics found no known cause for the differences")
+        lines.append(
+            "  no findings: the compiled code is identical after normalization"
+            if d.identical
+            else "  no findings: the diagnostics found no known cause for the differences"
+        )
     id_w = max((len(f.id) for f in findings), default=0)
     role = ""
     for p in presented:

@@ -20,6 +20,9 @@ into slots read from memory (no contiguity: one element per atomic), for three o
 
 - ``f32_add``: native ``atom.add.f32``; ``f16_add``: PTX ``atom.add.noftz.f16``, which ptxas emulates with
   ``ATOMG.CAS`` in SASS on sm80; ``bf16_add``: Triton's own ``atom.cas`` loop in PTX (sm80 has no bf16 atomic add).
+``gsum_*``: the sum of an fp32 vector into one word:
+- ``sum_tile``: every element ``tl.atomic_add``-ed to the same address (a tile of atomics: one per element);
+  ``sum_scalar``: the block reduced with ``tl.sum`` first, one ``tl.atomic_add`` per program.
 """
 
 from __future__ import annotations
@@ -127,6 +130,28 @@ def accum(x, slot, acc, n, B: tl.constexpr):
     tl.atomic_add(acc + s, v.to(acc.dtype.element_ty), mask=o < n)
 
 
+@triton.jit
+def gsum_tile(x, out, n, B: tl.constexpr):
+    o = tl.program_id(0) * B + tl.arange(0, B)
+    v = tl.load(x + o, mask=o < n, other=0.0)
+    tl.atomic_add(out + tl.zeros_like(o), v, mask=o < n)
+
+
+@triton.jit
+def gsum_scalar(x, out, n, B: tl.constexpr):
+    o = tl.program_id(0) * B + tl.arange(0, B)
+    v = tl.load(x + o, mask=o < n, other=0.0)
+    tl.atomic_add(out, tl.sum(v, axis=0))
+
+
+def _gsum(s: dict[str, int]) -> dict[str, object]:
+    return {
+        "x": Tensor((s["N"],), "fp32"),
+        "out": Tensor((1,), "fp32", output=True, init="zeros"),
+        "n": s["N"],
+    }
+
+
 def _accum(dtype: str):  # type: ignore[no-untyped-def]
     def args(s: dict[str, int]) -> dict[str, object]:
         return {
@@ -154,6 +179,8 @@ suite = Suite(
         "f32_add": Variant(accum, "atomic_add into fp32", {"B": 512}, args=_accum("fp32")),
         "f16_add": Variant(accum, "atomic_add into fp16", {"B": 512}, args=_accum("fp16")),
         "bf16_add": Variant(accum, "atomic_add into bf16", {"B": 512}, args=_accum("bf16")),
+        "sum_tile": Variant(gsum_tile, "every element atomic_add-ed to one word", {"B": 1024}, args=_gsum),
+        "sum_scalar": Variant(gsum_scalar, "tl.sum, then one atomic_add per program", {"B": 1024}, args=_gsum),
     },
     args=_bincount,
     shape={"N": 1 << 14},

@@ -15,6 +15,16 @@ _PTX_MEM_PREFIX = ("ld.global", "st.global", "cp.async", "ld.shared", "st.shared
 
 _PTX_MEM_SYNC = ("commit_group", "wait_group", "wait_all", "mbarrier")
 
+# Every PTX atomic of the kernel (``atom``, ``red``; the counter's own keys, one per instruction): an atomic is a global
+# memory operation (a read-modify-write at the L2), so a pair whose atomics differ lists them with the loads and stores.
+_PTX_ATOMICS = ("atom", "red")
+
+
+def _global_atomics(c: dict[str, int]) -> int:
+    """Global ``atom``/``red`` instructions in the PTX counts ``c``: every atomic less those on shared memory."""
+    shared = sum(n for k, n in c.items() if k.startswith(("atom.shared.", "red.shared.")))
+    return c.get("atom", 0) + c.get("red", 0) - shared
+
 
 def _mem_rank(key: str) -> tuple[int, str]:
     """Order of PTX memory-instruction kinds in ``ptx.memory-ops``: global data movement first (``ld.global``,
@@ -22,7 +32,7 @@ def _mem_rank(key: str) -> tuple[int, str]:
     ``cp.async`` group/barrier bookkeeping (``commit_group``, ``wait_group``, ...), which moves no data."""
     if any(w in key for w in _PTX_MEM_SYNC):
         return (2, key)
-    return (0 if key.startswith(("ld.global", "st.global", "cp.async")) else 1, key)
+    return (0 if key.startswith(("ld.global", "st.global", "cp.async")) or key in _PTX_ATOMICS else 1, key)
 
 
 def _width_note(keys: list[str]) -> str:
@@ -128,7 +138,12 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     """``ptx.memory-ops``: global/shared memory instructions in PTX by kind and width."""
     ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
     keys = sorted(
-        {k for k in (*ca, *cb) if k.startswith(_PTX_MEM_PREFIX) and ca.get(k, 0) != cb.get(k, 0)}, key=_mem_rank
+        {
+            k
+            for k in (*ca, *cb)
+            if (k.startswith(_PTX_MEM_PREFIX) or k in _PTX_ATOMICS) and ca.get(k, 0) != cb.get(k, 0)
+        },
+        key=_mem_rank,
     )
     if not keys:
         return []
@@ -141,7 +156,11 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     table = "; ".join(f"`{k}` {ca.get(k, 0)} vs {cb.get(k, 0)}" for k in keys[:10])
 
     def gmem(c: dict[str, int]) -> int:
-        return sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global", "cp.async ")))
+        """Global loads, stores, ``cp.async`` copies and atomics (an ``atom``/``red`` reads and writes global
+        memory: a tile of atomics where the other variant has one is not "the same global instructions")."""
+        return _global_atomics(c) + sum(
+            n for k, n in c.items() if k.startswith(("ld.global", "st.global", "cp.async "))
+        )
 
     ga, gb = gmem(ca), gmem(cb)
     expl = (
@@ -158,9 +177,7 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     def sync(c: dict[str, int]) -> int:
         """Global loads, stores and atomics (``atom``/``red`` on global memory: a plain store replaced by an
         atomic is not fewer memory operations)."""
-        shared_atoms = sum(n for k, n in c.items() if k.startswith(("atom.shared.", "red.shared.")))
-        atoms = c.get("atom", 0) + c.get("red", 0) - shared_atoms
-        return atoms + sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global")))
+        return _global_atomics(c) + sum(n for k, n in c.items() if k.startswith(("ld.global", "st.global")))
 
     def cpa(c: dict[str, int]) -> int:
         return sum(n for k, n in c.items() if k.startswith("cp.async ") or k == "cp.async.bulk.tensor")
