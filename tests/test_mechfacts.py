@@ -607,3 +607,41 @@ def test_pointer_tensor_conversion_keeps_its_layouts(compile_suite) -> None:  # 
         for c in ptrs:
             assert "!tt.ptr<" in c.ref.text and c.shape == [256] and c.src == c.dst == "blocked", c
         assert any(c.shared_stores and c.shared_loads for c in ptrs)
+
+
+def test_fp64_read_from_the_result_type_and_copies_quoted_in_the_kernels_file_only(tmp_path: Path) -> None:
+    """Through :func:`extract_mech_facts` on a saved variant: an op whose attribute is typed ``f64`` but whose result
+    is ``f32`` is no fp64 work (the result type is the text after the LAST ``:``); of two transposing ``cp.async``
+    copies, the one at a line of the kernel's file quotes that line, the one inlined from a helper's file
+    (``/k/helpers.py`` line 2) quotes none, though the kernel has a line 2 (the variant's ``source_path`` is used)."""
+    (tmp_path / "k.ttir").write_text(
+        "module {\n"
+        "  tt.func public @k(%a: f32) {\n"
+        "    %y = arith.addf %a, %a {irdiff.note = 1.0 : f64} : f32\n"
+        "    %z = arith.addf %a, %a : f64\n"
+        "    tt.return\n"
+        "  }\n"
+        "}\n"
+    )
+    copy = (
+        "ttg.async_copy_global_to_local %p, %q : tensor<16x64x!tt.ptr<f32>, #blocked> -> <16x64xf32, #shared1, #smem>"
+    )
+    (tmp_path / "k.ttgir").write_text(
+        "#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], "
+        "order = [1, 0]}>\n"
+        "#shared1 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = true, elementBitWidth = 32}>\n"
+        "#smem = #ttg.shared_memory\n"
+        f"    %y_1 = {copy} loc(#loc1)\n"
+        f"    %y_2 = {copy} loc(#loc2)\n"
+        '#loc1 = loc("/k/kernel.py":2:13)\n'
+        '#loc2 = loc("/k/helpers.py":2:9)\n'
+    )
+    (tmp_path / "k.py").write_text("def k(p):\n    y = tl.load(p)\n")
+    stages = {"ttir": "k.ttir", "ttgir": "k.ttgir", "python": "k.py"}
+    v = VariantResult("v", directory=str(tmp_path), stages=stages, metadata={"source_path": "/k/kernel.py"})
+    f = extract_mech_facts(v)
+    assert (f.f64_ttir, f.f64_first) == (1, Ref("ttir", 4, "%z = arith.addf %a, %a : f64"))
+    assert [(c.ref.line, c.python) for c in f.transposing_copies] == [
+        (4, Ref("python", 2, "y = tl.load(p)")),
+        (5, None),
+    ]

@@ -298,6 +298,10 @@ def test_upcast_found_through_shared_memory_and_conversions() -> None:
     for ops in (chain, [chain[0], chain[1], chain[3].replace("%y2", "%y"), *chain[4:]]):
         (d,) = _dots(ttir, _module(*ops), "/k/kern.py", PY)
         assert (d.upcast, d.lowering, d.instr_shape, d.operands) == (["i8 → f16"], "mma_v2", [16, 8], ["registers"] * 2)
+    # a third conversion (5 ops between): the walk stops after 4 ops and names no upcast
+    five = [*chain[:3], f"%y3 = ttg.convert_layout %y2 : {blk} -> {blk} loc(#loc1)", chain[3].replace("%y2", "%y3")]
+    (d,) = _dots(ttir, _module(*five, *chain[4:]), "/k/kern.py", PY)
+    assert (d.upcast, d.lowering) == ([], "mma_v2")
     cycle = [
         f"%p = ttg.convert_layout %q : {blk} -> {A_OP} loc(#loc1)",
         f"%q = ttg.convert_layout %p : {A_OP} -> {blk} loc(#loc1)",
@@ -569,6 +573,8 @@ def test_transposing_copies_of_odd_lines() -> None:
     ]
     dims = _contiguous_dims("\n".join(header))
     assert {k: d for k, (d, _) in dims.items()} == {"#blocked": 1, "#blocked3": 2, "#shared": 1, "#shared1": 0}
+    cut = "#blocked9 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16]}>"  # cut before its order
+    assert _contiguous_dims("\n".join([*header, cut])) == dims  # states no dimension: left out, no exception
     copy = "ttg.async_copy_global_to_local %p, %q mask %r : tensor<{}x!tt.ptr<{}>, {}> -> <{}x{}, {}, #smem, mutable>"
     ops = [
         "%a_1 = ttg.async_copy_global_to_local %p, %q mask %r",  # cut before its signature
@@ -590,3 +596,12 @@ def test_transposing_copies_of_odd_lines() -> None:
     assert all(c.shared == header[4].split(" = #ttg.", 1)[1] for c in out)
     # the kernel's own line is quoted; a line of another file is not (line 3 of the kernel is another statement)
     assert [c.python for c in out] == [Ref("python", 2, "y = tl.load(p)"), None]
+
+
+def test_pos_follows_at_most_40_location_references() -> None:
+    """An op's position is found through at most 40 references (aliases, call sites, names, fused lists: a cycle in
+    an untrusted bundle ends there): a file location read at the 40th lookup is found, one more hop gives None."""
+    for hops, want in ((39, ("/k/kern.py", 3, 4)), (40, None)):
+        table = {f"#loc{k}": f"#loc{k + 1}" for k in range(hops)}
+        table[f"#loc{hops}"] = '"/k/kern.py":3:4'
+        assert _pos("%x = arith.addf %a, %b : f32 loc(#loc0)", table) == want
