@@ -19,16 +19,22 @@ from rule_pairs import Real, read_once
 
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.params import pair_params
+from irdiff.diagnose.facts import Access, LoweredAccess, Ref
 from irdiff.diagnose.rules.coalescing import (
+    _contiguous,
+    _fast_dim,
     _nth,
+    _order_reason,
     _pair_accesses,
     _stride_pair,
     _strides,
+    _traffic,
     _width_phrase,
     rule_contiguity,
     rule_vector_width,
 )
 from irdiff.diagnose.rules.common import Context
+from irdiff.diagnose.testing import make_context, make_facts
 
 SUITES = Path(__file__).parent / "suites"
 TILE = str(SUITES / "rule_coalescing.py")
@@ -570,3 +576,226 @@ def test_a_transposed_store_is_not_a_stride(real: Real, swap: bool) -> None:
         ". Both read adjacent elements, so the same sectors are fetched: narrower accesses mean proportionally more "
         "load/store instructions for the same bytes."
     )
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# The same helpers and rules on facts written out by hand: AxisInfo lists shorter than the tile's rank (or empty), an
+# access without a layout order, reversed (stride -1) and transposed address strides, int8 and far-strided traffic,
+# more pairs and layouts than the title and evidence show. The coalescing log of Triton 3.6/3.9 never prints such
+# facts for the test kernels, but the helpers are plain functions of them (the facts are also read back from JSON).
+
+
+def _acc(**kw: object) -> Access:
+    """A ``[32, 64]`` fp16 row-major load of ``x`` (fields as ``rows``' load: contiguity 64 and 16-byte alignment
+    along dim 1, 8 elements per thread, 128-bit accesses); ``kw`` overrides any field."""
+    base: dict[str, object] = {
+        "kind": "load",
+        "shape": [32, 64],
+        "elem": "f16",
+        "elem_bits": 16,
+        "contiguity": [1, 64],
+        "divisibility": [2, 16],
+        "order": [1, 0],
+        "per_thread": 8,
+        "vector_bits": 128,
+        "name": "x",
+        "pointer": "x_ptr",
+        "ref": Ref("ttgir", 10, "Considering op: %x = tt.load %ptrs : tensor<32x64x!tt.ptr<f16>>"),
+        "axis_ref": Ref("ttgir", 11, "axis info of %ptrs"),
+        "per_thread_ref": Ref("ttgir", 12, "perThread 8"),
+    }
+    base.update(kw)
+    return Access(**base)  # type: ignore[arg-type]
+
+
+def _low(index: int, strides: list[int | None]) -> LoweredAccess:
+    """The lowered access of ``accesses[index]`` with the given element strides per dimension."""
+    return LoweredAccess(
+        "load", [32, 64], "f16", 16, "x", "", [], [], ["x_ptr"], 8, 128, index, None, 0, None, 0, "",
+        Ref("ttgir", 20, "%x = tt.load %ptrs"), None, None, strides,
+    )  # fmt: skip
+
+
+def _ctx(xs: list[Access], ys: list[Access], sx: list[list[int | None]] = (), sy: list[list[int | None]] = ()) -> Context:  # type: ignore[assignment]
+    """Variants ``a`` (accesses ``xs``, lowered strides ``sx`` per access) and ``b`` (``ys``, ``sy``)."""
+    fa = make_facts("a", accesses=xs, lowered=[_low(i, s) for i, s in enumerate(sx)])
+    fb = make_facts("b", accesses=ys, lowered=[_low(i, s) for i, s in enumerate(sy)])
+    return make_context(fa, fb)
+
+
+def test_fast_dim_and_contiguous_of_hand_built_accesses() -> None:
+    """Without a layout order the fastest dimension is the last one; ``_contiguous`` needs a contiguity above 1
+    along it (2 counts) and is False when AxisInfo gave no entry for it."""
+    assert _fast_dim(_acc(order=[])) == 1
+    assert _fast_dim(_acc(shape=[4, 8, 16], order=[])) == 2
+    assert _fast_dim(_acc(order=[0, 1])) == 0
+    assert not _contiguous(_acc(contiguity=[]))
+    assert not _contiguous(_acc(contiguity=[64]))  # no entry for dim 1
+    assert _contiguous(_acc(contiguity=[1, 2]))
+    assert not _contiguous(_acc(contiguity=[64, 1]))
+    assert _contiguous(_acc(order=[0, 1], contiguity=[2, 1]))
+
+
+def test_order_reason_of_an_access_without_contiguity() -> None:
+    """An access with no contiguity entries counts as nothing contiguous (the tie-break), in either order."""
+    ctx = _ctx([], [])
+    x, y = _acc(contiguity=[]), _acc(order=[0, 1], contiguity=[32, 1])
+    tie = ": the order there is the tie-break among equal contiguities"
+    assert _order_reason(x, y, ctx) == "nothing is contiguous in `a`" + tie
+    assert _order_reason(y, x, ctx) == "nothing is contiguous in `b`" + tie
+    assert _order_reason(x, x, ctx) == "nothing is contiguous in `a` and `b`" + tie
+    assert _order_reason(_acc(), y, ctx) == "most contiguous along dim 1 in `a`, dim 0 in `b`"
+
+
+def test_strides_of_each_access_by_its_coalesce_index() -> None:
+    """``_strides`` finds an access's lowered facts by its index in ``accesses``, not by list position."""
+    x0, x1 = _acc(), _acc(name="y")
+    f = make_facts("a", accesses=[x0, x1], lowered=[_low(1, [64, 1]), _low(0, [64, 2])])
+    assert _strides(f, x0) == [64, 2]
+    assert _strides(f, x1) == [64, 1]
+    assert _strides(f, _acc()) is None  # not one of f's accesses
+
+
+ROW, COL = [1, 0], [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("ox", "sx", "oy", "sy", "as_named", "swapped"),
+    [
+        # a reversed tile (stride -1, offsets counting down) is unit-stride: the other's stride 2 along dim 1 counts
+        (ROW, [64, 2], ROW, [64, -1], (2, "a", 2, 1), (2, "a", 2, 1)),
+        # the other reads adjacent elements along its own fastest dimension, reversed: no stride
+        (COL, [-1, 64], ROW, [64, 1], (None, "", 1, 1), (None, "", 1, 0)),
+        # transposed, the other one also adjacent along dim 1 (stride 1 there): adjacent, no stride
+        (COL, [2, 1], ROW, [64, 1], (None, "", 1, 1), (None, "", 1, 1)),
+        # only `a` is unit-stride along its fastest dim (1); `b` reads every 64th element along it
+        (ROW, [64, 1], COL, [2, 64], (64, "b", 64, 1), (64, "b", 64, 1)),
+        # a stride 0 along the fastest dimension (a broadcast) says nothing
+        (ROW, [64, 0], ROW, [64, 1], None, None),
+    ],
+)  # fmt: skip
+def test_stride_pair_of_hand_built_strides(
+    ox: list[int], sx: list[int | None], oy: list[int], sy: list[int | None], as_named: object, swapped: object
+) -> None:
+    """``_stride_pair`` on written-out address strides, in both orders of the variants (the strided variant keeps
+    its name; the dimension is that of the unit-stride access found first)."""
+    x, y = _acc(order=ox), _acc(order=oy)
+    assert _stride_pair(_ctx([x], [y], [sx], [sy]), x, y) == as_named
+    ctx = make_context(make_facts("b", accesses=[y], lowered=[_low(0, sy)]), make_facts("a", accesses=[x], lowered=[_low(0, sx)]))
+    assert _stride_pair(ctx, y, x) == swapped
+
+
+def test_traffic_of_an_int8_and_a_far_strided_access() -> None:
+    """Two strided pairs in one finding, joined by "; ": an int8 load (1-byte elements: every 2nd element is 2 bytes
+    apart, half of each 32-byte sector used) and an fp16 one every 32nd element (64 bytes apart: the factor caps at
+    16 fp16 per sector, 2 bytes used)."""
+    ctx = _ctx([], [])
+    q = _acc(name="q", elem="i8", elem_bits=8)
+    h = _acc(name="h")
+    text = _traffic(ctx, [(q, h, (2, "a", 2, 1)), (q, h, (32, "b", 32, 1))], False)
+    assert text == (
+        "A stride is not only more instructions: `q` load 32x64xi8 in `a` reads every 2nd element (neighbours 2 "
+        "elements, 2 bytes, apart along dim 1) where `b` reads adjacent ones: global memory moves whole 32-byte "
+        "sectors, of which `a` uses 16 bytes, so it moves about 2× the DRAM/L2 bytes for the data it uses, on top of "
+        "the narrower (more) instructions; `h` load 32x64xf16 in `b` reads every 32nd element (neighbours 32 "
+        "elements, 64 bytes, apart along dim 1) where `a` reads adjacent ones: global memory moves whole 32-byte "
+        "sectors, of which `b` uses 2 bytes, so it moves about 16× the DRAM/L2 bytes for the data it uses, on top of "
+        "the narrower (more) instructions. Contiguous (unit-stride) indexing along the fastest dimension, or a tile "
+        "whose fastest dimension is the contiguous one, reads only what is used."
+    )
+
+
+def test_width_phrase_of_hand_built_accesses() -> None:
+    """``_width_phrase``: 16 fp16 per thread in 128-bit accesses is the full width (capped at 128 bits); an AxisInfo
+    list without an entry for the fastest dimension names no reason from it; a width below what both allow names
+    none."""
+    assert _width_phrase(_acc(per_thread=16), "v") == "16 elements per thread × 16 bits = 128-bit (16-byte) accesses in `v`"
+    assert _width_phrase(_acc(divisibility=[16], contiguity=[1, 1], vector_bits=16), "v") == (
+        "8 elements per thread, issued as 16-bit (2-byte) accesses in `v` because only 1 consecutive element is proven "
+        "contiguous"
+    )
+    assert _width_phrase(_acc(contiguity=[64], divisibility=[2, 2], vector_bits=16), "v") == (
+        "8 elements per thread, issued as 16-bit (2-byte) accesses in `v` because the pointer is proven only 2-byte "
+        "aligned"
+    )
+    assert _width_phrase(_acc(vector_bits=64), "v") == "8 elements per thread, issued as 64-bit (8-byte) accesses in `v`"
+
+
+def _contiguity_of(x: Access, y: Access, swap: bool) -> Finding:
+    ctx = _ctx([y], [x]) if swap else _ctx([x], [y])
+    if swap:  # the variants keep their names: `a` holds x
+        ctx = make_context(make_facts("b", accesses=[y]), make_facts("a", accesses=[x]))
+    found = rule_contiguity(ctx)
+    assert len(found) == 1
+    return found[0]
+
+
+LONG = Ref("ttgir", 10, "Considering op: %x = tt.load %ptrs, %mask, %other " + "p" * 300)
+
+
+@BOTH
+def test_contiguity_of_hand_built_axis_info(swap: bool) -> None:
+    """``coalesce.contiguity`` on AxisInfo lists written out by hand, in both orders of the variants (``a`` always
+    holds the first access): a list without an entry for the compared dimension is unknown there (no index error,
+    and it weighs nothing in the prediction nor makes the finding critical); lists of different lengths (or both
+    empty) compare the first access's fastest dimension; a transposed pair compares each one's own contiguous
+    dimension; the evidence quotes at most 200 characters of the op."""
+    half = "`x` load 32x64xf16 (dim 1): "
+    tail = ". Contiguity along the fastest dimension and alignment bound how many elements one thread may load with a single vector instruction."
+
+    def vs(what: str, va: str, vb: str) -> str:
+        return f"{what} {vb} in `b` vs {va} in `a`" if swap else f"{what} {va} in `a` vs {vb} in `b`"
+
+    cases = [
+        # no contiguity entry for dim 1 in `a`
+        (_acc(contiguity=[64]), _acc(), "major", "a", vs("contiguity", "None", "64")),
+        # no divisibility entry for dim 1 in `a`
+        (_acc(divisibility=[16]), _acc(), "major", "a", vs("divisibility", "?", "16 bytes")),
+        # unknown against contiguity 1: critical (the 1), `a` predicted (0 + 16 bytes against 1 + 16)
+        (_acc(contiguity=[64]), _acc(contiguity=[1, 1]), "critical", "a", vs("contiguity", "None", "1")),
+        # unknown against a 1-byte alignment: `a` predicted (64 + 0 against 64 + 1)
+        (_acc(divisibility=[16]), _acc(divisibility=[2, 1]), "major", "a", vs("divisibility", "?", "1 byte")),
+        # no contiguity at all in either: the divisibility along the fastest dimension is compared
+        (_acc(contiguity=[]), _acc(contiguity=[], divisibility=[2, 8]), "major", "b", vs("divisibility", "16 bytes", "8 bytes")),
+    ]  # fmt: skip
+    for x, y, severity, predicts, words in cases:
+        f = _contiguity_of(x, y, swap)
+        assert (f.severity, f.predicts) == (severity, predicts), words
+        assert f.title.endswith(f"`x` load 32x64xf16 {words}")
+        assert f.explanation == COALESCE + half + words + tail
+    # transposed, neither with a divisibility entry along its own contiguous dimension
+    f = _contiguity_of(_acc(divisibility=[16]), _acc(order=[0, 1], contiguity=[32, 1], divisibility=[]), swap)
+    assert (f.severity, f.predicts) == ("major", "b")
+    dims = "0 in `b`, 1 in `a`" if swap else "1 in `a`, 0 in `b`"
+    most = "dim 0 in `b`, dim 1 in `a`" if swap else "dim 1 in `a`, dim 0 in `b`"
+    orders = "[0, 1] in `b` vs [1, 0] in `a`" if swap else "[1, 0] in `a` vs [0, 1] in `b`"
+    assert f.explanation == (
+        COALESCE + f"`x` load 32x64xf16 (dim {dims}): {vs('contiguity', '64', '32')}" + tail + " The "
+        "coalescing pass orders each access's dimensions by proven contiguity, the most contiguous first, so the "
+        f"access order differs: `x` load 32x64xf16 order {orders} (most contiguous along {most})."
+    )
+    # an op printed longer than 200 characters is cut at 200
+    f = _contiguity_of(_acc(ref=LONG, divisibility=[2, 8]), _acc(ref=LONG), swap)
+    op = LONG.text.split("Considering op:")[-1].strip()
+    assert f.evidence[0].text == "`x` load 32x64xf16: " + op[:200] and len(op) > 201
+
+
+@BOTH
+def test_vector_width_title_and_layouts_are_capped(swap: bool) -> None:
+    """``coalesce.vector-width`` with four loads narrower in ``b`` and three ``#blocked`` layouts per variant: the
+    title names the first three pairs, the evidence quotes each variant's first two layouts."""
+    xs = [_acc(name=f"q{i}") for i in range(4)]
+    ys = [_acc(name=f"q{i}", vector_bits=64) for i in range(4)]
+    blocked = [{"alias": f"#blocked{i}", "ref": {"stage": "ttgir", "line": i + 1, "text": f"#blocked{i} = ..."}} for i in range(3)]
+    fa = make_facts("a", accesses=xs, blocked=blocked)
+    fb = make_facts("b", accesses=ys, blocked=blocked)
+    (f,) = rule_vector_width(make_context(fb, fa) if swap else make_context(fa, fb))
+    first, second = ("b", "a") if swap else ("a", "b")
+    bits = "64 vs 128" if swap else "128 vs 64"
+    assert f.title == f"Vector width of global accesses (`{first}` vs `{second}`): " + ", ".join(
+        f"`q{i}` load 32x64xf16 {bits} bits" for i in range(3)
+    )
+    assert f.predicts == "b"
+    assert [(e.variant, e.text) for e in f.evidence if e.text.startswith("#blocked")] == [
+        (first, "#blocked0 = ..."), (first, "#blocked1 = ..."), (second, "#blocked0 = ..."), (second, "#blocked1 = ...")
+    ]  # fmt: skip
