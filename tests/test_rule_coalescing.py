@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from rule_pairs import Real, read_once
 
+from irdiff.diagnose.facts import Access, LoweredAccess, Ref
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.params import pair_params
-from irdiff.diagnose.facts import Access, LoweredAccess, Ref
 from irdiff.diagnose.rules.coalescing import (
     _contiguous,
     _fast_dim,
@@ -616,7 +616,9 @@ def _low(index: int, strides: list[int | None]) -> LoweredAccess:
     )  # fmt: skip
 
 
-def _ctx(xs: list[Access], ys: list[Access], sx: list[list[int | None]] = (), sy: list[list[int | None]] = ()) -> Context:  # type: ignore[assignment]
+def _ctx(
+    xs: list[Access], ys: list[Access], sx: tuple[list[int | None], ...] = (), sy: tuple[list[int | None], ...] = ()
+) -> Context:
     """Variants ``a`` (accesses ``xs``, lowered strides ``sx`` per access) and ``b`` (``ys``, ``sy``)."""
     fa = make_facts("a", accesses=xs, lowered=[_low(i, s) for i, s in enumerate(sx)])
     fb = make_facts("b", accesses=ys, lowered=[_low(i, s) for i, s in enumerate(sy)])
@@ -680,8 +682,10 @@ def test_stride_pair_of_hand_built_strides(
     """``_stride_pair`` on written-out address strides, in both orders of the variants (the strided variant keeps
     its name; the dimension is that of the unit-stride access found first)."""
     x, y = _acc(order=ox), _acc(order=oy)
-    assert _stride_pair(_ctx([x], [y], [sx], [sy]), x, y) == as_named
-    ctx = make_context(make_facts("b", accesses=[y], lowered=[_low(0, sy)]), make_facts("a", accesses=[x], lowered=[_low(0, sx)]))
+    assert _stride_pair(_ctx([x], [y], (sx,), (sy,)), x, y) == as_named
+    ctx = make_context(
+        make_facts("b", accesses=[y], lowered=[_low(0, sy)]), make_facts("a", accesses=[x], lowered=[_low(0, sx)])
+    )
     assert _stride_pair(ctx, y, x) == swapped
 
 
@@ -709,7 +713,10 @@ def test_width_phrase_of_hand_built_accesses() -> None:
     """``_width_phrase``: 16 fp16 per thread in 128-bit accesses is the full width (capped at 128 bits); an AxisInfo
     list without an entry for the fastest dimension names no reason from it; a width below what both allow names
     none."""
-    assert _width_phrase(_acc(per_thread=16), "v") == "16 elements per thread × 16 bits = 128-bit (16-byte) accesses in `v`"
+    assert (
+        _width_phrase(_acc(per_thread=16), "v")
+        == "16 elements per thread × 16 bits = 128-bit (16-byte) accesses in `v`"
+    )
     assert _width_phrase(_acc(divisibility=[16], contiguity=[1, 1], vector_bits=16), "v") == (
         "8 elements per thread, issued as 16-bit (2-byte) accesses in `v` because only 1 consecutive element is proven "
         "contiguous"
@@ -718,14 +725,16 @@ def test_width_phrase_of_hand_built_accesses() -> None:
         "8 elements per thread, issued as 16-bit (2-byte) accesses in `v` because the pointer is proven only 2-byte "
         "aligned"
     )
-    assert _width_phrase(_acc(vector_bits=64), "v") == "8 elements per thread, issued as 64-bit (8-byte) accesses in `v`"
+    assert (
+        _width_phrase(_acc(vector_bits=64), "v") == "8 elements per thread, issued as 64-bit (8-byte) accesses in `v`"
+    )
 
 
 def _contiguity_of(x: Access, y: Access, swap: bool) -> Finding:
-    ctx = _ctx([y], [x]) if swap else _ctx([x], [y])
-    if swap:  # the variants keep their names: `a` holds x
-        ctx = make_context(make_facts("b", accesses=[y]), make_facts("a", accesses=[x]))
-    found = rule_contiguity(ctx)
+    """The one ``coalesce.contiguity`` finding of variant ``a`` (access ``x``) against ``b`` (``y``), or of ``b``
+    against ``a`` when ``swap``."""
+    fa, fb = make_facts("a", accesses=[x]), make_facts("b", accesses=[y])
+    found = rule_contiguity(make_context(fb, fa) if swap else make_context(fa, fb))
     assert len(found) == 1
     return found[0]
 
@@ -786,7 +795,10 @@ def test_vector_width_title_and_layouts_are_capped(swap: bool) -> None:
     title names the first three pairs, the evidence quotes each variant's first two layouts."""
     xs = [_acc(name=f"q{i}") for i in range(4)]
     ys = [_acc(name=f"q{i}", vector_bits=64) for i in range(4)]
-    blocked = [{"alias": f"#blocked{i}", "ref": {"stage": "ttgir", "line": i + 1, "text": f"#blocked{i} = ..."}} for i in range(3)]
+    blocked = [
+        {"alias": f"#blocked{i}", "ref": {"stage": "ttgir", "line": i + 1, "text": f"#blocked{i} = ..."}}
+        for i in range(3)
+    ]
     fa = make_facts("a", accesses=xs, blocked=blocked)
     fb = make_facts("b", accesses=ys, blocked=blocked)
     (f,) = rule_vector_width(make_context(fb, fa) if swap else make_context(fa, fb))
