@@ -347,6 +347,33 @@ def test_remedy_pads_a_negative_or_odd_value_only(axpy: Bundle) -> None:
         assert f.remedy.count("; ") == (2 if pad else 1) + f.remedy.count("; `tl.multiple_of(count")
 
 
+@BOTH
+def test_remedy_of_two_unspecialized_bounds(axpy: Bundle, swap: bool) -> None:
+    """A mask computed from two parameters, each unspecialized in ``dns`` and divisible by 16 in ``spec`` (``count``
+    and a copy of it, ``count2``): the remedy names each, one after the other, separated by "; "."""
+    fd, fs = _facts(axpy, "dns"), _facts(axpy, "spec")
+
+    def remedy(names: list[str]) -> str:
+        facts = {}
+        for name, f in (("dns", fd), ("spec", fs)):
+            count = next(a for a in f.args if a.name == "count")
+            args = [*f.args, dataclasses.replace(count, name="count2")]
+            lowered = [dataclasses.replace(v, mask_args=names) for v in f.lowered] if f is fd else f.lowered
+            facts[name] = dataclasses.replace(f, args=args, lowered=lowered)
+        ctx = (
+            Context("spec", "dns", facts["spec"], facts["dns"])
+            if swap
+            else Context("dns", "spec", facts["dns"], facts["spec"])
+        )
+        (f,) = rule_mask_alignment(ctx)
+        assert f.predicts == "dns" and f.remedy is not None
+        return f.remedy
+
+    one, two = remedy(["count"]), remedy(["count2"])
+    assert one.startswith("remove `count` from `do_not_specialize`") and "`count2`" not in one
+    assert remedy(["count", "count2"]) == one.removesuffix(".") + "; " + two
+
+
 def test_pairing_of_lowered_accesses(axpy: Bundle) -> None:
     """``_pair_lowered`` on real lowered accesses: by (kind, shape, element type) and name in order, whatever the
     other variant's order; unnamed ones (the store) by pointer origin; left-overs with another tile shape by
@@ -382,6 +409,15 @@ def test_pairing_of_lowered_accesses(axpy: Bundle) -> None:
     assert pairs([dx], [dataclasses.replace(hx, elem="f32")]) == []
     assert pairs([dx], [dataclasses.replace(hx, shape=[32, 32])]) == []
     assert pairs([dx, dy], [hy, dataclasses.replace(hx, kind="store"), hx]) == [(0, 2), (1, 0)]
+    # a named access never pairs in the first pass with an unnamed one of another pointer (nor in the second)
+    assert pairs([dx], [dataclasses.replace(x, name="", ptr_args=["y_ptr"])]) == []
+    # an unnamed one of another pointer is passed over for the same pointer's, even with another tile in between
+    assert pairs([dst], [dataclasses.replace(st, ptr_args=["y_ptr"]), hst, st]) == [(0, 2)]
+    # a partner of the first pass is used once; an access paired there is not paired again in the second pass
+    assert pairs([dx, dataclasses.replace(dx)], [x]) == [(0, 0)]
+    assert pairs([dx], [x, hx]) == [(0, 0)]
+    # an access paired in the first pass does not stop the second pass for the ones after it
+    assert pairs([dx, dy], [x, hy]) == [(0, 0), (1, 1)]
 
 
 def test_access_the_coalescing_log_does_not_show_is_left_out(axpy: Bundle) -> None:
@@ -450,3 +486,7 @@ def test_rows_mixed_from_real_facts(axpy: Bundle) -> None:
     extra = [*fs.accesses, fs.accesses[sx.coalesce_index]]
     f = run([x], [dataclasses.replace(sx, coalesce_index=len(fs.accesses))], b={"accesses": extra})
     assert f.title.startswith("Mask alignment splits `x` load")
+    # the same with the wide side first (`spec` as `a`): the wide access's facts are read from `a`, not `b`
+    fw = dataclasses.replace(fs, lowered=[dataclasses.replace(sx, coalesce_index=len(fs.accesses))], accesses=extra)
+    (f,) = rule_mask_alignment(Context("spec", "dns", fw, dataclasses.replace(fd, lowered=[x])))
+    assert f.predicts == "dns" and f.title.startswith("Mask alignment splits `x` load")
