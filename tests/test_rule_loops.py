@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from rule_pairs import Real, read_once
 
-from irdiff.diagnose.facts import strip_loc
+from irdiff.diagnose.facts import LoopFact, Ref, strip_loc
 from irdiff.diagnose.model import Finding
 from irdiff.diagnose.rules.common import Context
 from irdiff.diagnose.rules.loops import (
@@ -29,6 +29,7 @@ from irdiff.diagnose.rules.loops import (
     rule_num_stages_attr,
     rule_unrolled,
 )
+from irdiff.diagnose.testing import make_context, make_facts
 
 SUITES = Path(__file__).parent / "suites"
 LOOPS = str(SUITES / "rule_loops.py")
@@ -658,3 +659,41 @@ def test_unroll_note_names_every_factor(real, swap: bool) -> None:  # type: igno
         a, b = (y, x) if swap else (x, y)
         assert note(x, y) == f" The loops are unrolled {say[a]} in `{a}` and {say[b]} in `{b}`{NOTE_TAIL}"
     assert note("u2", "st3u2") == "" and note("base", "st1") == ""
+
+
+def _loop(stage: str, depth: int, line: int, end: int = 0, *, flatten: bool = False, dots: int = 0) -> LoopFact:
+    """A written-out ``scf.for`` at ``line`` (closing at ``end``) of the given nesting depth."""
+    return LoopFact(stage, depth, 1, flatten, Ref(stage, line, f"scf.for at {line}"), end, dots=dots)
+
+
+@BOTH
+def test_flattened_nest_after_other_loops_quotes_its_own_inner_loop(swap: bool) -> None:
+    """Facts written out by hand, in both orders of the variants: in ``f`` TTIR has a loop (or a nest) before the
+    nest fused by ``flatten=True``; the inner loop quoted is one level deeper *inside* the first ``tt.flatten`` loop
+    (between its opening and closing lines), never a deeper loop elsewhere, and none when that loop has no inner
+    loop (a single flattened loop before the fused nest). ``o`` keeps its nest in TTGIR."""
+    other = make_facts(
+        "o",
+        loops_ttir=[_loop("ttir", 1, 10, 20), _loop("ttir", 2, 12, 18, dots=1)],
+        loops_ttgir=[_loop("ttgir", 1, 10, 20), _loop("ttgir", 2, 12, 18)],
+    )
+    cases = [
+        # a single `flatten=True` loop (lines 10-20) first, then a matmul nest (K loop at line 35, one `tt.dot`)
+        (
+            [_loop("ttir", 1, 10, 20, flatten=True), _loop("ttir", 1, 30, 50, flatten=True), _loop("ttir", 2, 35, 45, dots=1)],
+            None,
+        ),
+        # a matmul nest first (its K loop at line 12), then the `flatten=True` nest whose inner loop (line 35) has no dot
+        (
+            [_loop("ttir", 1, 10, 20), _loop("ttir", 2, 12, 18, dots=1), _loop("ttir", 1, 30, 50, flatten=True), _loop("ttir", 2, 35, 45)],
+            35,
+        ),
+    ]  # fmt: skip
+    for ttir, inner in cases:
+        fused = make_facts("f", loops_ttir=ttir, loops_ttgir=[_loop("ttgir", 1, 10, 20), _loop("ttgir", 1, 30, 50)])
+        (f,) = rule_loops(make_context(other, fused) if swap else make_context(fused, other))
+        assert f.id == "loop.flattened"
+        assert f.title == "Outer loop and inner loop (no `tl.dot`) are fused into one loop in `f` (`flatten=True`)"
+        outer = next(lp for lp in ttir if lp.flatten)
+        quoted = [e.line for e in f.evidence if e.variant == "f" and e.stage == "ttir"]
+        assert quoted == [outer.ref.line, outer.end_line] + ([inner] if inner else [])
