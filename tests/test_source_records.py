@@ -801,3 +801,27 @@ def test_split_loop_header_and_accumulator_flow(tmp_path: Path) -> None:
     assert (c.kind, c.name, c.old, c.new, c.line_a, c.line_b) == ("kwarg-changed", "num_stages", "2", "3", 10, 10)
     assert sd.line_pairs == {8: 8, 9: 9, 10: 10, 11: 11, 12: 12}
     assert sd.affected("a", {8}) == {8, 11, 12}
+
+
+@BOTH
+def test_decorator_positional_argument_changed(tmp_path: Path, swap: bool) -> None:
+    """A changed positional argument of a decorator call (``@triton.heuristics({...})``'s dict, the usual way to
+    derive a constexpr) is named as the expression that changed, on the decorator's line; a decorator whose
+    positional arguments differ in number is named as differing."""
+    base = """
+    @triton.heuristics({{"EVEN": lambda args: args["n"] % {m} == 0}})
+    @triton.jit
+    def k(x_ptr, n, EVEN: tl.constexpr):
+        offs = tl.arange(0, 128)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs))
+    """
+    named = {"old": base.format(m=16), "new": base.format(m=32)}
+    sd, a, b = diff(tmp_path, named, swap)
+    m = {"old": "16", "new": "32"}
+    assert [(c.kind, c.line_a, c.line_b, c.old, c.new) for c in sd.changes] == [("constant-changed", 6, 6, m[a], m[b])]
+    assert sd.changes[0].words(a, b) == f"constant `{m[a]}` in `{a}` vs `{m[b]}` in `{b}`"
+    two = base.format(m=16).replace('heuristics({"EVEN"', 'heuristics({"EVEN": lambda args: True}, {"EVEN"')
+    sd, a, b = diff(tmp_path / "two", {"old": base.format(m=16), "new": two}, swap)
+    assert [(c.kind, c.name, c.words(a, b)) for c in sd.changes] == [
+        ("annotation", "triton.heuristics", "decorator `@triton.heuristics` differs")
+    ]

@@ -641,6 +641,14 @@ class _Cmp:
             if x2 is None or y2 is None or _dump(x2) != _dump(y2):
                 if x2 is not None and y2 is not None and isinstance(x2, ast.Call) and isinstance(y2, ast.Call):
                     self.keywords(x2, y2, k)
+                    if len(x2.args) == len(y2.args):
+                        # ``@triton.heuristics({...})``: a changed positional argument, compared as an expression
+                        for ax, ay in zip(x2.args, y2.args, strict=True):
+                            if _dump(ax) != _dump(ay):
+                                self.expr(ax, ay)
+                        continue
+                    if _dump(x2.keywords) == _dump(y2.keywords):  # (else the keywords' changes name it)
+                        self.add("annotation", f"decorator `@{k}` differs", x2, y2, name=k, old=_src(x2), new=_src(y2))
                     continue
                 self.add(
                     "annotation",
