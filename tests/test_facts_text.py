@@ -929,3 +929,36 @@ def test_load_nested_in_an_expression_is_looked_for_39_ops_ahead() -> None:
         return _load_name(ops, i, "a_ptrs")
 
     assert [name_with_use_after(k) for k in (1, 39, 40)] == ["a_ptrs", "a_ptrs", "acc"]
+
+
+def _loops_ttgir(loops: list[tuple[str, str, list[str]]]) -> str:
+    """TTGIR of consecutive top-level loops, each ``(loc, attributes after its closing brace, body lines)``."""
+    out = ["module {", "  tt.func public @k(%n: i32, %m4: i32) {"]
+    for loc, attrs, body in loops:
+        out += ["    scf.for %i = %c0_i32 to %n step %c1_i32  : i32 {", *(f"      {b}" for b in body), "      scf.yield"]
+        out.append(f"    }} {attrs} loc({loc})" if attrs else f"    }} loc({loc})")
+    return "\n".join([*out, "    tt.return", "  }", "}"])
+
+
+def test_unrolled_loop_pairs_need_the_same_python_for_and_a_smaller_remainder() -> None:
+    """Which consecutive loops are an unrolled loop and its remainder (``triton-loop-unroll``): the same ``loc`` (one
+    Python ``for``), the second marked ``tt.num_stages = 1`` and smaller. The factor is the ratio of memory/dot ops, or
+    of all ops when the remainder has none."""
+    from irdiff.diagnose.facts import _walk_mlir
+
+    load, add = "%v = tt.load %p : tensor<64x!tt.ptr<f32>, #blocked>", "%j = arith.addi %i, %c1_i32 : i32"
+    one = "{tt.num_stages = 1 : i32}"
+
+    def marks(loops: list[tuple[str, str, list[str]]]) -> list[tuple[int, bool]]:
+        _, found = _walk_mlir(_loops_ttgir(loops), "ttgir")
+        return [(lp.unroll, lp.remainder) for lp in found]
+
+    # two Python `for`s (different locs): not a pair, however the second is marked and sized
+    assert marks([("#loc5", "", [load, load]), ("#loc6", one, [load])]) == [(1, False), (1, False)]
+    # a pair from one `for` without the mark, then an unrolled pair: the later pair is still found
+    three = [("#loc5", "", [load] * 4), ("#loc5", "", [load] * 4), ("#loc5", one, [load])]
+    assert marks(three) == [(1, False), (4, False), (1, True)]
+    # no memory op in the remainder: all ops count ((6 + 1) / (2 + 1) = 2, with the yield)
+    assert marks([("#loc5", "", [add] * 6), ("#loc5", one, [add] * 2)]) == [(2, False), (1, True)]
+    # a marked second loop as large as the first is not a remainder
+    assert marks([("#loc5", "", [load, add]), ("#loc5", one, [load, add])]) == [(1, False), (1, False)]
