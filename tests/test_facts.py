@@ -302,3 +302,21 @@ def test_shared_memory_line_after_allocation(loop90) -> None:  # type: ignore[no
     assert "shared" not in resource_facts(v, ttgir, 90)[1]
     # no num_warps in the options: metadata's, else 4
     assert resource_facts(v, ttgir, 0)[2] is None
+
+
+def test_warps_from_the_metadata_when_the_options_lack_them(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """A variant whose options do not name ``num_warps`` (a suite leaving it to Triton's default or to an autotune
+    config) gets it from Triton's compile metadata: ``warps8`` compiled with 8 warps, its options dropped. Occupancy
+    then divides sm90's 64 warps per SM by 8, not by the fallback 4."""
+    from dataclasses import replace
+
+    from irdiff.diagnose.facts import option_facts, resource_facts
+
+    v = compile_suite(LOOP, ["stages3", "warps8"], "sm90").variants["warps8"]
+    assert v.options["num_warps"] == 8 == v.metadata["num_warps"]
+    bare = replace(v, options={k: x for k, x in v.options.items() if k != "num_warps"})
+    assert option_facts(bare)["num_warps"] == 8
+    ttgir = stage_text(v, "ttgir")
+    occ = resource_facts(bare, ttgir, 90)[2]
+    assert occ is not None and occ == resource_facts(v, ttgir, 90)[2]
+    assert occ.limits["warps"] == 64 // 8 and occ.warps_per_sm == occ.ctas_per_sm * 8
