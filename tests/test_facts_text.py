@@ -935,7 +935,11 @@ def _loops_ttgir(loops: list[tuple[str, str, list[str]]]) -> str:
     """TTGIR of consecutive top-level loops, each ``(loc, attributes after its closing brace, body lines)``."""
     out = ["module {", "  tt.func public @k(%n: i32, %m4: i32) {"]
     for loc, attrs, body in loops:
-        out += ["    scf.for %i = %c0_i32 to %n step %c1_i32  : i32 {", *(f"      {b}" for b in body), "      scf.yield"]
+        out += [
+            "    scf.for %i = %c0_i32 to %n step %c1_i32  : i32 {",
+            *(f"      {b}" for b in body),
+            "      scf.yield",
+        ]
         out.append(f"    }} {attrs} loc({loc})" if attrs else f"    }} loc({loc})")
     return "\n".join([*out, "    tt.return", "  }", "}"])
 
