@@ -1241,14 +1241,23 @@ def _hinted_lines(flow: list[StmtFlow], calls: set[int]) -> set[int]:
 
 # ------------------------------------------------------------------------------------------------ registers
 
-_DOT = re.compile(r"=\s*(?:tt\.dot|ttng\.warp_group_dot)\b.*->\s*tensor<([\dx]+)x(f32|f16|bf16|i32)")
-_DOT_ANY = re.compile(r"(tt\.dot|ttng\.warp_group_dot)\b.*tensor<([\dx]+)x(f32|f16|bf16|i32)\s*,\s*#(\w+)")
+_DOT = re.compile(r"=\s*(?:tt\.dot|ttng\.warp_group_dot)\b.*->\s*tensor<([\dx]+)x(f64|f32|f16|bf16|i32)")
+# the accumulator (result) type of a dot: fp64 dots are MMA on sm80+ (``mma.sync`` m8n8k4 f64) and FMA before
+_DOT_ANY = re.compile(r"(tt\.dot|ttng\.warp_group_dot)\b.*tensor<([\dx]+)x(f64|f32|f16|bf16|i32)\s*,\s*#(\w+)")
+_ACC_WORDS = {"f64": "fp64", "f32": "fp32", "f16": "fp16", "bf16": "bf16", "i32": "int32"}
+# a product written as a broadcast multiply summed by tt.reduce (``tl.sum(a[:, :, None] * b[None, :, :], axis=1)``):
+# the reduce's operand is the whole 3-D product tile
+_REDUCE_PRODUCT = re.compile(
+    r'"tt\.reduce"\(%[\w.#]+\)\s*<\{axis = 1 : i32\}>.*?\}\)\s*:\s*\(tensor<(\d+)x(\d+)x(\d+)x(f64|f32|f16|bf16)\s*,',
+    re.S,
+)
 _MODULE_WARPS = re.compile(r'"ttg\.num-warps"\s*=\s*(\d+)')
 
 
 def _dot_facts(v: VariantResult) -> tuple[int, str] | None:
     """Accumulator elements per thread of the first ``tt.dot``/``warp_group_dot`` (tile M×N over the CTA's threads)
-    and its layout alias (``mma`` or ``blocked``: FMA lowering), from the TTGIR text."""
+    and its layout alias (``mma`` or ``blocked``: FMA lowering), from the TTGIR text; fp64 dots included (their
+    type: :func:`_dot_type`)."""
     text = stage_text(v, "ttgir")
     if not text:
         return None
@@ -1263,6 +1272,31 @@ def _dot_facts(v: VariantResult) -> tuple[int, str] | None:
                 n *= x
             return n // (warps * 32), d.group(4)
     return None
+
+
+def _dot_type(v: VariantResult) -> str:
+    """The accumulator type of the first dot, as the notes word it (``fp32``, ``fp64``, ...); "" without a dot."""
+    for line in (stage_text(v, "ttgir") or "").splitlines():
+        d = _DOT_ANY.search(line.split(" loc(")[0])
+        if d:
+            return _ACC_WORDS[d.group(3)]
+    return ""
+
+
+def _reduce_product(v: VariantResult) -> tuple[str, int, str] | None:
+    """A tile product computed without a dot: the first ``tt.reduce`` over axis 1 of a 3-D tile (M×K×N, the
+    broadcast multiply ``a[:, :, None] * b[None, :, :]``), as ``(shape, values per thread, type)``: every product
+    is held (M·K·N over ``num_warps`` × 32 threads) before the sum, FMA instructions on a blocked layout."""
+    text = stage_text(v, "ttgir")
+    if not text:
+        return None
+    m = _REDUCE_PRODUCT.search(text)
+    if not m:
+        return None
+    w = _MODULE_WARPS.search(text)
+    warps = int(w.group(1)) if w else int(v.options.get("num_warps") or 4)
+    dims = [int(m.group(i)) for i in (1, 2, 3)]
+    return "x".join(map(str, dims)), dims[0] * dims[1] * dims[2] // (warps * 32), _ACC_WORDS[m.group(4)]
 
 
 _MULTI_PASS = ("tf32x3", "bf16x3", "bf16x6")
@@ -1379,8 +1413,12 @@ def register_story(
     da, db = _dot_facts(va), _dot_facts(vb)
     if da and db and da[0] != db[0]:
         big = a if da[0] > db[0] else b
+        ta = _dot_type(va) or "fp32"
+        tb = _dot_type(vb) or "fp32"
+        kinds = ta if ta == tb else f"{ta} (`{a}`) / {tb} (`{b}`)"
         notes.append(
-            f"the dot accumulator holds {da[0]} fp32 values per thread in `{a}` and {db[0]} in `{b}` (tile ÷ threads)"
+            f"the dot accumulator holds {da[0]} {kinds} values per thread in `{a}` and {db[0]} in `{b}` (tile ÷ "
+            "threads" + ("; an fp64 value takes two 32-bit registers" if "fp64" in (ta, tb) else "") + ")"
         )
         if big == more:
             fits += [i for i in ("options.changed", "spec.constexpr-changed", "settings.changed") if i in by_id]
@@ -1389,6 +1427,18 @@ def register_story(
         if not any(n.startswith(f"`{fma}` lowers the dot to FMA") for n in notes):  # said with the lowering's note
             notes.append(f"`{fma}` lowers the dot to FMA (blocked layout), the other to MMA")
         fits += [i for i in ("layout.mma", "settings.changed", "options.changed") if i in by_id]
+    if (da is None) != (db is None):  # one product by a dot, the other by a broadcast multiply and a sum
+        dv, dname, pv, pname = (va, a, vb, b) if da else (vb, b, va, a)
+        dot = da or db
+        prod = _reduce_product(pv)
+        if dot is not None and prod is not None and dot[1] == "mma" and pname == more:
+            t = _dot_type(dv)
+            regs = 2 if prod[2] == "fp64" else 1
+            notes.append(
+                f"`{pname}` computes the product without `tt.dot` (FMA): a broadcast multiply of a {prod[0]} "
+                f"{prod[2]} tile summed by `tt.reduce`, {prod[1]} {prod[2]} values ({prod[1] * regs} 32-bit registers) "
+                f"per thread before the sum; `{dname}`'s dot is MMA with {dot[0]} {t} accumulator values per thread"
+            )
     aa, ab = _address_regs(va), _address_regs(vb)
     if aa != ab and (aa > ab) == (more == a):
         notes.append(
@@ -1416,7 +1466,11 @@ def register_story(
             continue
         if fid != "layout.mma" and g.predicts not in (None, more):
             continue  # it predicts the other variant slower: it cannot explain more registers here
-        if fid == "layout.mma" and ("fma" in lowerings or (da and db and "blocked" in (da[1][:7], db[1][:7]))):
+        if fid == "layout.mma" and (
+            "fma" in lowerings
+            or (da and db and "blocked" in (da[1][:7], db[1][:7]))
+            or (any(n.startswith(f"`{x}` computes the product without `tt.dot`") for n in notes for x in (a, b)))
+        ):
             fits.append(fid)  # one side has no MMA layout: the FMA-vs-MMA note above says what differs
             continue
         notes.append(what)
