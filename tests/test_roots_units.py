@@ -1278,3 +1278,32 @@ def test_spec_words_of_a_parameter_one_side_lacks() -> None:
     a.specialization = [ArgSpec(name="n", index=0, type="i32", divisibility=16)]
     b = VariantResult(name="b", kernel="k", directory="/nonexistent")
     assert R._spec_words("n", "a", "b", a, b) is None and R._spec_words("n", "b", "a", b, a) is None
+
+
+@pytest.mark.parametrize("order", ["hint in a", "hint in b"])
+def test_hint_call_by_bare_name_in_a_later_change(order: str) -> None:
+    """A root whose second source change is a bare ``multiple_of(start, 16)`` statement (imported by name, its result
+    dropped: the call alone on its line) gets the AxisInfo sentence, in either variant order; an unrelated first
+    change does not hide it (the changes' texts are read line by line, each line's call at a word boundary)."""
+    other = SourceChange("statement", True, "", text_a="x = x + 0", text_b="x = x + 1")
+    hint = SourceChange("statement", True, "", text_a="multiple_of(start, 16)", text_b="")
+    if order == "hint in b":
+        hint = SourceChange("statement", True, "", text_a="", text_b="multiple_of(start, 16)")
+        other = SourceChange("statement", True, "", text_a="x = x + 1", text_b="x = x + 0")
+    root = Finding("source.statement", "minor", "", "", [])
+    assert R._mech_hints(R.RootContext("p", "q", root, [other, hint], [], [], {})) == HINT_SENTENCE
+    assert R._mech_hints(R.RootContext("p", "q", root, [other], [], [], {})) is None
+
+
+@pytest.mark.parametrize("order", [("p", "q"), ("q", "p")])
+def test_reduction_axis_counts_a_one_sided_whole_kernel_delta(order: tuple[str, str]) -> None:
+    """The whole-kernel PTX delta of an axis change is read even when only one variant has instructions the other
+    lacks (its PTX a superset of the other's: 12 more warp shuffles on one side, none on the other); the line trace
+    is read only when that delta is empty on both sides."""
+    axis = SourceChange("kwarg-changed", True, "", name="axis", old="0", new="1")
+    root = Finding("source.kwarg-changed", "minor", "", "", [])
+    more = {"shfl.sync.bfly.b32": 12}  # `p` has them, whichever side it is on
+    whole = {"ptx": (more, {}) if order[0] == "p" else ({}, more)}
+    want = {"p": "`shfl.sync` 12 more in `p`, 0 more in `q`", "q": "`shfl.sync` 0 more in `q`, 12 more in `p`"}
+    s = R._mech_reduce_axis(R.RootContext(*order, root, [axis], [], [], whole))
+    assert s is not None and s.endswith(f" PTX: {want[order[0]]}.")
