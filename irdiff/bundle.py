@@ -14,7 +14,8 @@ reject other major versions with :class:`BundleError`.
 Bundles are untrusted input (a bundle attached to an issue is someone else's data): ``manifest.json`` and every
 ``variant.json`` are validated against :data:`MANIFEST_SCHEMA` / :data:`VARIANT_SCHEMA` (jsonschema) on load, and
 every file a record names is resolved inside its variant directory (:meth:`VariantResult.path`: no absolute paths,
-no ``..``, no symlink leading out). Variant names become directory names only through :func:`variant_dirname`.
+no ``..``, no symlink leading out); the records themselves are read only as plain files, never through a symlink
+(:func:`_read_bytes`). Variant names become directory names only through :func:`variant_dirname`.
 
 Writers are concurrent-safe: :func:`bundle_lock` (``filelock``, a ``.<bundle>.lock`` file beside the bundle)
 serializes them; a variant directory is built in a temporary ``.tmp-<pid>-*`` directory inside the bundle and
@@ -462,16 +463,16 @@ class Bundle:
                 vj = vdir / "variant.json"
                 if vj.is_file() and v.metadata.get("cache_key"):
                     try:
-                        on_disk = json.loads(vj.read_text()).get("metadata", {}).get("cache_key")
-                    except (OSError, ValueError, AttributeError):
+                        on_disk = json.loads(_read_bytes(vj, "variant record")).get("metadata", {}).get("cache_key")
+                    except (BundleError, ValueError, AttributeError):
                         on_disk = None
                     if on_disk and on_disk != v.metadata.get("cache_key"):
                         continue  # another writer installed another compile here: its record stays
                 atomic_write(vj, json.dumps(v.to_json(), indent=1, default=str))
             manifest = self.manifest()
             try:
-                old = json.loads((root / "manifest.json").read_text())
-            except (OSError, ValueError):
+                old = json.loads(_read_bytes(root / "manifest.json", "manifest"))  # never through a symlink
+            except (BundleError, ValueError):
                 old = {}
             if isinstance(old, dict) and old.get("schema") == self.schema:
                 for name in old.get("variants") or []:
@@ -671,12 +672,37 @@ def install_dir(new: Path, dest: Path) -> None:
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as e:
-        from irdiff.textsafe import clean
+    """The bytes of a bundle's record file ``path`` (``manifest.json``, ``variant.json``), which must be a plain file
+    itself: a symlink (to a file outside the bundle, or to another bundle's record) is refused, not followed
+    (``O_NOFOLLOW``), and so is a FIFO or device (opened ``O_NONBLOCK``, so a FIFO never blocks the read).
 
+    :raises BundleError: one line: a symlink, not a plain file, or unreadable.
+    """
+    import stat
+
+    from irdiff.textsafe import clean
+
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if e.errno == errno.ELOOP or os.path.islink(path):
+            raise BundleError(
+                clean(f"{path}: refusing the {what}: it is a symlink (a bundle's records must be plain files in it)")
+            ) from None
         raise BundleError(clean(f"{path}: cannot read the {what}: {e.strerror or e}")) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise BundleError(clean(f"{path}: cannot read the {what}: {os.strerror(errno.EISDIR)}"))
+        if not stat.S_ISREG(st.st_mode):
+            raise BundleError(clean(f"{path}: refusing the {what}: it is not a plain file"))
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError as e:
+        raise BundleError(clean(f"{path}: cannot read the {what}: {e.strerror or e}")) from None
+    finally:
+        os.close(fd)
 
 
 def _parse_json(path: Path, data: bytes) -> Any:
@@ -722,7 +748,7 @@ def load_variant_dir(path: str | os.PathLike[str], memo: Path | None = None) -> 
     """
     p = Path(path)
     vj = p / "variant.json"
-    if not vj.is_file():
+    if not os.path.lexists(vj):  # a symlink or other non-file is refused by read_record, not taken for "missing"
         raise BundleError(f"{p} is not an irdiff variant directory (no variant.json)")
     d = read_record(vj, VARIANT_SCHEMA, "variant record", memo)
     try:
@@ -735,12 +761,13 @@ def load_bundle(path: str | os.PathLike[str], memo: Path | None = None) -> Bundl
     """Read a bundle directory (manifest and every variant record, validated; stage texts are read on use;
     ``memo``: as :func:`read_record`).
 
-    :raises BundleError: missing directory or manifest, a record of the wrong shape, a variant directory outside
-        the bundle (symlink), or a schema other than ``irdiff.bundle/1``.
+    :raises BundleError: missing directory or manifest, a record of the wrong shape, a record file that is a
+        symlink or not a plain file (:func:`_read_bytes`: never followed, wherever it points), a variant directory
+        outside the bundle (symlink), or a schema other than ``irdiff.bundle/1``.
     """
     root = Path(path)
     mf = root / "manifest.json"
-    if not mf.is_file():
+    if not os.path.lexists(mf):  # a symlink or other non-file is refused by read_record, not taken for "missing"
         raise BundleError(f"{root} is not an irdiff bundle (no manifest.json)")
     m = read_record(mf, MANIFEST_SCHEMA, "manifest", memo)
     schema = m.get("schema", "")

@@ -1575,11 +1575,14 @@ def main() -> None:
     global _PROGRAM_ENV
     _PROGRAM_ENV = dict(os.environ)  # `irdiff capture` runs the program in the environment it was given
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    from irdiff.interrupt import Interrupted, exit_interrupted, install
+    from irdiff.interrupt import Interrupted, exit_interrupted, ignore_from_now, install
 
     install()
     try:
-        cli(prog_name="irdiff")
+        try:
+            cli(prog_name="irdiff")  # ends with SystemExit (click's standalone mode)
+        finally:
+            ignore_from_now()  # the interpreter's shutdown must not die of a late Ctrl-C (status -2, no line)
     except Interrupted as e:
         exit_interrupted(e)
 

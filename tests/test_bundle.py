@@ -751,31 +751,23 @@ def test_records_with_bytes_that_are_not_utf8(tmp_path: Path) -> None:
 
 
 def test_unreadable_records_are_named_in_the_error(tmp_path: Path, recorded: Path) -> None:
-    """A record that exists but cannot be read (here a symlink to ``/proc/self/mem``: a regular file whose read fails
-    with EIO, even as root) is a one-line error naming which record: the manifest, a variant record, or by default a
-    "record"."""
+    """A record that exists but cannot be used (here a symlink to ``/proc/self/mem``, which irdiff used to follow
+    and fail to read with EIO: a symlink is now refused before anything is read) is a one-line error naming which
+    record: the manifest, a variant record, or by default a "record"."""
     mem = Path("/proc/self/mem")
-    try:
-        mem.read_bytes()
-        pytest.skip("/proc/self/mem is readable (or absent) here: no unreadable regular file to point at")
-    except OSError as e:
-        if not mem.is_file() or e.errno != errno.EIO:
-            pytest.skip(f"/proc/self/mem fails otherwise here: {e}")
+    link = "it is a symlink \\(a bundle's records must be plain files in it\\)$"
     (recorded / "annotated" / "variant.json").unlink()
     (recorded / "annotated" / "variant.json").symlink_to(mem)
-    with pytest.raises(BundleError, match=r"annotated/variant\.json: cannot read the variant record: Input/output"):
+    with pytest.raises(BundleError, match=rf"annotated/variant\.json: refusing the variant record: {link}"):
         B.load_variant_dir(recorded / "annotated")
-    with pytest.raises(BundleError, match=r"annotated/variant\.json: cannot read the variant record: Input/output"):
+    with pytest.raises(BundleError, match=rf"annotated/variant\.json: refusing the variant record: {link}"):
         B.load_bundle(recorded)
     (recorded / "manifest.json").unlink()
     (recorded / "manifest.json").symlink_to(mem)
-    with pytest.raises(BundleError, match=r"rec/manifest\.json: cannot read the manifest: Input/output error$"):
+    with pytest.raises(BundleError, match=rf"rec/manifest\.json: refusing the manifest: {link}"):
         B.load_bundle(recorded)
-    with pytest.raises(BundleError, match=r"rec/manifest\.json: cannot read the record: Input/output error$"):
+    with pytest.raises(BundleError, match=rf"rec/manifest\.json: refusing the record: {link}"):
         B.read_record(recorded / "manifest.json", B.MANIFEST_SCHEMA)
-    (tmp_path / "dir.json").mkdir()
-    with pytest.raises(BundleError, match=r"dir\.json: cannot read the record: Is a directory$"):
-        B.read_record(tmp_path / "dir.json", {"type": "object"}, memo=tmp_path / "memo")
 
 
 def test_records_a_planted_memo_marker_vouches_for_still_fail_in_one_line(tmp_path: Path, recorded: Path) -> None:
@@ -1037,3 +1029,84 @@ def test_bound_memo_goes_on_past_a_marker_that_vanished(tmp_path: Path, monkeypa
     monkeypatch.undo()
     rest = [n for n in names if n not in vanished]
     assert len(vanished) == 1 and sorted(p.name for p in memo.iterdir()) == sorted(rest[2:])
+
+
+def test_record_files_are_never_read_through_a_symlink(tmp_path: Path, recorded: Path) -> None:
+    """``manifest.json`` and ``variant.json`` must be plain files of the bundle: a symlink (to a file outside the
+    bundle, to another bundle's valid record, dangling, or pointing inside) is refused with one line, with or
+    without a validation memo (a memo hit on the link target's bytes must not let it in); a FIFO is refused
+    without blocking. ``Bundle.save`` replaces such a link and neither reads nor writes its target."""
+    memo = tmp_path / "memo"
+    genuine = tmp_path / "genuine"
+    shutil.copytree(recorded, genuine)
+    B.load_bundle(genuine, memo)  # its records are now remembered as valid
+    outside = tmp_path / "outside.json"
+    outside.write_bytes((genuine / "manifest.json").read_bytes())
+    mf = recorded / "manifest.json"
+    for target in (outside, genuine / "manifest.json", tmp_path / "missing.json", Path("annotated/variant.json")):
+        mf.unlink()
+        mf.symlink_to(target)
+        for m in (memo, None):
+            with pytest.raises(BundleError) as e:
+                B.load_bundle(recorded, m)
+            assert (
+                str(e.value)
+                == f"{mf}: refusing the manifest: it is a symlink (a bundle's records must be plain files in it)"
+            )
+    mf.unlink()
+    os.mkfifo(mf)
+    with pytest.raises(BundleError, match=r"manifest.json: refusing the manifest: it is not a plain file$"):
+        B.load_bundle(recorded, memo)
+    mf.unlink()
+    shutil.copy(genuine / "manifest.json", mf)
+    assert list(B.load_bundle(recorded, memo).variants) == ["annotated", "unannotated"]
+    vj = recorded / "unannotated" / "variant.json"
+    vj.unlink()
+    vj.symlink_to(genuine / "unannotated" / "variant.json")
+    for m in (memo, None):
+        with pytest.raises(BundleError, match=r"variant.json: refusing the variant record: it is a symlink"):
+            B.load_bundle(recorded, m)
+        with pytest.raises(BundleError, match=r"variant.json: refusing the variant record: it is a symlink"):
+            B.load_variant_dir(recorded / "unannotated", m)
+    # a writer replaces the links (manifest and record) by plain files; the targets are left as they were
+    vj.unlink()
+    shutil.copy(genuine / "unannotated" / "variant.json", vj)
+    b = B.load_bundle(recorded)
+    mf.unlink()
+    mf.symlink_to(outside)
+    before = outside.read_bytes()
+    b.runs = {"x": {}}
+    b.save()
+    assert not mf.is_symlink() and outside.read_bytes() == before
+    assert B.load_bundle(recorded).runs == {"x": {}}
+
+
+def test_validation_memo_is_not_fooled_by_a_tampered_bundle(tmp_path: Path, recorded: Path) -> None:
+    """The memo's markers are keyed on a record's exact bytes (sha256 with the schema and memo version), not on
+    its path, size, mtime or inode: a manifest edited in place after a memo'd load, keeping its size, mtime and
+    inode, is validated again and refused; so is the same edit in a copy of the bundle elsewhere."""
+    memo = tmp_path / "memo"
+    B.load_bundle(recorded, memo)
+    markers = sorted(p.name for p in memo.iterdir())
+    mf = recorded / "manifest.json"
+    st = os.stat(mf)
+    data = mf.read_bytes()
+    assert b'"suite": "matmul"' in data
+    tampered = data.replace(b'"suite": "matmul"', b'"suite": 12345678')
+    assert len(tampered) == len(data)
+    with open(mf, "r+b") as f:
+        f.write(tampered)
+    os.utime(mf, ns=(st.st_atime_ns, st.st_mtime_ns))
+    st2 = os.stat(mf)
+    assert (st2.st_ino, st2.st_size, st2.st_mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns)
+    with pytest.raises(
+        BundleError, match=r"manifest.json: malformed record at suite: 12345678 is not of type 'string'"
+    ):
+        B.load_bundle(recorded, memo)
+    copy = tmp_path / "copy"
+    shutil.copytree(recorded, copy)
+    with pytest.raises(BundleError, match=r"malformed record at suite"):
+        B.load_bundle(copy, memo)
+    assert sorted(p.name for p in memo.iterdir()) == markers  # a refused record leaves no marker
+    mf.write_bytes(data)
+    assert B.load_bundle(recorded, memo).suite == "matmul"
