@@ -320,3 +320,19 @@ def test_warps_from_the_metadata_when_the_options_lack_them(compile_suite) -> No
     occ = resource_facts(bare, ttgir, 90)[2]
     assert occ is not None and occ == resource_facts(v, ttgir, 90)[2]
     assert occ.limits["warps"] == 64 // 8 and occ.warps_per_sm == occ.ctas_per_sm * 8
+
+
+def test_first_64_bit_op_is_quoted_only_from_the_kernels_own_source(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """The Python line of the first i64 op is quoted from the saved kernel source only when the op's location is in
+    that file (``metadata["source_path"]``); a bundle without a recorded path accepts any file. ``row64`` compiled,
+    its metadata's path then pointed elsewhere or dropped."""
+    from dataclasses import replace
+
+    v = compile_suite(str(SUITES / "index_width.py"), ["row32", "row64", "row64split"], "sm80").variants["row64"]
+    assert v.metadata["source_path"]
+    own = extract_facts(v).i64_first_python
+    assert own is not None and own.text == "row = tl.program_id(0).to(tl.int64)"
+    elsewhere = replace(v, metadata={**v.metadata, "source_path": "/elsewhere/helpers.py"})
+    assert extract_facts(elsewhere).i64_first_python is None
+    nopath = replace(v, metadata={k: x for k, x in v.metadata.items() if k != "source_path"})
+    assert extract_facts(nopath).i64_first_python == own
