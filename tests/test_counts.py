@@ -258,6 +258,8 @@ SASS_KEYS = [
     ("RED.E.ADD.BF16_V2.RN.STRONG.GPU", ["RED", "RED.ADD.BF16_V2"]),
     ("RED.E.XOR.STRONG.GPU", ["RED", "RED.XOR"]),
     ("MEMBAR.ALL.GPU", ["MEMBAR", "MEMBAR.GPU"]),
+    ("MEMBAR.GPU", ["MEMBAR", "MEMBAR.GPU"]),  # one qualifier: still the scope key
+    ("REDS.E.ADD.S32", ["RED", "RED.ADD.S32"]),  # the shared-memory spelling of a reduction: the RED family
     ("MEMBAR", ["MEMBAR"]),
     ("ERRBAR", ["ERRBAR"]),
     ("CCTL.IVALL", ["CCTL"]),
@@ -375,6 +377,7 @@ def test_llir_counts() -> None:
     text = (
         "define ptx_kernel void @k(ptr addrspace(1) %0, i64 %1) local_unnamed_addr #0 !dbg !5 {\n"
         "  %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !dbg !8\n"
+        "  ; an indented comment: not an instruction, and the instructions after it still count\n"
         "  %4 = sdiv i64 %1, 7, !dbg !9\n"
         "  %5 = srem i64 %1, 7\n"
         "  %13 = srem i64 %5, 3\n"

@@ -269,3 +269,176 @@ def test_loop_induction_variable_and_load_mask() -> None:
         "lim": ["mask"],
         "BLOCK": [],
     }
+
+
+# ------------------------------------------------------------------ hand-written TTIR (Triton 3.9's printed forms)
+
+_LOOPS_TTIR = """module {
+  tt.func public @loops(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<f32>, %lo: i32, %st: i32, %n: i32, %m: i32) attributes {noinline = false} {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant dense<4> : tensor<4xi32>
+    scf.for %k = %lo to %n step %st  : i32 {
+      %0 = tt.addptr %y_ptr, %k : !tt.ptr<f32>, i32
+      tt.store %0, %cst : !tt.ptr<f32>
+    }
+    %4 = "tt.reduce"(%cst_0) <{axis = 0 : i32}> ({
+    ^bb0(%a: i32, %b: i32):
+      %5 = arith.maxsi %a, %b : i32
+      tt.reduce.return %5 : i32
+    }) : (tensor<4xi32>) -> i32
+    %r:3 = scf.for %j = %c0_i32 to %m step %c1_i32 iter_args(%p = %x_ptr, %acc = %cst, %z = %4) -> (!tt.ptr<f32>, f32, i32)  : i32 {
+      %1 = tt.load %p : !tt.ptr<f32>
+      %2 = arith.addf %acc, %1 : f32
+      %3 = tt.addptr %p, %c1_i32 : !tt.ptr<f32>, i32
+      %8 = arith.addi %z, %c1_i32 : i32
+      scf.yield %3, %2, %8 : !tt.ptr<f32>, f32, i32
+    }
+    tt.store %r#0, %r#1 : !tt.ptr<f32>
+    scf.for %i = %4 to %m step %st  : i32 {
+      %6 = tt.addptr %y_ptr, %i : !tt.ptr<f32>, i32
+      tt.store %6, %cst : !tt.ptr<f32>
+    }
+    scf.for %i2 = %lo to %m step %4  : i32 {
+      %7 = tt.addptr %y_ptr, %i2 : !tt.ptr<f32>, i32
+      tt.store %7, %cst : !tt.ptr<f32>
+    }
+    tt.return
+  }
+}
+"""  # noqa: E501
+
+
+def test_loops_without_iter_args_carried_pointers_and_unparsed_bounds() -> None:
+    """A loop without ``iter_args`` (its induction variable from ``lo`` and ``st``: both offsets of ``y_ptr``), a
+    pointer carried through ``iter_args`` and read back from the loop's first result (``%r#0`` of ``%r:3``), and
+    bounds and an ``iter_args`` initial value computed by a generic-form op (``"tt.reduce"``, whose result the pass
+    does not parse: no taint, and no error)."""
+    spec = [ArgSpec(n, i, t) for i, (n, t) in enumerate(
+        {"x_ptr": "*fp32", "y_ptr": "*fp32", "lo": "i32", "st": "i32", "n": "i32", "m": "i32"}.items())]  # fmt: skip
+    got = {r.name: (sorted(r.features), r.addresses) for r in param_roles(spec, _LOOPS_TTIR)}
+    assert got == {
+        "x_ptr": (["load", "shared", "store"], ()),  # loaded through %p = x_ptr, stored through %r#0
+        "y_ptr": (["shared", "store"], ()),
+        "lo": (["loop", "offset"], ("y_ptr",)),
+        "st": (["loop", "offset"], ("y_ptr",)),  # the step enters %k even though the loop carries no value
+        "n": (["loop"], ()),
+        "m": (["loop"], ()),
+    }
+
+
+_OPS_TTIR = """module {
+  tt.func public @ops(%x_ptr: !tt.ptr<f32>, %w_ptr: !tt.ptr<f32>, %c_ptr: !tt.ptr<i32>, %off: i32, %sel: i32, %pick: i32, %half: i32, %cap: i32, %scale: f32) attributes {noinline = false} {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %pid = tt.get_program_id x : i32
+    %0 = arith.addi %off, %pid : i32
+    %1 = tt.addptr %x_ptr, %0 : !tt.ptr<f32>, i32
+    %2 = tt.load %1 evictionPolicy = evict_last : !tt.ptr<f32>
+    %3 = arith.cmpi slt, %sel, %c1_i32 : i32
+    %4 = arith.select %3, %pick, %c0_i32 : i32
+    %5 = tt.addptr %w_ptr, %4 : !tt.ptr<f32>, i32
+    %6 = tt.load %5 : !tt.ptr<f32>
+    %7 = arith.cmpi slt, %pid, %cap : i32
+    %8 = tt.atomic_rmw add, acq_rel, gpu, %c_ptr, %c1_i32, %7 : (!tt.ptr<i32>, i32, i1) -> i32
+    %9 = math.exp %scale : f32
+    tt.store %1, %9 : !tt.ptr<f32>
+    %10 = tt.splat %half : i32 -> tensor<2xi32>
+    %11 = tt.join %10, %10 : tensor<2xi32> -> tensor<2x2xi32>
+    %lhs, %rhs = tt.split %11 : tensor<2x2xi32> -> tensor<2xi32>
+    %12 = tt.splat %w_ptr : !tt.ptr<f32> -> tensor<2x!tt.ptr<f32>>
+    %13 = tt.addptr %12, %lhs : tensor<2x!tt.ptr<f32>>, tensor<2xi32>
+    %14 = tt.load %13 : tensor<2x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"""  # noqa: E501
+
+
+def test_select_sum_atomic_mask_math_split_and_old_eviction_spelling() -> None:
+    """``off + pid`` into an address is an offset (only a multiply makes a stride); a select's condition (``sel``)
+    does not flow into its result, its chosen value (``pick``) does; an atomic's mask (``cap``) is not a load/store
+    mask; a ``math.*`` op makes ``scale`` a value; the first result of a two-result op (``%lhs, %rhs = tt.split``)
+    carries ``half``; Triton 3.6's ``evictionPolicy = evict_last`` spelling is read like 3.9's."""
+    sig = {"x_ptr": "*fp32", "w_ptr": "*fp32", "c_ptr": "*i32", "off": "i32", "sel": "i32", "pick": "i32",
+           "half": "i32", "cap": "i32", "scale": "fp32"}  # fmt: skip
+    spec = [ArgSpec(n, i, t) for i, (n, t) in enumerate(sig.items())]
+    got = {r.name: (sorted(r.features), r.addresses) for r in param_roles(spec, _OPS_TTIR)}
+    assert got == {
+        "x_ptr": (["evict_last", "load", "per-program", "store"], ()),
+        "w_ptr": (["load", "shared"], ()),
+        "c_ptr": (["atomic", "shared"], ()),
+        "off": (["offset"], ("x_ptr",)),
+        "sel": ([], ()),
+        "pick": (["offset"], ("w_ptr",)),
+        "half": (["offset"], ("w_ptr",)),
+        "cap": ([], ()),
+        "scale": (["value"], ()),
+    }
+
+
+def test_spec_objects_without_argspec_fields() -> None:
+    """``param_roles`` takes ``ArgFact`` objects (no ``is_constexpr_param``: a declared constexpr is read from the
+    annotation) and any object with the four ``_Spec`` fields (no ``annotation`` either); a bf16 scalar is a float;
+    when the runtime parameters do not line up with the IR signature no parameter is taken as seen."""
+    from dataclasses import dataclass
+
+    from irdiff.diagnose.facts import ArgFact
+
+    def fact(name: str, i: int, typ: str, annotation: str | None, constexpr: str | None = None) -> ArgFact:
+        return ArgFact(name, i, typ, None, constexpr, "", annotation, "", False, False)
+
+    facts = [fact("n", 0, "i32", None), fact("B", 1, "constexpr", "tl.constexpr", "64"),
+             fact("one", 2, "constexpr", "int", "1"), fact("s", 3, "bf16", None)]  # fmt: skip
+    assert [(r.name, r.kind) for r in param_roles(facts, "")] == [
+        ("n", "int"), ("B", "constexpr"), ("one", "int"), ("s", "float")]  # fmt: skip
+
+    @dataclass
+    class Spec:
+        name: str
+        type: str
+        constexpr: str | None = None
+        divisibility: int | None = None
+
+    assert [r.kind for r in param_roles([Spec("one", "constexpr", "1"), Spec("h", "bf16")], "")] == ["int", "float"]
+    ttir = _OPS_TTIR.replace(", %cap: i32, %scale: f32", "")  # 7 IR arguments for 9 runtime parameters
+    sig = ["x_ptr", "w_ptr", "c_ptr", "off", "sel", "pick", "half", "cap", "scale"]
+    roles = param_roles([ArgSpec(n, i, "*fp32" if n.endswith("_ptr") else "i32") for i, n in enumerate(sig)], ttir)
+    assert [(r.ir_seen, r.features, r.addresses) for r in roles] == [(False, frozenset(), ())] * 9
+
+
+def test_pointer_read_per_program_and_shared_is_per_program() -> None:
+    from irdiff.diagnose.params import ParamRole
+
+    r = ParamRole("p", 0, "pointer", "*fp16", features=frozenset({"load", "shared", "per-program"}), ir_seen=True)
+    assert describe_role(r) == "a pointer to fp16 loaded from, at an address that depends on the program id"
+
+
+def test_pairing_edges_without_ir() -> None:
+    """Without IR every role similarity is 0.5 (3 × 0.5 = 1.5 points), so the scores are exact sums of the name,
+    type and position terms (:func:`irdiff.diagnose.params._score`)."""
+
+    def specs(*params: tuple[str, str]) -> list[ArgSpec]:
+        return [ArgSpec(n, i, t, None, "64" if t == "constexpr" else None, is_constexpr_param=t == "constexpr")
+                for i, (n, t) in enumerate(params)]  # fmt: skip
+
+    def pairs(a: list[ArgSpec], b: list[ArgSpec]) -> list[tuple[str | None, str | None, str, float]]:
+        return [(p.a.name if p.a else None, p.b.name if p.b else None, p.how, p.score)
+                for p in pair_params(a, "", b, "").pairs]  # fmt: skip
+
+    # a score of exactly MIN_SCORE pairs: 1.5 + 0.5 (same place), other names, other integer types
+    assert pairs(specs(("n", "i32")), specs(("m", "i64"))) == [("n", "m", "renamed", 2.0)]
+    assert pairs(specs(("m", "i64")), specs(("n", "i32"))) == [("m", "n", "renamed", 2.0)]
+    # a constexpr declared first does not stop the pairing of the parameters after it (both orders)
+    a, b = specs(("BLOCK", "constexpr"), ("x_ptr", "*fp32")), specs(("BLOCK", "constexpr"), ("y_ptr", "*fp32"))
+    assert pairs(a, b) == [("BLOCK", "BLOCK", "config", 1.0), ("x_ptr", "y_ptr", "renamed", 2.5)]
+    assert pairs(b, a) == [("BLOCK", "BLOCK", "config", 1.0), ("y_ptr", "x_ptr", "renamed", 2.5)]
+    # p-p (4.25) is taken first; p-r (2.0) then conflicts, and q-r (2.0) after it is still made
+    a, b = specs(("p", "i32"), ("q", "i64")), specs(("p", "i32"), ("r", "i32"))
+    assert pairs(a, b) == [("p", "p", "same", 4.25), ("q", "r", "renamed", 2.0)]
+    assert pairs(b, a) == [("p", "p", "same", 4.25), ("r", "q", "renamed", 2.0)]
+    # the score is rounded to 3 decimals: 1.5 + 0.25 (both i32) + 0.5 × (1 - 1/3)
+    a, b = specs(("s", "i32")), specs(("u", "i64"), ("t", "i32"), ("v", "i64"))
+    assert pairs(a, b) == [("s", "t", "renamed", 2.083), (None, "u", "added", 0.0), (None, "v", "added", 0.0)]
+    assert pairs(b, a) == [("u", None, "removed", 0.0), ("t", "s", "renamed", 2.083), ("v", None, "removed", 0.0)]

@@ -436,3 +436,48 @@ def test_unknown_constexpr_value_is_a_dash(bundle: Bundle, swap: bool) -> None:
     (f,) = rule_config_changed(ctx)
     vals = {"fixed": "1024", "block512": "—"}
     assert f.explanation == block_only(a, b, vals[a], vals[b])
+
+
+@BOTH
+def test_added_lists_of_two(bundle: Bundle, swap: bool) -> None:
+    """``_added`` on parameter roles no suite pair has (two of each kind, ParamRole objects as
+    :func:`irdiff.diagnose.params.param_roles` makes them): two divisible strides, two mask bounds, two scalars used
+    only in arithmetic, and an i64 stride without divisibility, whose remedy joins the alignment and 32-bit advice.
+    The facts are a real variant's (``fixed``: none of these names, so no TTIR evidence)."""
+    from irdiff.diagnose.params import ParamPairing, ParamRole
+    from irdiff.diagnose.rules.parameters import _added, _names
+
+    assert (_names([]), _names(["a"]), _names(["a", "b"]), _names(["a", "b", "c"])) == (
+        "", "`a`", "`a` and `b`", "`a`, `b` and `c`")  # fmt: skip
+
+    def role(name: str, typ: str, feats: set[str], div: int | None = None) -> ParamRole:
+        kind = "float" if typ.startswith("fp") else "int"
+        return ParamRole(name, 0, kind, typ, divisibility=div, features=frozenset(feats), ir_seen=True)
+
+    new = [role("ld", "i32", {"stride", "row"}, 16), role("inc", "i32", {"stride"}, 16), role("nr", "i32", {"mask"}),
+           role("nc", "i32", {"mask"}), role("alpha", "fp32", {"value"}), role("beta", "fp32", {"value"}),
+           role("wide", "i64", {"stride", "row"})]  # fmt: skip
+    side, other = ("b", "a") if swap else ("a", "b")
+    facts = extract_facts(bundle.compiled_variant("fixed"))
+    f = _added(side, other, new, ParamPairing([]), facts, ("a", "b"))
+    assert f is not None and f.severity == "major" and f.predicts == side
+    assert (
+        "`ld` is specialized divisible by 16; `inc` is specialized divisible by 16 (`tt.divisibility`): offsets "
+        "computed with them keep that alignment, so the vector width need not drop."
+    ) in f.explanation
+    assert "`nr` and `nc` bound the masks: without a known divisibility" in f.explanation
+    assert (
+        f"Also only in `{side}`: `alpha`, a runtime fp32 used only in arithmetic (no address depends on it); `beta`, "
+        "a runtime fp32 used only in arithmetic (no address depends on it)."
+    ) in f.explanation
+    assert f.remedy == (
+        "when every caller's `wide` is a multiple of 16 elements, say so in the kernel with "
+        "`tl.multiple_of(row * wide, 16)` on the computed offset (a hint on the bare parameter has no effect), or "
+        "pass it as a multiple of 16 from a caller that lets the JIT specialize it; with TorchInductor, compile this "
+        "shape statically (`dynamic=False`, or `torch._dynamo.mark_static` on the dimension); when every index fits "
+        "below 2^31, pass `wide` as a 32-bit integer (the JIT types an integer argument i64 only when it is annotated "
+        "`tl.int64` or its value does not fit in 32 bits)"
+    )
+    one = _added(side, other, new[:1] + new[2:3], ParamPairing([]), facts, ("a", "b"))
+    assert one is not None and "offsets computed with it keep" in one.explanation
+    assert "`nr` bounds the masks" in one.explanation

@@ -689,3 +689,34 @@ def test_options_maxnreg_unset_is_a_setting_and_other_unset_options_are_unknown(
     assert " `num_stages` is the default pipelining depth of every `scf.for`" in f.explanation
     assert "`num_warps` changes" not in f.explanation
     assert [e.text for e in f.evidence if e.variant == "free"] == ["num_stages = 3", "maxnreg = unset (no cap)"]
+
+
+def test_unit_strides_numbered_with_a_constexpr_declared_first(pair) -> None:  # type: ignore[no-untyped-def]
+    """As above, with ``mixed``'s constexpr parameters declared before its runtime ones: ``%argN`` numbers the
+    runtime parameters only (Triton drops constexprs from the signature), so ``incx``/``incw`` are still found as
+    unit strides (critical) in both orders of the variants."""
+    ctx = pair("mixed", "plain")
+    runtime = [a.name for a in ctx.fa.args if a.type != "constexpr"]
+    text = ctx.ttgir["mixed"]
+    for i, name in enumerate(runtime):
+        text = re.sub(rf"%{name}(?![\w.$-])", f"%arg{i}", text)
+    consts = [a for a in ctx.fa.args if a.type == "constexpr"]
+    assert consts and ctx.fa.args[0].type != "constexpr"  # the real kernel declares them last
+    first = dataclasses.replace(ctx.fa, args=consts + [a for a in ctx.fa.args if a.type != "constexpr"])
+    ttgir = {**ctx.ttgir, "mixed": text}
+    for numbered in (Context("mixed", "plain", first, ctx.fb, ttgir, ctx.python),
+                     Context("plain", "mixed", ctx.fb, first, ttgir, ctx.python)):  # fmt: skip
+        (f,) = rule_constexpr_one(numbered)
+        assert f.severity == "critical" and "A unit stride that is a constant" in f.explanation
+
+
+def test_divisibility_lost_on_a_parameter_whose_type_changed() -> None:
+    """``p`` is a pointer without divisibility in ``lost`` and an i32 divisible by 16 in ``kept`` (a tensor passed
+    where the other caller passes an integer): the sentences follow the lost side's type (a pointer's alignment),
+    in both orders of the variants."""
+    lost = make_facts("lost", args=[make_arg("p", "*fp32")])
+    kept = make_facts("kept", args=[make_arg("p", "i32", divisibility=16)])
+    for ctx in (make_context(lost, kept), make_context(kept, lost)):
+        (f,) = rule_divisibility(ctx)
+        assert "Without it AxisInfo assumes nothing about the alignment of `p`" in f.explanation
+        assert "Offsets built from" not in f.explanation and "only used in masks" not in f.explanation

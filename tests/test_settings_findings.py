@@ -380,3 +380,28 @@ def test_env_finding_with_two_known_knobs(tiles: Bundle) -> None:
         f"`DISABLE_PTXAS_OPT` {KNOWN_KNOBS['DISABLE_PTXAS_OPT']}. Run with `--passes` to name the first compiler pass "
         "whose output differs."
     )
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_first_pass_that_only_adds_a_line(tiles: Bundle, tmp_path: Path, swap: bool) -> None:
+    """The first six snapshots of ``on_sm90``, and a copy whose fourth snapshot (the third pass's output) has one
+    line more: the pass's hunk only adds a line on the copy's side, so the other side's evidence has no line of
+    its own to quote (in both orders of the variants)."""
+    on = dataclasses.replace(tiles.variants["on_sm90"], passes=tiles.variants["on_sm90"].passes[:6])
+    (tmp_path / "passes").mkdir()
+    for n in on.passes:
+        shutil.copy(Path(on.directory) / "passes" / n, tmp_path / "passes" / n)
+    snap = tmp_path / "passes" / on.passes[3]
+    text = snap.read_text()
+    assert text.count("tt.return") == 1
+    snap.write_text(text.replace("tt.return", "%irdiff_extra = arith.constant 7 : i32\n    tt.return"))
+    more = dataclasses.replace(on, directory=str(tmp_path))
+    plain, extra = _edit(on, env={"DISABLE_PTXAS_OPT": "1"}), more
+    va, vb = (extra, plain) if swap else (plain, extra)
+    (f,) = settings_findings("a", "b", va, vb)
+    name = pass_names(on)[2]
+    ev = [t for t in _texts(f) if t[1] == "passes"]
+    mine = f"after {name}: %irdiff_extra.0 = arith.constant 7 : i32"  # as normalized
+    none = f"after {name}: (no line of its own)"
+    assert ev == ([("a", "passes", mine), ("b", "passes", none)] if swap else
+                  [("a", "passes", none), ("b", "passes", mine)])  # fmt: skip

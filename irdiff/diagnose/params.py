@@ -233,7 +233,9 @@ def _features(text: str, args: list[str], addresses: dict[str, set[str]] | None 
                         if o in feats:
                             feats[o].add("loop")
                 taint[iv] = taint.get(lb, frozenset()) | taint.get(st, frozenset())
-            inits = re.findall(r"(%[\w.$-]+)\s*=\s*(%[\w.$-]+(?:#\d+)?)", rest.split("iter_args", 1)[-1])
+            # only the iter_args pairs (without iter_args the head's `%iv = %lb` must not be read as one)
+            _, _, carried = rest.partition("iter_args")
+            inits = re.findall(r"(%[\w.$-]+)\s*=\s*(%[\w.$-]+(?:#\d+)?)", carried)
             for x, init in inits:
                 taint[x] = taint.get(init, frozenset())
             # the loop's results carry its iter_args' values, not its bounds (a trip count is not data)
