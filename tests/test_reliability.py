@@ -341,6 +341,46 @@ def test_interruption_raised_where_python_drops_it_is_raised_again() -> None:
     assert words[:2] == ["interrupted", "2"] and float(words[2]) < 5, r.stdout
 
 
+_NATIVE_INIT_CTRL_C = """
+import os, signal, sys, time
+from irdiff.interrupt import Interrupted, install
+install()
+state = {"in_exec": 0, "sent": False}
+def prof(frame, event, arg):
+    name = getattr(arg, "__name__", "")
+    if event == "c_call" and name in ("exec_dynamic", "create_dynamic"):
+        state["in_exec"] += 1
+    elif event == "c_return" and name in ("exec_dynamic", "create_dynamic"):
+        state["in_exec"] -= 1
+    elif event == "call" and state["in_exec"] and not state["sent"]:  # Python code called from the extension's init
+        state["sent"] = True
+        os.kill(os.getpid(), signal.SIGINT)
+try:
+    sys.setprofile(prof)
+    import triton._C.libtriton
+    sys.setprofile(None)
+    t = time.monotonic()
+    while time.monotonic() - t < 20:
+        time.sleep(0.01)
+    print("lost", state)
+except Interrupted as e:
+    sys.setprofile(None)
+    print("interrupted", e.signum, "after the import" if "triton._C.libtriton" in sys.modules else "during the import", state["sent"])
+"""
+
+
+def test_interruption_inside_a_native_module_init_waits_for_it() -> None:
+    """A SIGINT while ``libtriton`` initialises (its nanobind code calls Python's ``enum``) used to raise into that
+    Python code and from there into C++ (``nanobind::python_error``, uncaught: irdiff aborted with -6, seen once in
+    10 runs of ``test_interrupted_compile_then_clean_rerun[2]`` under load; or the interruption was lost). Now it
+    is raised once the import is over. The signal is sent from a profile hook at the first Python call made from
+    inside the extension's ``exec_dynamic``, so the timing is exact."""
+    r = subprocess.run([sys.executable, "-c", _NATIVE_INIT_CTRL_C], capture_output=True, text=True,
+                       env=_env(ROOT / "unused-cache"), cwd=ROOT, timeout=120)  # fmt: skip
+    assert (r.returncode, r.stderr) == (0, ""), (r.returncode, r.stderr[-2000:])
+    assert r.stdout.split() == ["interrupted", "2", "after", "the", "import", "True"], r.stdout
+
+
 def test_double_interrupt_still_leaves_nothing_half_written(tmp_path: Path) -> None:
     """Two SIGINTs in a row while workers compile (a double Ctrl-C; ``timeout -s INT`` signals irdiff and then its
     process group): exit 130 with one line, no worker left, and no temporary left behind at exit, before any rerun
