@@ -336,3 +336,19 @@ def test_first_64_bit_op_is_quoted_only_from_the_kernels_own_source(compile_suit
     assert extract_facts(elsewhere).i64_first_python is None
     nopath = replace(v, metadata={k: x for k, x in v.metadata.items() if k != "source_path"})
     assert extract_facts(nopath).i64_first_python == own
+
+
+def test_sass_calls_of_real_kernels(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """SASS CALLs in the facts, as :func:`irdiff.diagnose.facts.sass_calls` reads the variant's SASS: ``i64`` of
+    ``tests/suites/diag_copy.py`` on sm86 calls ptxas' 64-bit division subroutine (CALL ... RET); the annotated matmul
+    on sm86 has ptxas' predicated CALL out of its loop into code ending in EXIT (a branch, no routine)."""
+    from irdiff.diagnose.facts import sass_calls
+
+    v = compile_suite(str(SUITES / "diag_copy.py"), ["i64", "i32"], "sm86").variants["i64"]
+    f = extract_facts(v)
+    subs, branches = sass_calls(stage_text(v, "sass"))
+    assert subs and f.sass_calls == subs and f.sass_branch_calls == branches
+    m = compile_suite("matmul", ["unannotated", "annotated"], "sm86").variants["annotated"]
+    fm = extract_facts(m)
+    subs, branches = sass_calls(stage_text(m, "sass"))
+    assert branches and fm.sass_branch_calls == branches and fm.sass_calls == subs
