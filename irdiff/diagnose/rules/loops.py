@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from irdiff.diagnose.facts import VariantFacts
+from irdiff.diagnose.facts import LoopFact, VariantFacts
 from irdiff.diagnose.model import Evidence, Finding
 from irdiff.diagnose.rules.common import Context, _ev
 from irdiff.diagnose.rules.registry import Emits, rule
@@ -15,6 +15,39 @@ def _ttir_loop_summary(f: VariantFacts) -> tuple[int, int, bool]:
     gdepth = max((lp.depth for lp in f.loops_ttgir), default=0)
     flat = any(lp.flatten for lp in f.loops_ttir)
     return depth, gdepth, flat
+
+
+def _differing_nest(fused: list[LoopFact], other: list[LoopFact]) -> LoopFact:
+    """The ``tt.flatten`` loop of the fusing variant whose nest the other variant does not flatten: TTIR loops of
+    the same source pair up by their order (flattening is an attribute there; the fusion happens in TTGIR), so a
+    kernel with two nests, one flattened in both variants, names the nest that differs. Without such a pair, the
+    first ``tt.flatten`` loop."""
+    if len(fused) == len(other):
+        for x, y in zip(fused, other, strict=True):
+            if x.flatten and not y.flatten:
+                return x
+    return next(lp for lp in fused if lp.flatten)
+
+
+def _tops(loops: list[LoopFact]) -> list[LoopFact]:
+    return [lp for lp in loops if lp.depth == 1 and not lp.remainder]
+
+
+def _top_rank(loops: list[LoopFact], lp: LoopFact) -> int | None:
+    """Which top-level loop (0-based, source order) ``lp`` is, when it is one."""
+    tops = _tops(loops)
+    return next((i for i, x in enumerate(tops) if x is lp), None)
+
+
+def _nest(loops: list[LoopFact], rank: int | None, expect: int) -> list[LoopFact]:
+    """The TTGIR loops of the ``rank``-th top-level nest (its top loop and the loops inside it), when TTGIR has as
+    many top-level loops as TTIR (``expect``: a fused nest is still one top-level loop, so the ranks correspond);
+    else every loop."""
+    tops = _tops(loops)
+    if rank is None or len(tops) != expect or rank >= len(tops):
+        return loops
+    top = tops[rank]
+    return [lp for lp in loops if (top.ref.line or 0) <= (lp.ref.line or 0) <= (top.end_line or 0)]
 
 
 @rule(
@@ -35,7 +68,7 @@ def rule_loops(ctx: Context) -> list[Finding]:
         fz = ctx.a if fused[ctx.a] else ctx.b
         other = ctx.b if fz == ctx.a else ctx.a
         ff, fo = ctx.facts(fz), ctx.facts(other)
-        outer = next(lp for lp in ff.loops_ttir if lp.flatten)
+        outer = _differing_nest(ff.loops_ttir, fo.loops_ttir)
         inner = next(
             (
                 lp
@@ -44,14 +77,16 @@ def rule_loops(ctx: Context) -> list[Finding]:
             ),
             None,
         )
-        main = max((lp for lp in ff.loops_ttgir), key=lambda lp: lp.iter_args, default=None)
-        omain = max((lp for lp in fo.loops_ttgir), key=lambda lp: lp.iter_args, default=None)
+        rank = _top_rank(ff.loops_ttir, outer)
+        # the steady-state loop (most loop-carried values) of that nest in each variant's TTGIR
+        main = max(_nest(ff.loops_ttgir, rank, len(_tops(ff.loops_ttir))), key=lambda lp: lp.iter_args, default=None)
+        omain = max(_nest(fo.loops_ttgir, rank, len(_tops(fo.loops_ttir))), key=lambda lp: lp.iter_args, default=None)
         ev = [_ev(fz, outer.ref, outer.ref.text[:240]), Evidence(fz, "ttir", outer.end_line, "} {tt.flatten}")]
         if inner:
             ev.append(_ev(fz, inner.ref, inner.ref.text[:240]))
         if main:
             ev.append(_ev(fz, main.ref, main.ref.text[:240]))
-        for lp in fo.loops_ttgir[:2]:
+        for lp in _nest(fo.loops_ttgir, rank, len(_tops(fo.loops_ttir)))[:2]:
             ev.append(_ev(other, lp.ref, lp.ref.text[:240]))
         n_for = len(ff.loops_ttgir)
         # what the nest is, from the TTIR: a matmul's tile loop around its K loop (``tt.dot`` in the inner loop's
