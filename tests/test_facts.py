@@ -352,3 +352,56 @@ def test_sass_calls_of_real_kernels(compile_suite) -> None:  # type: ignore[no-u
     fm = extract_facts(m)
     subs, branches = sass_calls(stage_text(m, "sass"))
     assert branches and fm.sass_branch_calls == branches and fm.sass_calls == subs
+
+
+_LOWER_TTGIR = """\
+    %x = tt.load %x_ptrs : tensor<256x!tt.ptr<f16>, #blocked>
+    %y = tt.load %y_ptrs : tensor<256x!tt.ptr<f16>, #blocked>
+    %z = tt.load %z_ptrs : tensor<128x!tt.ptr<f32>, #blocked>
+    %7 = tt.load %6 : tensor<64x!tt.ptr<f32>, #blocked>
+    %r = tt.splat %R : i32 -> tensor<64xi32, #blocked>
+    %c = tt.splat %C : i32 -> tensor<64xi32, #blocked>
+    %m1 = arith.cmpi slt, %offs, %r : tensor<64xi32, #blocked>
+    %m2 = arith.cmpi slt, %offs, %c : tensor<64xi32, #blocked>
+    %m = arith.andi %m1, %m2 : tensor<64xi1, #blocked>
+    tt.store %out_ptrs, %7, %m : tensor<64x!tt.ptr<f32>, #blocked>
+    %cp = ttg.async_copy_global_to_local %z_ptrs, %buf : tensor<128x!tt.ptr<f32>, #blocked> -> <128xf32, #shared, #smem, mutable>
+"""
+_LOWER_LOG = "".join(
+    f"[tritongpu-coalesce]: Considering op: %{i} = tt.load %{i + 1} : tensor<{t}, #blocked>\n"
+    f"[tritongpu-coalesce]: axis info of pointer: contiguity = [{n}], divisibility = [16]\n"
+    f"[tritongpu-coalesce]: perThread: {p}\n"
+    for i, t, n, p in (
+        (1, "256x!tt.ptr<f16>", 256, 2),
+        (3, "256x!tt.ptr<f16>", 256, 8),
+        (5, "128x!tt.ptr<f32>", 128, 4),
+    )
+) + (
+    "[tritongpu-coalesce]: Considering op: %9 = tt.load %8 : tensor<64x!tt.ptr<f32>, #blocked>\n"
+    "[tritongpu-coalesce]: axis info of pointer: contiguity = [64], divisibility = [16]\n"
+    "[tritongpu-coalesce]: perThread: 1\n"
+)
+
+
+def test_lowered_accesses_match_coalesce_blocks_by_name(loop90) -> None:  # type: ignore[no-untyped-def]
+    """Each TTGIR access takes the first unused coalesce-log block of its kind, shape and type whose Python name does
+    not disagree (a block or an op without a name matches any); an op without a name takes its block's; a mask quotes
+    its 4 nearest ops; an async copy without a mask has none. TTGIR lines written as Triton prints them, the LLIR/PTX
+    those of ``stages1`` (no source positions here, so nothing lowered is matched)."""
+    from irdiff.diagnose.facts import _walk_mlir, coalesce_facts, lowering_facts
+
+    names = {("load", (256,), "f16"): [("y", "y_ptrs"), ("x", "x_ptrs")], ("load", (64,), "f32"): [("w", "w_ptrs")]}
+    accesses = coalesce_facts(_LOWER_LOG, names)
+    assert [(a.name, a.per_thread) for a in accesses] == [("y", 2), ("x", 8), ("", 4), ("w", 1)]
+    ttgir = "module {\n  tt.func public @k() {\n" + _LOWER_TTGIR + "    tt.return\n  }\n}\n"
+    ops, _ = _walk_mlir(ttgir, "ttgir")
+    lowered, _ = lowering_facts(loop90.variants["stages1"], ttgir, ops, accesses)
+    assert [(lw.kind, lw.name, lw.coalesce_index, lw.per_thread) for lw in lowered] == [
+        ("load", "x", 1, 8),  # the block named `y` is skipped for `x`
+        ("load", "y", 0, 2),
+        ("load", "z", 2, 4),  # an unnamed block matches a named op
+        ("load", "w", 3, 1),  # an op without a name takes the block's
+        ("store", "", None, None),
+    ]
+    store = lowered[-1]
+    assert store.mask == "%m" and [r.text.split(" = ")[0] for r in store.mask_refs] == ["%m", "%m1", "%m2", "%r"]
