@@ -405,3 +405,34 @@ def test_lowered_accesses_match_coalesce_blocks_by_name(loop90) -> None:  # type
     ]
     store = lowered[-1]
     assert store.mask == "%m" and [r.text.split(" = ")[0] for r in store.mask_refs] == ["%m", "%m1", "%m2", "%r"]
+
+
+def test_lowered_access_quotes_its_widest_instruction(loop90, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """One source position lowered to global loads of two widths (copies of a body with different alignment): the
+    access quotes the widest (128-bit ``ld.global.v2.b64``), not the greatest spelling (the 64-bit
+    ``ld.global.v4.b16`` sorts after it). LLIR and PTX written as LLVM and Triton print them, in ``stages1``'s record."""
+    from dataclasses import replace
+
+    from irdiff.diagnose.facts import _walk_mlir, lowering_facts
+
+    (tmp_path / "k.llir").write_text(
+        '  %5 = tail call { i16, i16, i16, i16 } asm sideeffect "ld.global.v4.b16 { $0, $1, $2, $3 }, '
+        '[ $4 + 0 ];", "=h,=h,=h,=h,l"(ptr addrspace(1) %4) #2, !dbg !19\n'
+        '  %6 = tail call { i64, i64 } asm sideeffect "ld.global.v2.b64 { $0, $1 }, '
+        '[ $2 + 0 ];", "=l,=l,l"(ptr addrspace(1) %4) #2, !dbg !19\n'
+        "!19 = !DILocation(line: 33, column: 16, scope: !4)\n"
+    )
+    (tmp_path / "k.ptx").write_text(
+        "\t.loc\t1 33 16\n\tld.global.v4.b16 \t{ %rs1, %rs2, %rs3, %rs4 }, [%rd1];\n"
+        "\tld.global.v2.b64 \t{ %rd3, %rd4 }, [%rd2];\n"
+    )
+    v = replace(loop90.variants["stages1"], directory=str(tmp_path), stages={"llir": "k.llir", "ptx": "k.ptx"})
+    ttgir = (
+        '#loc3 = loc("/k.py":33:16)\nmodule {\n  tt.func public @k() {\n'
+        "    %x = tt.load %x_ptrs : tensor<256x!tt.ptr<f32>, #blocked> loc(#loc3)\n    tt.return\n  }\n}\n"
+    )
+    ops, _ = _walk_mlir(ttgir, "ttgir")
+    (lw,) = lowering_facts(v, ttgir, ops, [])[0]
+    assert (lw.llir_count, lw.ptx_count, lw.llir_bits, lw.ptx_bits) == (2, 2, 128, 128)
+    assert lw.ptx_key == "ld.global.v2.b64"
+    assert lw.llir_ref is not None and lw.llir_ref.line == 2 and lw.ptx_ref is not None and lw.ptx_ref.line == 3
