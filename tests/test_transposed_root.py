@@ -56,3 +56,17 @@ def test_transposed_accesses_pair_by_pointer(tb) -> None:  # type: ignore[no-unt
     got = [(x.kind, x.ptr_args[0], da, db) for x, _, da, db in transposed_accesses(lo["colstore"], lo["rowstore"])]
     assert got == [("store", "out", 0, 1)]
     assert transposed_accesses(lo["rowmaj"], lo["rowmaj"]) == []
+
+
+@pytest.mark.parametrize(("a", "b"), [("t0", "t1"), ("t1", "t0")])
+def test_transposed_load_chosen_by_a_constexpr(compile_suite, a: str, b: str) -> None:  # type: ignore[no-untyped-def]
+    """The same source with ``T`` choosing the index expression: ``config.changed`` is the root, and says the access
+    the configuration transposes and the conversion that follows."""
+    d = diagnose(compile_suite(SUITE, ["t0", "t1"], "sm80"), a, b)
+    cfg = next(f for f in d.findings if f.id == "config.changed")
+    assert not cfg.causes
+    flip = {"t0": "False", "t1": "True"}
+    assert cfg.title == (
+        f"Configuration differs: `T` ({flip[a]}→{flip[b]}): the load reads `src` transposed in `t1` (column-major), "
+        "row-major in `t0`, so Triton converts the layout through shared memory"
+    )

@@ -669,6 +669,13 @@ def apply_roots(
             if lowered is None:
                 lowered = (extract_facts(va).lowered, extract_facts(vb).lowered)
             _name_transposed(by_id[fid], cs, a, b, lowered, findings, claimed=True)
+    cfg = by_id.get("config.changed")
+    if cfg is not None and not cfg.causes and not any(c.kind != "option" for c in sd.semantic):
+        # the same source, another constexpr (`if TRANSPOSED:` choosing the index expression): the configuration
+        # is the root, and the access it transposes is what it does
+        if lowered is None:
+            lowered = (extract_facts(va).lowered, extract_facts(vb).lowered)
+        _name_transposed(cfg, [], a, b, lowered, findings, config=True)
     _cap_restatements(findings, by_id)
     _lift_roots(findings, roots_now)
     unexplained = [f.id for f in findings if f.id != "time.measured" and not _reaches(f.id, by_id, roots_now, reached)]
@@ -994,9 +1001,10 @@ def _name_transposed(
     findings: list[Finding],
     *,
     claimed: bool = False,
+    config: bool = False,
 ) -> None:
     """Retitle the source root ``g`` (or, ``claimed``, the rule finding that claimed the change and names it in
-    its title) when its change flips an access's fastest-varying dimension
+    its title; ``config``, ``config.changed`` when the source is the same) when its change flips an access's fastest-varying dimension
     (:func:`transposed_accesses`): the root is then the transposed access (and the layout conversion through shared
     memory Triton adds for it, when ``layout.convert-shared`` follows from ``g`` in that variant), not the syntax of
     the index expression, which stays in the explanation. An access belongs to the change when one of its pointer
@@ -1026,6 +1034,10 @@ def _name_transposed(
     conv = next((f for f in findings if f.id == "layout.convert-shared"), None)
     if claimed:  # the claiming finding says what follows itself
         g.title = f"{what[0].upper()}{what[1:]}: {g.title}"
+    elif config:  # `config.changed` (no source change): what the configuration does follows its values
+        if conv is not None and _follows(conv, g.id, findings) and any(e.variant == tv for e in conv.evidence):
+            what += ", so Triton converts the layout through shared memory"
+        g.title = f"{g.title}: {what}"
     else:
         if conv is not None and _follows(conv, g.id, findings) and any(e.variant == tv for e in conv.evidence):
             what += ", so Triton converts the layout through shared memory"

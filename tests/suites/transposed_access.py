@@ -6,6 +6,8 @@
   loads it in a column-major blocked layout and converts to the store's row-major one through shared memory.
 - ``colstore``: a row-major load of ``inp`` (other names: ``i``, ``j``, ``ld``) stored column-major into ``out``.
 - ``rowstore``: the same kernel as ``colstore`` with a row-major store.
+- ``t0`` / ``t1``: one kernel whose constexpr ``T`` chooses the load's index expression (``T=True``: column-major):
+  the same source, so the root is ``config.changed``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,17 @@ def colstore(inp, out, ld, B: tl.constexpr):
     tl.store(out + i[:, None] + j[None, :] * ld, v)
 
 
+@triton.jit
+def either(src, dst, stride, B: tl.constexpr, T: tl.constexpr):
+    r = tl.arange(0, B)
+    c = tl.arange(0, B)
+    if T:
+        x = tl.load(src + r[:, None] + c[None, :] * stride)
+    else:
+        x = tl.load(src + r[:, None] * stride + c[None, :])
+    tl.store(dst + r[:, None] * B + c[None, :], x)
+
+
 def _args(s: dict[str, int]) -> dict[str, object]:
     return {"src": Tensor((64, 64), "bf16"), "dst": Tensor((64, 64), "bf16", output=True), "stride": 64}
 
@@ -64,6 +77,8 @@ suite = Suite(
         "colmaj": Variant(colmaj, "column-major load", {"B": 64}, target="sm80"),
         "rowstore": Variant(rowstore, "row-major store", {"B": 64}, args=_args2, target="sm80"),
         "colstore": Variant(colstore, "column-major store", {"B": 64}, args=_args2, target="sm80"),
+        "t0": Variant(either, "T=False: row-major load", {"B": 64, "T": False}, target="sm80"),
+        "t1": Variant(either, "T=True: column-major load", {"B": 64, "T": True}, target="sm80"),
     },
     args=_args,
     shape={},
