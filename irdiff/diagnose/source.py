@@ -647,7 +647,9 @@ class _Cmp:
                             if _dump(ax) != _dump(ay):
                                 self.expr(ax, ay)
                         continue
-                    if _dump(x2.keywords) == _dump(y2.keywords):  # (else the keywords' changes name it)
+                    if list(map(_dump, x2.keywords)) == list(
+                        map(_dump, y2.keywords)
+                    ):  # (else the keywords' changes name it)
                         self.add("annotation", f"decorator `@{k}` differs", x2, y2, name=k, old=_src(x2), new=_src(y2))
                     continue
                 self.add(
