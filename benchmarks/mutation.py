@@ -129,6 +129,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_truth_findings.py",
         "tests/test_rule_loops.py",
         "tests/test_rule_atomic_ops.py::test_memory_ops_count_atomics_as_global_memory_ops",
+        "tests/test_rule_atomic_ops.py::test_memory_ops_list_and_total_the_atomics",
     ],
     # on a loaded 2-core machine add `-k "not renaming_every_local"` (the hypothesis property, ~1 s a mutant)
     "irdiff/diagnose/source.py": [
@@ -136,7 +137,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_source_words.py",
         "tests/test_source_records.py",
     ],
-    "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_parameters.py"],
+    "irdiff/diagnose/rules/parameters.py": ["tests/test_rule_parameters.py", "tests/test_config_shown.py"],
     # tests/test_facts_text.py: the helpers on real IR text (fast); tests/test_facts.py extracts the facts of whole
     # compiles in each test (seconds per mutant on 2 cores: locally, run the helpers with --only);
     # tests/test_facts_kinds.py calls invariant_loads, _name_loads/_load_name, ttir_int_width_facts and
@@ -171,7 +172,14 @@ SELECTIONS: dict[str, list[str]] = {
     # roots.py: tests/test_roots_units.py calls the helpers (mechanisms, stage-0 words, settings/source/attribute
     # roots, claims, ordering, register estimates); tests/test_roots_apply.py calls apply_roots, _add_trace,
     # register_story and _pass_finding on the rules' findings of small compiled pairs (captured once per pair)
-    "irdiff/diagnose/roots.py": ["tests/test_roots_units.py", "tests/test_roots_apply.py", "tests/test_roots_fixes.py"],
+    "irdiff/diagnose/roots.py": [
+        "tests/test_roots_units.py",
+        "tests/test_roots_apply.py",
+        "tests/test_roots_fixes.py",
+        # transposed_accesses and the fp64 broadcast-multiply register story (real sm80 compiles)
+        "tests/test_transposed_root.py",
+        "tests/test_fp64_dot_registers.py",
+    ],
     "irdiff/diagnose/rules/pipelining.py": ["tests/test_rule_pipelining.py", "tests/test_truth_findings.py"],
     "irdiff/diagnose/rules/precision.py": ["tests/test_rule_precision.py", "tests/test_mech_signs.py"],
     # test_diagnose_units.py: the chain machinery without a compile; the two others run diagnose() on compiled
@@ -199,9 +207,10 @@ SELECTIONS: dict[str, list[str]] = {
     ],
     "irdiff/diagnose/rules/loops.py": [
         "tests/test_rule_loops.py",
+        "tests/test_two_nests.py",
         *_MECHANISMS,
         "-k",
-        "test_rule_loops or loop or unroll or constexpr_changed or pipeline_rules or num_stages",
+        "test_rule_loops or loop or unroll or constexpr_changed or pipeline_rules or num_stages or two_nests",
     ],
     "irdiff/diagnose/rules/coalescing.py": [
         "tests/test_rule_coalescing.py",
@@ -232,6 +241,7 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_diagnose_units.py",
         "tests/test_diagnose.py",
         "tests/test_verdicts_agree.py",
+        "tests/test_inert_source.py",
         "-k",
         "not test_seed_001_persistent",
     ],
