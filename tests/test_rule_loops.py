@@ -697,3 +697,94 @@ def test_flattened_nest_after_other_loops_quotes_its_own_inner_loop(swap: bool) 
         outer = next(lp for lp in ttir if lp.flatten)
         quoted = [e.line for e in f.evidence if e.variant == "f" and e.stage == "ttir"]
         assert quoted == [outer.ref.line, outer.end_line] + ([inner] if inner else [])
+
+
+def _at(stage: str, depth: int, line: int | None, end: int, *, iters: int = 1, flatten: bool = False, dots: int = 0) -> LoopFact:  # fmt: skip
+    """A written-out ``scf.for`` whose opening line may be unknown (``None``) and with ``iters`` loop-carried values."""
+    return LoopFact(stage, depth, iters, flatten, Ref(stage, line, f"scf.for at {line}"), end, dots=dots)
+
+
+def test_nest_keeps_the_loops_between_the_top_loops_lines() -> None:
+    """``_nest`` on written-out TTGIR loops: the loops of the ``rank``-th top-level nest are those whose opening line
+    lies between the top loop's opening and closing lines, both included; an unknown line counts as 0."""
+    from irdiff.diagnose.rules.loops import _nest
+
+    top, at_end = _at("ttgir", 1, 10, 20), _at("ttgir", 2, 20, 20)
+    assert _nest([top, at_end], 0, 1) == [top, at_end]  # a loop opening on the top loop's closing line is inside
+    top, inner = _at("ttgir", 1, None, 20), _at("ttgir", 2, 5, 8)
+    assert _nest([top, inner], 0, 1) == [top, inner]  # a top loop of unknown line starts at 0
+    top, unknown = _at("ttgir", 1, 1, 20), _at("ttgir", 2, None, 0)
+    assert _nest([top, unknown], 0, 1) == [top]  # a loop of unknown line (0) is before a top loop at line 1
+    top, first = _at("ttgir", 1, None, 0), _at("ttgir", 2, 1, 1)
+    assert _nest([top, first], 0, 1) == [top]  # an unknown closing line (0) ends the nest before line 1
+    assert _nest([top, first], None, 1) == [top, first] and _nest([top, first], 0, 2) == [top, first]
+
+
+@BOTH
+def test_flattened_inner_loop_is_strictly_inside_the_outer_loop(swap: bool) -> None:
+    """Facts written out by hand, in both orders: the inner loop quoted (and whose ``tt.dot`` makes the nest a matmul's)
+    is one level deeper and opens after the ``tt.flatten`` loop's opening line (an unknown line counts as 0), up to and
+    including its closing line; a deeper loop on the same line, or of unknown line, is not it."""
+    other = make_facts("o", loops_ttir=[_loop("ttir", 1, 10, 20), _loop("ttir", 2, 12, 18)], loops_ttgir=[_loop("ttgir", 1, 10, 20), _loop("ttgir", 2, 12, 18)])  # fmt: skip
+    cases = [
+        ([_at("ttir", 1, 10, 20, flatten=True), _at("ttir", 2, 10, 10), _at("ttir", 2, 12, 18, dots=1)], 12),
+        ([_at("ttir", 1, None, 20, flatten=True), _at("ttir", 2, None, 0), _at("ttir", 2, 5, 18, dots=1)], 5),
+        ([_at("ttir", 1, None, 20, flatten=True), _at("ttir", 2, 1, 18, dots=1)], 1),
+        ([_at("ttir", 1, 10, 20, flatten=True), _at("ttir", 2, 20, 20, dots=1)], 20),
+    ]
+    for ttir, inner in cases:
+        fused = make_facts("f", loops_ttir=ttir, loops_ttgir=[_loop("ttgir", 1, 30, 40)])
+        (f,) = rule_loops(make_context(other, fused) if swap else make_context(fused, other))
+        assert f.title == "Tile loop and K loop are fused into one loop in `f` (`flatten=True`)", inner
+        quoted = [e.text for e in f.evidence if e.variant == "f" and e.stage == "ttir"]
+        assert quoted == [f"scf.for at {ttir[0].ref.line}", "} {tt.flatten}", f"scf.for at {inner}"]
+
+
+@BOTH
+def test_flattened_second_nest_quotes_its_own_ttgir_loops(swap: bool) -> None:
+    """Facts written out by hand, in both orders: a plain loop (lines 10-20), then a nest (lines 30-50) that ``f``
+    flattens and ``o`` keeps. The steady-state loop quoted for ``f`` is the fused nest's TTGIR loop (line 30, 3
+    loop-carried values), not the plain loop carrying more (5); the two TTGIR loops quoted for ``o`` are that nest's
+    (lines 30 and 35), not the plain loop."""
+    plain, nest_o, inner_o = _at("ttir", 1, 10, 20), _at("ttir", 1, 30, 50), _at("ttir", 2, 35, 45)
+    other = make_facts(
+        "o",
+        loops_ttir=[plain, nest_o, inner_o],
+        loops_ttgir=[_at("ttgir", 1, 10, 20, iters=5), _at("ttgir", 1, 30, 50, iters=2), _at("ttgir", 2, 35, 45)],
+    )
+    fused = make_facts(
+        "f",
+        loops_ttir=[plain, _at("ttir", 1, 30, 50, flatten=True), inner_o],
+        loops_ttgir=[_at("ttgir", 1, 10, 20, iters=5), _at("ttgir", 1, 30, 50, iters=3)],
+    )
+    (f,) = rule_loops(make_context(other, fused) if swap else make_context(fused, other))
+    assert [(e.variant, e.stage, e.line) for e in f.evidence] == [
+        ("f", "ttir", 30),
+        ("f", "ttir", 50),
+        ("f", "ttir", 35),
+        ("f", "ttgir", 30),
+        ("o", "ttgir", 30),
+        ("o", "ttgir", 35),
+    ]
+    assert "the steady-state one carrying 3 values); `o` keeps 3 loop(s) with 2 loop-carried values" in f.explanation
+
+
+@BOTH
+def test_flattened_nested_flatten_loop_has_no_top_rank(swap: bool) -> None:
+    """Facts written out by hand, in both orders: the ``tt.flatten`` loop is itself nested (depth 2, inside a loop at
+    lines 10-50), so it has no rank among the top-level loops and every TTGIR loop is the nest's."""
+    other = make_facts("o", loops_ttir=[_at("ttir", 1, 10, 50)], loops_ttgir=[_at("ttgir", 1, 10, 50, iters=4)])
+    fused = make_facts(
+        "f",
+        loops_ttir=[_at("ttir", 1, 10, 50), _at("ttir", 2, 12, 40, flatten=True), _at("ttir", 3, 15, 30)],
+        loops_ttgir=[_at("ttgir", 1, 10, 50, iters=2), _at("ttgir", 2, 12, 40, iters=6)],
+    )
+    (f,) = rule_loops(make_context(other, fused) if swap else make_context(fused, other))
+    assert [(e.variant, e.stage, e.line) for e in f.evidence] == [
+        ("f", "ttir", 12),
+        ("f", "ttir", 40),
+        ("f", "ttir", 15),
+        ("f", "ttgir", 12),
+        ("o", "ttgir", 10),
+    ]
+    assert "the steady-state one carrying 6 values); `o` keeps 1 loop(s) with 4 loop-carried values" in f.explanation
