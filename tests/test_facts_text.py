@@ -966,3 +966,196 @@ def test_unrolled_loop_pairs_need_the_same_python_for_and_a_smaller_remainder() 
     assert marks([("#loc5", "", [add] * 6), ("#loc5", one, [add] * 2)]) == [(2, False), (1, True)]
     # a marked second loop as large as the first is not a remainder
     assert marks([("#loc5", "", [load, add]), ("#loc5", one, [load, add])]) == [(1, False), (1, False)]
+
+
+# TTGIR (sm80, locs stripped) of values that come out of loops, branches and selects, for address_strides: ``%a``/``%b``
+# are the pointers ``p``/``q`` a loop carries (``p += 64``: a uniform step; ``q += offs``: moved by a tensor), ``%o`` an
+# offset carried the same way as ``p``; ``%u`` starts from a load of indices, ``%t`` is moved by a tensor; ``%wt`` is
+# a while loop's result; the scalars at the end (a while, an execute_region, an index_switch, an unsplat) are not
+# followed through (region ops) or are uniform (scalars)
+_P1 = "tensor<64x!tt.ptr<i32>, #ttg.slice<{dim = 0, parent = #blocked}>>"
+_B1 = "tensor<64xi1, #ttg.slice<{dim = 0, parent = #blocked}>>"
+
+
+def _cross(v: str) -> str:
+    """``v[:, None] + v[None, :]`` for a 64-element ``v``: ``%<v>_q`` (``v`` is walked twice, once per axis)."""
+    n = v.lstrip("%")
+    return f"""    %{n}_e1 = tt.expand_dims {v} {{axis = 1 : i32}} : {_S0} -> {_T1}
+    %{n}_e0 = tt.expand_dims {v} {{axis = 0 : i32}} : {_S0} -> {_T0}
+    %{n}_b1 = tt.broadcast %{n}_e1 : {_T1} -> {_T2}
+    %{n}_b0 = tt.broadcast %{n}_e0 : {_T0} -> {_T2}
+    %{n}_q = arith.addi %{n}_b1, %{n}_b0 : {_T2}
+"""
+
+
+_CARRIED_TTGIR = f"""{_BLOCK}
+module attributes {{"ttg.num-warps" = 4 : i32, ttg.target = "cuda:80", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @k(%x_ptr: !tt.ptr<i32> {{tt.divisibility = 16 : i32}}, %N: i32, %flag: i1, %lo: i32, %hi: i32) {{
+    %c1_i32 = arith.constant 1 : i32
+    %cst = arith.constant dense<64> : {_S0}
+    %cst_0 = arith.constant dense<4> : {_S0}
+    %cst_1 = arith.constant dense<0> : {_S0}
+    %offs = tt.make_range {{end = 64 : i32, start = 0 : i32}} : {_S0}
+    %off4 = arith.muli %offs, %cst_0 : {_S0}
+    %nn = tt.splat %N : i32 -> {_S0}
+    %offn = arith.addi %offs, %nn : {_S0}
+    %base = tt.splat %x_ptr : !tt.ptr<i32> -> {_P1}
+    %p0 = tt.addptr %base, %offs : {_P1}, {_S0}
+    %mask = tt.splat %flag : i1 -> {_B1}
+    %idx = tt.load %p0, %mask, %cst_1 : {_P1}
+    %r:3 = scf.for %i = %lo to %hi step %c1_i32 iter_args(%a = %p0, %b = %p0, %o = %offs) -> ({_P1}, {_P1}, {_S0})  : i32 {{
+      %v = tt.load %a : {_P1}
+      %an = tt.addptr %a, %cst : {_P1}, {_S0}
+      %bn = tt.addptr %b, %offs : {_P1}, {_S0}
+      %on = arith.addi %o, %cst : {_S0}
+      scf.yield %an, %bn, %on : {_P1}, {_P1}, {_S0}
+    }}
+    %r2 = arith.addi %r#2, %r#2 : {_S0}
+    %s = scf.for %i = %lo to %hi step %c1_i32 iter_args(%u = %idx) -> ({_S0})  : i32 {{
+{_cross("%u")}      %un = arith.addi %u, %cst : {_S0}
+      scf.yield %un : {_S0}
+    }}
+    %s2 = scf.for %i = %lo to %hi step %c1_i32 iter_args(%t = %offs) -> ({_S0})  : i32 {{
+{_cross("%t")}      %tn = arith.addi %t, %offs : {_S0}
+      scf.yield %tn : {_S0}
+    }}
+    %f:2 = scf.if %flag -> ({_S0}, {_S0}) {{
+      scf.yield %offs, %offs : {_S0}, {_S0}
+    }} else {{
+      scf.yield %offn, %off4 : {_S0}, {_S0}
+    }}
+    %f2 = arith.addi %f#0, %f#0 : {_S0}
+    %sel = arith.select %flag, %offs, %offn : {_S0}
+    %sel_0 = arith.select %flag, %offs, %off4 : {_S0}
+    %wt = scf.while (%wa = %offs) : ({_S0}) -> {_S0} {{
+      %wc = arith.cmpi slt, %N, %N : i32
+      scf.condition(%wc) %wa : {_S0}
+    }} do {{
+    ^bb0(%wb: {_S0}):
+      scf.yield %wb : {_S0}
+    }}
+{_cross("%wt")}    %w = scf.while (%wa_0 = %c1_i32) : (i32) -> i32 {{
+      %wc_0 = arith.cmpi slt, %wa_0, %N : i32
+      scf.condition(%wc_0) %wa_0 : i32
+    }} do {{
+    ^bb0(%wb_0: i32):
+      scf.yield %wb_0 : i32
+    }}
+    %er = scf.execute_region -> i32 {{
+      scf.yield %c1_i32 : i32
+    }}
+    %ix = arith.index_cast %N : i32 to index
+    %sw = scf.index_switch %ix -> i32
+    case 0 {{
+      scf.yield %c1_i32 : i32
+    }}
+    default {{
+      scf.yield %N : i32
+    }}
+    %t1 = tt.splat %N : i32 -> tensor<1xi32, #blocked>
+    %us = tt.unsplat %t1 : tensor<1xi32, #blocked> -> i32
+    %hint = arith.addi %N, %N {{tt.hint = dense<1> : tensor<1xi32>}} : i32
+    tt.return
+  }}
+}}
+"""
+
+
+def _carried_strides(value: str, rank: int, text: str = _CARRIED_TTGIR) -> list[int | None] | None:
+    from irdiff.diagnose.facts import _walk_mlir, address_strides
+
+    ops, _ = _walk_mlir(text, "ttgir")
+    return address_strides({r: o for o in ops for r in o.results}, value, rank)
+
+
+def test_address_strides_through_loops_branches_and_selects() -> None:
+    """Element strides (per dimension, in elements) of the values of ``_CARRIED_TTGIR``: a loop-carried value has its
+    initial value's strides when the body yields them back, an ``scf.if`` result (``%f#k``: result k) and an
+    ``arith.select`` have the strides both sides agree on; None where the chain leaves what is modelled."""
+    assert _carried_strides("%a", 1) == [1]  # p inside the loop: p0 = x_ptr + offs, advanced by 64 each iteration
+    assert _carried_strides("%v", 1) is None  # a loaded value is not an address chain
+    assert _carried_strides("%b", 1) is None  # q += offs: the strides change every iteration
+    assert [_carried_strides(f"%r#{k}", 1) for k in range(3)] == [[1], None, [1]]  # the loop's results, by index
+    assert _carried_strides("%r", 1) == [1]  # no index: result 0
+    assert _carried_strides("%r2", 1) == [2]  # the same loop result reached twice
+    assert _carried_strides("%s", 1) is None and _carried_strides("%u_q", 2) is None  # starts from loaded indices
+    assert _carried_strides("%s2", 1) is None and _carried_strides("%t_q", 2) is None  # moved by a tensor
+    assert [_carried_strides(f"%f#{k}", 1) for k in range(2)] == [[1], None]  # branches agree / disagree (1 vs 4)
+    assert _carried_strides("%f2", 1) == [2]  # the same branch result reached twice
+    assert _carried_strides("%sel", 1) == [1] and _carried_strides("%sel_0", 1) is None  # select: agree / disagree
+    assert _carried_strides("%idx", 1) is None  # a load with a mask and an `other` (3 operands) is not a select
+    assert _carried_strides("%wt", 1) is None and _carried_strides("%wt_q", 2) is None  # a while loop: not followed
+    # region ops are not followed even when their result is a scalar; a scalar op is uniform (0 in every dimension)
+    assert [_carried_strides(v, 1) for v in ("%w", "%er", "%sw")] == [None, None, None]
+    assert [_carried_strides(v, 2) for v in ("%c1_i32", "%us", "%hint")] == [[0, 0]] * 3
+
+
+def test_address_strides_of_malformed_regions() -> None:
+    """Text that is not whole (a fragment cut inside a loop) or that names results a region op does not have:
+    None, never an exception. Strides in elements."""
+    head = f"    %offs = tt.make_range {{end = 64 : i32, start = 0 : i32}} : {_S0}\n"
+    loop = f"    %r = scf.for %i = %lo to %hi step %c1 iter_args(%t = %offs) -> ({_S0})  : i32 {{\n"
+    # cut before its yield: the body cannot be checked
+    assert _carried_strides("%t", 1, head + loop + f"      %q = arith.addi %t, %offs : {_S0}\n") is None
+    whole = head + loop + f"      scf.yield %t : {_S0}\n    }}\n"
+    assert _carried_strides("%r", 1, whole) == [1] and _carried_strides("%r#1", 1, whole) is None
+    # a yield with no value for the carried one
+    assert _carried_strides("%r", 1, head + loop + "      scf.yield\n    }\n") is None
+    # a result without iter_args
+    assert _carried_strides("%r", 1, head + "    %r = scf.for %i = %lo to %hi step %c1 : i32 {\n    }\n") is None
+    branch = f"    %f = scf.if %c -> ({_S0}) {{\n      scf.yield %offs : {_S0}\n    }} else {{\n"
+    branch += f"      scf.yield %offs : {_S0}\n    }}\n"
+    assert _carried_strides("%f", 1, head + branch) == [1] and _carried_strides("%f#1", 1, head + branch) is None
+    # an op printed without its type: no tensor type, so a scalar
+    assert _carried_strides("%n", 1, "    %n = arith.addi %a, %b\n") == [0]
+
+
+def _depth_chain(kind: str, n: int) -> list[int | None] | None:
+    """Strides of the top of ``n`` ``kind`` steps above ``%v0 = tt.make_range`` (stride 1): ``init`` (a loop whose
+    initial value is the step below, yielded back unchanged), ``yield`` (a loop that starts from the arange and
+    yields the step below), ``if`` (both branches yield the step below), ``sel1``/``sel2`` (a select with the step
+    below as its first/second choice, the arange as the other)."""
+    lines = [f"%v0 = tt.make_range {{end = 64 : i32, start = 0 : i32}} : {_S0}"]
+    for k in range(1, n + 1):
+        below = f"%v{k - 1}"
+        if kind in ("init", "yield"):
+            init, back = (below, f"%a{k}") if kind == "init" else ("%v0", below)
+            lines.append(f"%v{k} = scf.for %i = %lo to %hi step %c1 iter_args(%a{k} = {init}) -> ({_S0}) : i32 {{")
+            lines += [f"  scf.yield {back} : {_S0}", "}"]
+        elif kind == "if":
+            lines.append(f"%v{k} = scf.if %c -> ({_S0}) {{")
+            lines += [f"  scf.yield {below} : {_S0}", "} else {", f"  scf.yield {below} : {_S0}", "}"]
+        else:
+            a, b = (below, "%v0") if kind == "sel1" else ("%v0", below)
+            lines.append(f"%v{k} = arith.select %c, {a}, {b} : {_S0}")
+    return _carried_strides(f"%v{n}", 1, "\n".join(lines) + "\n")
+
+
+def test_address_strides_depth_limit() -> None:
+    """A chain is followed 60 steps deep (one step per loop, branch or select), not 61: the same limit through
+    every kind of step. Where the arange is reached first from the top (a loop's initial value, a select's first
+    choice) the step above it is the last one counted: 61 steps."""
+    for kind in ("init", "if", "sel1"):
+        assert (_depth_chain(kind, 60), _depth_chain(kind, 61)) == ([1], None), kind
+    for kind in ("yield", "sel2"):
+        assert (_depth_chain(kind, 61), _depth_chain(kind, 62)) == ([1], None), kind
+
+
+def test_walk_mlir_regions_of_fragments() -> None:
+    """``_walk_mlir`` on text that is not a whole module: a fragment that starts inside a region (a ``}`` with none
+    open), a branch with no function around it (its yields still belong to it), comment lines that end in a brace
+    (skipped), a loop closed with its attributes right after the brace and no ``loc``, a loop never closed."""
+    from irdiff.diagnose.facts import _walk_mlir
+
+    ops, loops = _walk_mlir("  }\n}\n%x = arith.addi %a, %b : i32\n", "ttgir")
+    assert ([(o.line, o.op, o.results) for o in ops], loops) == ([(3, "arith.addi", ["%x"])], [])
+    branch = "%r = scf.if %c -> (i32) {\n  scf.yield %a : i32\n} else {\n  scf.yield %b : i32\n}\n"
+    for text in (branch, "module {\n" + branch + "}\n"):
+        ops, _ = _walk_mlir(text, "ttgir")
+        assert [y.text for y in ops[0].yields] == ["scf.yield %a : i32", "scf.yield %b : i32"]
+    loop = "scf.for %i = %lo to %hi step %c1 : i32 {\n  // the body {\n  # {\n  %x = arith.addi %a, %b : i32\n"
+    ops, loops = _walk_mlir(loop + "}{tt.num_stages = 1 : i32}\n", "ttir")
+    (lf,) = loops
+    assert (lf.end_line, lf.attrs, lf.loc, lf.flatten, ops[1].loop) == (5, "{tt.num_stages = 1 : i32}", "", False, lf)
+    _, (lf,) = _walk_mlir(loop, "ttir")  # cut inside the loop
+    assert (lf.end_line, lf.attrs, lf.loc) == (0, "", "") and lf.flatten is False
