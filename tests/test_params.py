@@ -442,3 +442,18 @@ def test_pairing_edges_without_ir() -> None:
     a, b = specs(("s", "i32")), specs(("u", "i64"), ("t", "i32"), ("v", "i64"))
     assert pairs(a, b) == [("s", "t", "renamed", 2.083), (None, "u", "added", 0.0), (None, "v", "added", 0.0)]
     assert pairs(b, a) == [("u", None, "removed", 0.0), ("t", "s", "renamed", 2.083), ("v", None, "removed", 0.0)]
+
+
+def test_memory_op_without_operands_uses_no_parameter() -> None:
+    """A ``tt.store`` line written without operands (hand-written text, not Triton's; ``param_roles`` reads any IR
+    text it is given) gives no parameter a use and no error; the load before it is still read."""
+    ttir = """module {
+  tt.func public @bare(%x_ptr: !tt.ptr<f32>) attributes {noinline = false} {
+    %0 = tt.load %x_ptr : !tt.ptr<f32>
+    tt.store
+    tt.return
+  }
+}
+"""
+    (r,) = param_roles([ArgSpec("x_ptr", 0, "*fp32")], ttir)
+    assert (r.ir_seen, sorted(r.features), r.addresses) == (True, ["load", "shared"], ())

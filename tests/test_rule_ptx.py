@@ -457,3 +457,17 @@ def test_memory_op_prediction_counts_global_atomics_only() -> None:
     for ctx in (make_context(one, bare), make_context(bare, one)):
         (f,) = rule_ptx_memory(ctx)
         assert f.predicts == "one"
+
+
+def test_equal_global_counts_below_zero_predict_nothing() -> None:
+    """Counts written out by hand (not counted by ``count_ops``, which adds every atomic to ``atom``): one shared-memory
+    atomic listed without its ``atom`` total, so each side's global loads, stores and atomics net to -1; the sides
+    differ only in shared loads (1 vs 2). Equal global counts name no slower side, in both orders, whatever their
+    sign (the threshold's floor of 1 keeps a zero difference from exceeding it)."""
+    one = make_facts("one", counts={"ptx": {"atom.shared.add.u32": 1, "ld.shared.b32": 1}})
+    two = make_facts("two", counts={"ptx": {"atom.shared.add.u32": 1, "ld.shared.b32": 2}})
+    for ctx in (make_context(one, two), make_context(two, one)):
+        (f,) = rule_ptx_memory(ctx)
+        n = {"one": 1, "two": 2}
+        assert f.title == f"PTX memory ops (`{ctx.a}`/`{ctx.b}`): ld.shared.b32 {n[ctx.a]}/{n[ctx.b]}"
+        assert f.predicts is None
