@@ -137,11 +137,14 @@ def _narrow_copies_note(ctx: Context, keys: list[str]) -> tuple[str, list[Eviden
 def rule_ptx_memory(ctx: Context) -> list[Finding]:
     """``ptx.memory-ops``: global/shared memory instructions in PTX by kind and width."""
     ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
+    # atomics are rows only when their number differs (a tile of atomics against one); the same atomics in another
+    # form (``atom`` with a result and ordering vs ``red``) are the atomic rules' (``atomic.ordering``, ``atomic.ops``)
+    atomics = _global_atomics(ca) != _global_atomics(cb)
     keys = sorted(
         {
             k
             for k in (*ca, *cb)
-            if (k.startswith(_PTX_MEM_PREFIX) or k in _PTX_ATOMICS) and ca.get(k, 0) != cb.get(k, 0)
+            if (k.startswith(_PTX_MEM_PREFIX) or (atomics and k in _PTX_ATOMICS)) and ca.get(k, 0) != cb.get(k, 0)
         },
         key=_mem_rank,
     )
