@@ -74,6 +74,9 @@ def test_vectorized_load_reads_as_one_changed_line() -> None:
         (".address_size 64", ".reg .b64 \t%rd<42>;", False),
         ("tt.return", "scf.yield %acc.0, %a_ptrs.1 : tensor<128x64xf32>", False),
         ("acc", "tt.store %c_ptrs, %acc", False),
+        # the bare-name test is the shorter line's: a longer line that is a bare name only once `,;)` are stripped
+        # does not pair with a shorter one that gained a default (2 * 1 matched < 0.5 * 7 characters)
+        ("N,;)", "N=4", False),
         ("", "ret;", False),
         ("  ", "ret;", False),
     ],

@@ -1110,3 +1110,29 @@ def test_validation_memo_is_not_fooled_by_a_tampered_bundle(tmp_path: Path, reco
     assert sorted(p.name for p in memo.iterdir()) == markers  # a refused record leaves no marker
     mf.write_bytes(data)
     assert B.load_bundle(recorded, memo).suite == "matmul"
+
+
+def test_read_bytes_messages_missing_and_symlink_loop(tmp_path: Path) -> None:
+    """``_read_bytes``'s one-line messages, exactly: a record that is not there (ENOENT: "cannot read", with the
+    OS's words, not the ``[Errno 2] ...`` repr), and one reached through a symlink loop in its directory (ELOOP, the
+    path itself no link: still refused as a symlink, not "cannot read")."""
+    gone = tmp_path / "manifest.json"
+    with pytest.raises(BundleError) as e:
+        B._read_bytes(gone, "manifest")
+    assert str(e.value) == f"{gone}: cannot read the manifest: {os.strerror(errno.ENOENT)}"
+    os.symlink("loop", tmp_path / "loop")
+    looped = tmp_path / "loop" / "variant.json"
+    with pytest.raises(BundleError) as e:
+        B._read_bytes(looped, "variant record")
+    assert str(e.value) == (
+        f"{looped}: refusing the variant record: it is a symlink (a bundle's records must be plain files in it)"
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="needs Linux /proc/self/mem")
+def test_read_bytes_message_when_a_plain_file_cannot_be_read() -> None:
+    """A plain file whose read fails (Linux ``/proc/self/mem``: a regular file; reading at offset 0, an unmapped
+    address, fails with EIO) is reported as "cannot read" with the OS's words, in one line."""
+    with pytest.raises(BundleError) as e:
+        B._read_bytes(Path("/proc/self/mem"), "manifest")
+    assert str(e.value) == f"/proc/self/mem: cannot read the manifest: {os.strerror(errno.EIO)}"

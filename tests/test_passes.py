@@ -242,3 +242,19 @@ def test_every_snapshot_is_whole(warps: Bundle) -> None:
             for ln in tail:
                 assert re.fullmatch(r"#loc\d* = loc\(.*\)", ln) and ln.count("(") == ln.count(")"), (name, ln)
         assert not (Path(v.directory) / "passes.raw.mlir").exists()
+
+
+@pytest.mark.parametrize("swap", [False, True], ids=["ttir-first", "ttir-second"])
+def test_needs_pass_trace_needs_both_ttirs(tmp_path: Path, swap: bool) -> None:
+    """A variant without TTIR gives no pass trace to ask for, even when the caller says the TTIR diff is identical
+    (``ttir_identical=True``) and the TTGIR differs: only when both have TTIR does a later difference call for one.
+    Small hand-written stage files (the function reads only the texts)."""
+    for name, text in {"a.ttir": "module {}\n", "a.ttgir": "module { w8 }\n", "b.ttgir": "module { w4 }\n"}.items():
+        (tmp_path / name).write_text(text)
+    full = VariantResult("a", kernel="k", stages={"ttir": "a.ttir", "ttgir": "a.ttgir"}, directory=str(tmp_path))
+    bare = VariantResult("b", kernel="k", stages={"ttgir": "b.ttgir"}, directory=str(tmp_path))
+    both = dataclasses.replace(bare, stages={"ttir": "a.ttir", "ttgir": "b.ttgir"})
+    pair = (bare, full) if swap else (full, bare)
+    assert not needs_pass_trace(*pair, ttir_identical=True)
+    assert not needs_pass_trace(*pair)
+    assert needs_pass_trace(*((both, full) if swap else (full, both)), ttir_identical=True)  # both TTIRs: asked

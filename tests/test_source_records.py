@@ -825,3 +825,33 @@ def test_decorator_positional_argument_changed(tmp_path: Path, swap: bool) -> No
     assert [(c.kind, c.name, c.words(a, b)) for c in sd.changes] == [
         ("annotation", "triton.heuristics", "decorator `@triton.heuristics` differs")
     ]
+
+
+@BOTH
+def test_decorator_positional_count_changed_with_same_keywords(tmp_path: Path, swap: bool) -> None:
+    """A decorator call whose positional arguments differ in number while its keywords are the same is named as
+    differing, on its line, with each variant's decorator as the old and new text; the decorators after it are
+    still compared (``@triton.jit``'s changed keyword is named too)."""
+    old = """
+    @triton.heuristics({"EVEN": lambda args: True}, key="n")
+    @triton.jit(debug=True)
+    def k(x_ptr, n):
+        tl.store(x_ptr, n)
+    """
+    new = old.replace("True}, key", 'True}, {"ODD": lambda args: False}, key').replace("debug=True", "debug=False")
+    sd, a, b = diff(tmp_path, {"old": old, "new": new}, swap)
+    heur = {
+        "old": "triton.heuristics({'EVEN': lambda args: True}, key='n')",
+        "new": "triton.heuristics({'EVEN': lambda args: True}, {'ODD': lambda args: False}, k...",
+    }
+    line = {
+        "old": '@triton.heuristics({"EVEN": lambda args: True}, key="n")',
+        "new": '@triton.heuristics({"EVEN": lambda args: True}, {"ODD": lambda args: False}, key="n")',
+    }
+    dbg = {"old": "True", "new": "False"}
+    jit = {v: f"@triton.jit(debug={dbg[v]})" for v in dbg}
+    assert [(c.kind, c.name, c.line_a, c.line_b, c.old, c.new, c.text_a, c.text_b) for c in sd.changes] == [
+        ("annotation", "triton.heuristics", 6, 6, heur[a], heur[b], line[a], line[b]),
+        ("kwarg-changed", "debug", 7, 7, dbg[a], dbg[b], jit[a], jit[b]),
+    ]
+    assert sd.changes[0].words(a, b) == "decorator `@triton.heuristics` differs"
