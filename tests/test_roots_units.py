@@ -1307,3 +1307,198 @@ def test_reduction_axis_counts_a_one_sided_whole_kernel_delta(order: tuple[str, 
     want = {"p": "`shfl.sync` 12 more in `p`, 0 more in `q`", "q": "`shfl.sync` 0 more in `q`, 12 more in `p`"}
     s = R._mech_reduce_axis(R.RootContext(*order, root, [axis], [], [], whole))
     assert s is not None and s.endswith(f" PTX: {want[order[0]]}.")
+
+
+# --- direct unit tests on small hand-written inputs (no compile): the transposed-access root and its helpers ---
+
+
+def _acc(kind: str, ptr_args: list[str], strides: list[int | None], shape: list[int] | None = None, name: str = ""):  # type: ignore[no-untyped-def]
+    """A :class:`LoweredAccess` as ``extract_facts`` builds it from TTGIR: only kind, shape (elements), pointer
+    parameters, name and element strides (elements per step along each dimension) matter to the transposed root."""
+    from irdiff.diagnose.facts import LoweredAccess, Ref
+
+    return LoweredAccess(
+        kind=kind, shape=shape or [64, 64], elem="bf16", elem_bits=16, name=name, mask="", mask_refs=[],
+        mask_args=[], ptr_args=ptr_args, per_thread=None, coalesce_bits=None, coalesce_index=None, llir_bits=None,
+        llir_count=0, ptx_bits=None, ptx_count=0, ptx_key="", ref=Ref("ttgir", 1, "tt.load"), llir_ref=None,
+        ptx_ref=None, strides=strides,
+    )  # fmt: skip
+
+
+ROW, COL = [None, 1], [1, None]  # element strides: `src + r[:, None] * ld + c[None, :]` and its transpose
+
+
+def _pairs(la, lb):  # type: ignore[no-untyped-def]
+    return [(x.ptr_args, y.ptr_args, da, db) for x, y, da, db in R.transposed_accesses(la, lb)]
+
+
+def test_transposed_accesses_pairing_rules() -> None:
+    """Accesses pair by their first pointer parameter, each access of ``b`` at most once; without a pointer match,
+    the n-th with the n-th when both variants have as many; an unpaired access does not stop the search."""
+    # by pointer, not by position: p flips nowhere, q flips (dimension 1 in a, 0 in b)
+    la = [_acc("load", ["p"], ROW), _acc("load", ["q", "ld"], ROW)]
+    lb = [_acc("load", ["q", "ld"], COL), _acc("load", ["p"], ROW)]
+    assert _pairs(la, lb) == [(["q", "ld"], ["q", "ld"], 1, 0)]
+    assert _pairs(lb, la) == [(["q", "ld"], ["q", "ld"], 0, 1)]
+    # no pointer in common, as many accesses: the n-th with the n-th
+    assert _pairs([_acc("load", ["a"], ROW)], [_acc("load", ["b"], COL)]) == [(["a"], ["b"], 1, 0)]
+    assert _pairs([_acc("store", ["b"], COL)], [_acc("store", ["a"], ROW)]) == [(["b"], ["a"], 0, 1)]
+    # an access of a with no partner (counts differ) is skipped, the next one still pairs
+    la = [_acc("load", ["z"], ROW), _acc("load", ["q"], ROW)]
+    assert _pairs(la, [_acc("load", ["q"], COL)]) == [(["q"], ["q"], 1, 0)]
+    # one b access per a access: the second load of p pairs with the second of p
+    la = [_acc("load", ["p"], ROW), _acc("load", ["p"], ROW)]
+    lb = [_acc("load", ["p"], ROW), _acc("load", ["p"], COL)]
+    assert _pairs(la, lb) == [(["p"], ["p"], 1, 0)]
+    assert _pairs(lb, la) == [(["p"], ["p"], 0, 1)]
+
+
+def _tr(la, lb, cs, findings, title="Source: `r[:, None]` becomes `r[:, None] * ld`", **kw):  # type: ignore[no-untyped-def]
+    g = Finding(id="source.index", severity="major", title=title, explanation="The index changes.")
+    R._name_transposed(g, cs, "a", "b", (la, lb), findings, **kw)
+    return g.title, g.explanation
+
+
+def _chg(text_a: str, text_b: str = "") -> SourceChange:
+    return SourceChange(kind="expression", semantic=True, summary="index", text_a=text_a, text_b=text_b)
+
+
+def test_name_transposed_titles_and_explanation_exactly() -> None:
+    """The transposed side, both majors, the pointer, the shared-memory conversion only when it follows from the root
+    and shows evidence in the transposed variant, and the tile shape in the explanation; both orders."""
+    conv = Finding(
+        id="layout.convert-shared", severity="major", title="conv", explanation="", causes=["source.index"],
+        evidence=[Evidence("b", "ttgir", 3, "ttg.local_alloc")],
+    )  # fmt: skip
+    la, lb = [_acc("load", ["src"], ROW)], [_acc("load", ["src"], COL)]
+    title, expl = _tr(la, lb, [_chg("src")], [conv])
+    assert title == (
+        "Source: the load reads `src` transposed in `b` (column-major), row-major in `a`, so Triton converts the layout "
+        "through shared memory (`r[:, None]` becomes `r[:, None] * ld`)"
+    )
+    assert expl == (
+        "In `b` the load of `src` (64x64 bf16) steps one element in memory along dimension 0 of its tile, in `a` along "
+        "dimension 1 (element strides [None, 1] in `a`, [1, None] in `b`, from the TTGIR address arithmetic): the "
+        "access is transposed. The index changes."
+    )
+    # the other order: `a` is transposed; the conversion's evidence is in `b` only, so it is not said
+    title, _ = _tr(lb, la, [_chg("", "src")], [conv])
+    assert title == (
+        "Source: the load reads `src` transposed in `a` (column-major), row-major in `b` (`r[:, None]` becomes "
+        "`r[:, None] * ld`)"
+    )
+    # a conversion that does not follow from this root is not said; no conversion at all is fine
+    free = Finding(id="layout.convert-shared", severity="major", title="c", explanation="", evidence=conv.evidence)
+    for fs in ([free], []):
+        assert _tr(la, lb, [_chg("src")], fs)[0] == (
+            "Source: the load reads `src` transposed in `b` (column-major), row-major in `a` (`r[:, None]` becomes "
+            "`r[:, None] * ld`)"
+        )
+        assert _tr(la, lb, [], fs, title="config.changed", config=True)[0] == (
+            "config.changed: the load reads `src` transposed in `b` (column-major), row-major in `a`"
+        )
+    assert _tr(la, lb, [], [conv], title="config.changed", config=True)[0] == (
+        "config.changed: the load reads `src` transposed in `b` (column-major), row-major in `a`, so Triton converts "
+        "the layout through shared memory"
+    )
+
+
+def test_name_transposed_picks_the_changed_access_and_its_name() -> None:
+    """Only an access whose pointer or value name is on a changed line (the first such pair); the pointer named is
+    a's first pointer parameter, else b's, else a's value name, b's, or "its pointer"; rank 3 names both dimensions."""
+    two_a = [_acc("load", ["p"], ROW), _acc("load", ["q"], ROW)]
+    two_b = [_acc("load", ["p"], COL), _acc("load", ["q"], COL)]
+    assert "`q` transposed" in _tr(two_a, two_b, [_chg("x = q")], [])[0]
+    assert "`p` transposed" in _tr(two_a, two_b, [_chg("x = p + q")], [])[0]
+    unchanged = "Source: `r[:, None]` becomes `r[:, None] * ld`"
+    assert _tr(two_a, two_b, [_chg("x = w")], [])[0] == unchanged
+    # a name at the end of one side's line and nothing else: the lines are joined by a space
+    assert "`p` transposed" in _tr(two_a, two_b, [_chg("p")], [])[0]
+    assert "`q` transposed" in _tr(two_a, two_b, [_chg("", "q")], [])[0]
+
+    def ptr(xa, ya, xn="", yn=""):  # type: ignore[no-untyped-def]
+        t = _tr([_acc("load", xa, ROW, name=xn)], [_acc("load", ya, COL, name=yn)], [], [])[0]
+        return re.search(r"reads `([^`]*)`", t).group(1)  # type: ignore[union-attr]
+
+    assert ptr(["p"], ["q"]) == "p" and ptr(["p"], []) == "p" and ptr([], ["q"], "u") == "q"
+    assert ptr([], [], "u", "v") == "u" and ptr([], [], "u", "") == "u" and ptr([], [], "", "v") == "v"
+    assert ptr([], []) == "its pointer"
+    # rank 3, neither side along the last dimension: a is named first, with both dimensions
+    a3 = [_acc("store", ["out"], [1, None, None], shape=[4, 8, 16])]
+    b3 = [_acc("store", ["out"], [None, 1, None], shape=[4, 8, 16])]
+    title, expl = _tr(a3, b3, [], [])
+    assert title == (
+        "Source: the store writes `out` transposed in `a` (adjacent along dimension 0), adjacent along dimension 1 "
+        "in `b` (`r[:, None]` becomes `r[:, None] * ld`)"
+    )
+    assert expl.startswith("In `a` the store of `out` (4x8x16 bf16) steps one element in memory along dimension 0")
+    assert _tr(b3, a3, [], [])[0].startswith(
+        "Source: the store writes `out` transposed in `a` (adjacent along dimension 1), adjacent along dimension 0 in `b`"
+    )
+
+
+def test_follows_walks_every_cause_once() -> None:
+    """``_follows``: any path of causes reaches the root; causes naming no finding are skipped, not followed; a cycle
+    ends; no causes, no root."""
+    import signal
+
+    def f(i: str, *causes: str) -> Finding:
+        return Finding(id=i, severity="minor", title=i, explanation="", causes=list(causes))
+
+    x, y = f("x"), f("y", "root")
+    fs = [x, y, f("root")]
+    assert R._follows(f("t", "root", "x"), "root", fs)  # "x" is walked first, then "root"
+    assert R._follows(f("t", "y", "gone"), "root", fs)  # "gone" is not a finding: skipped
+    assert R._follows(f("t", "root", "gone"), "root", fs)
+    assert not R._follows(f("t", "gone"), "root", fs)
+    assert not R._follows(f("t"), "root", fs)
+    assert x.causes == [] and y.causes == ["root"]  # the findings' causes are left as they were
+    # a cycle without the root ends (SIGALRM turns an endless walk into a failure)
+    old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("cycle")))
+    signal.setitimer(signal.ITIMER_REAL, 5)
+    try:
+        assert not R._follows(f("t", "c1"), "root", [f("c1", "c2"), f("c2", "c1")])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _ttgir_variant(tmp: Path, name: str, text: str, options: dict | None = None):  # type: ignore[no-untyped-def]
+    from irdiff.bundle import VariantResult
+
+    d = tmp / name
+    d.mkdir()
+    (d / "ttgir.mlir").write_text(text)
+    return VariantResult(
+        name, kernel="k", directory=str(d), stages={"ttgir": "ttgir.mlir"}, options=dict(options or {})
+    )
+
+
+_REDUCE_3D = """  %r = "tt.reduce"(%p) <{axis = 1 : i32}> ({
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    tt.reduce.return %s : f32
+  }) : (tensor<16x16x16xf32, #blocked>) -> tensor<16x16xf32, #ttg.slice<{dim = 1, parent = #blocked}>>
+"""
+
+
+def test_reduce_product_threads_from_module_then_options_then_four(tmp_path: Path) -> None:
+    """16x16x16 products over ``ttg.num-warps`` × 32 threads: the module's warps win over the options', the
+    options' over the default 4 (values per thread: 4096 / 256 = 16 at 8 warps, 32 at 4, 64 at 2)."""
+    mod = 'module attributes {"ttg.num-warps" = 8 : i32} {\n' + _REDUCE_3D + "}\n"
+    bare = "module {\n" + _REDUCE_3D + "}\n"
+    assert R._reduce_product(_ttgir_variant(tmp_path, "m", mod, {"num_warps": 2})) == ("16x16x16", 16, "fp32")
+    assert R._reduce_product(_ttgir_variant(tmp_path, "o", bare, {"num_warps": 8})) == ("16x16x16", 16, "fp32")
+    assert R._reduce_product(_ttgir_variant(tmp_path, "n", bare, {})) == ("16x16x16", 32, "fp32")
+    assert R._reduce_product(_ttgir_variant(tmp_path, "x", "module {\n}\n", {})) is None
+
+
+def test_dot_type_and_facts_ignore_the_location(tmp_path: Path) -> None:
+    """The dot's result type is read before its ``loc(...)``: a location naming another tensor type changes nothing
+    (64x64 fp32 on #mma over 4 warps: 4096 / 128 = 32 accumulators per thread)."""
+    line = (
+        "  %d = tt.dot %a, %b, %c : tensor<64x16xf16, #dot0> * tensor<16x64xf16, #dot1> -> tensor<64x64xf32, #mma> "
+        'loc("tensor<8x8xf64, #blocked>")\n'
+    )
+    v = _ttgir_variant(tmp_path, "d", 'module attributes {"ttg.num-warps" = 4 : i32} {\n' + line + "}\n")
+    assert R._dot_type(v) == "fp32" and R._dot_facts(v) == (32, "mma")
