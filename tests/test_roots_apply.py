@@ -1766,3 +1766,25 @@ def test_register_story_reads_the_dots_for_an_accumulation_finding_alone(compile
     assert f.causes == [acc]
     f = _story(b, a, o, {"fp8_acc32": 64, "fp8_default": 93}, acc)
     assert "promotes partial sums" not in f.explanation and f.causes == []
+
+
+@pytest.mark.parametrize("order", [("plain", "hinted"), ("hinted", "plain")])
+def test_hint_change_with_a_file_on_one_side_is_not_traced_in_the_kernel(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """``base = tl.multiple_of(base, 4)`` (tests/suites/hint_statement.py, sm80, only in ``hinted``, kernel line 25)
+    recorded with a file on the ``plain`` side (its counterpart in a called function's file): a hint change with a
+    file on either side is not looked up in the kernel's flow (its lines may be another file's), so the source root
+    quotes no ``tt.divisibility = dense<4>`` attribute (of the kernel's ``base = pid * stride``, line 24), only the
+    whole-kernel PTX/SASS downstream."""
+    import dataclasses
+
+    b = compile_suite(str(SUITES / "hint_statement.py"), ["plain", "hinted"], "sm80")
+    a, o, va, vb = _pair(order, b)
+    fs, sd = rule_findings(b, a, o)
+    side = "file_a" if a == "plain" else "file_b"
+    moved = [dataclasses.replace(c, **{side: "<lib.hints>"}) if R._is_hint_change(c) else c for c in sd.changes]
+    assert moved != sd.changes
+    out, _ = R.apply_roots(fs, a, o, va, vb, sd=dataclasses.replace(sd, changes=moved))
+    (root,) = [f for f in out if f.id.startswith("source.")]
+    assert "base = tl.multiple_of(base, 4)" in root.title
+    assert "dense<4>" not in root.explanation and "differs only in its attributes" not in root.explanation
+    assert "Downstream: PTX (whole kernel): " in root.explanation
