@@ -658,24 +658,27 @@ def apply_roots(
                 " It only adds AxisInfo hint attributes (`tt.divisibility`/`tt.contiguity`); no access, layout or "
                 "instruction differs because of them."
             )
-    for r in roots:
-        g = r.finding
-        if g.id.startswith("source.") and g.severity != "info" and root_changes.get(g.id):
-            if lowered is None:
-                lowered = (extract_facts(va).lowered, extract_facts(vb).lowered)
-            _name_transposed(g, root_changes[g.id], a, b, lowered, findings)
-    for fid, cs in claimed_changes.items():  # a rule that claimed the change names it in its title: say it there
-        if fid in by_id and not by_id[fid].causes:
-            if lowered is None:
-                lowered = (extract_facts(va).lowered, extract_facts(vb).lowered)
-            _name_transposed(by_id[fid], cs, a, b, lowered, findings, claimed=True)
+    # findings whose change may transpose an access (named in their titles by _name_transposed): the source roots,
+    # a rule that claimed the change, or config.changed when the source is the same (`if TRANSPOSED:` choosing the
+    # index expression: the configuration is the root, and the access it transposes is what it does)
+    transposing: list[tuple[Finding, list[SourceChange], dict[str, bool]]] = [
+        (r.finding, root_changes[r.finding.id], {})
+        for r in roots
+        if r.finding.id.startswith("source.") and r.finding.severity != "info" and root_changes.get(r.finding.id)
+    ]
+    transposing += [
+        (by_id[fid], cs, {"claimed": True})
+        for fid, cs in claimed_changes.items()
+        if fid in by_id and not by_id[fid].causes
+    ]
     cfg = by_id.get("config.changed")
     if cfg is not None and not cfg.causes and not any(c.kind != "option" for c in sd.semantic):
-        # the same source, another constexpr (`if TRANSPOSED:` choosing the index expression): the configuration
-        # is the root, and the access it transposes is what it does
-        if lowered is None:
-            lowered = (extract_facts(va).lowered, extract_facts(vb).lowered)
-        _name_transposed(cfg, [], a, b, lowered, findings, config=True)
+        transposing.append((cfg, [], {"config": True}))
+    if transposing and lowered is None:
+        lowered = (extract_facts(va).lowered, extract_facts(vb).lowered)
+    for g, cs, how in transposing:
+        assert lowered is not None
+        _name_transposed(g, cs, a, b, lowered, findings, **how)
     _cap_restatements(findings, by_id)
     _lift_roots(findings, roots_now)
     unexplained = [f.id for f in findings if f.id != "time.measured" and not _reaches(f.id, by_id, roots_now, reached)]
@@ -1024,8 +1027,6 @@ def _name_transposed(
     # the transposed side reads away from the last dimension; if both do (rank > 2), name both dimensions
     if db != last and da == last:
         tv, td, ov, od = b, db, a, da
-    elif da != last and db == last:
-        tv, td, ov, od = a, da, b, db
     else:
         tv, td, ov, od = a, da, b, db
     ptr = (x.ptr_args or y.ptr_args or [x.name or y.name or "its pointer"])[0]
@@ -1034,14 +1035,11 @@ def _name_transposed(
     conv = next((f for f in findings if f.id == "layout.convert-shared"), None)
     if claimed:  # the claiming finding says what follows itself
         g.title = f"{what[0].upper()}{what[1:]}: {g.title}"
-    elif config:  # `config.changed` (no source change): what the configuration does follows its values
-        if conv is not None and _follows(conv, g.id, findings) and any(e.variant == tv for e in conv.evidence):
-            what += ", so Triton converts the layout through shared memory"
-        g.title = f"{g.title}: {what}"
     else:
         if conv is not None and _follows(conv, g.id, findings) and any(e.variant == tv for e in conv.evidence):
             what += ", so Triton converts the layout through shared memory"
-        g.title = f"Source: {what} ({g.title.removeprefix('Source: ')})"
+        # `config.changed` (no source change): what the configuration does follows its values
+        g.title = f"{g.title}: {what}" if config else f"Source: {what} ({g.title.removeprefix('Source: ')})"
     g.explanation = (
         f"In `{tv}` the {x.kind} of `{ptr}` ({'x'.join(map(str, x.shape))} {x.elem}) steps one element in memory "
         f"along dimension {td} of its tile, in `{ov}` along dimension {od} (element strides {x.strides} in `{a}`, "

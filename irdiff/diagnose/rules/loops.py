@@ -79,14 +79,15 @@ def rule_loops(ctx: Context) -> list[Finding]:
         )
         rank = _top_rank(ff.loops_ttir, outer)
         # the steady-state loop (most loop-carried values) of that nest in each variant's TTGIR
+        onest = _nest(fo.loops_ttgir, rank, len(_tops(fo.loops_ttir)))
         main = max(_nest(ff.loops_ttgir, rank, len(_tops(ff.loops_ttir))), key=lambda lp: lp.iter_args, default=None)
-        omain = max(_nest(fo.loops_ttgir, rank, len(_tops(fo.loops_ttir))), key=lambda lp: lp.iter_args, default=None)
+        omain = max(onest, key=lambda lp: lp.iter_args, default=None)
         ev = [_ev(fz, outer.ref, outer.ref.text[:240]), Evidence(fz, "ttir", outer.end_line, "} {tt.flatten}")]
         if inner:
             ev.append(_ev(fz, inner.ref, inner.ref.text[:240]))
         if main:
             ev.append(_ev(fz, main.ref, main.ref.text[:240]))
-        for lp in _nest(fo.loops_ttgir, rank, len(_tops(fo.loops_ttir)))[:2]:
+        for lp in onest[:2]:
             ev.append(_ev(other, lp.ref, lp.ref.text[:240]))
         n_for = len(ff.loops_ttgir)
         # what the nest is, from the TTIR: a matmul's tile loop around its K loop (``tt.dot`` in the inner loop's
