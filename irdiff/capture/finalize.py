@@ -41,6 +41,7 @@ from typing import Any
 
 from irdiff.bundle import LOG_FILES, VariantResult, load_variant_dir
 from irdiff.capture.hooks import STATE_DIR, atomic_write
+from irdiff.interrupt import thread_map
 
 UNREPRODUCED_LOG = "llvm-debug.unreproduced.log"
 # Environment variables the explain compile must not inherit from the program: they write files elsewhere
@@ -371,8 +372,6 @@ def finalize_many(
     """:func:`finalize_directory` for several captures at once (``(directory, variants or None for all, explain)``
     each), as ``irdiff diff`` of two captures needs it for the kernels that differ: the SASS of each capture and
     the compiler logs of all of them (one pool of worker processes) are made at the same time."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from irdiff.bundle import MANIFEST_SCHEMA, confined, read_record, variant_dirname
     from irdiff.capture.fingerprint import fingerprint
 
@@ -409,9 +408,9 @@ def finalize_many(
         tasks.append((_explain_batch, explain_todo, min(n_jobs, max(1, len(explain_todo) // 4))))
     if len(tasks) > 1:
         _import_triton_first()
-        with ThreadPoolExecutor(max_workers=len(tasks)) as pool:  # each task waits on its own child processes
-            for found in list(pool.map(lambda t: t[0](t[1], t[2]), tasks)):
-                errors += found
+        # each task waits on its own child processes
+        for found in thread_map(lambda t: t[0](t[1], t[2]), tasks, len(tasks)):
+            errors += found
     else:
         for fn, todo, n in tasks:
             errors += fn(todo, n)
@@ -511,8 +510,6 @@ def _import_triton_first() -> None:
 
 def _resources_batch(directory: Path, vs: list[VariantResult], n_jobs: int) -> list[str]:
     """Launches, ptxas report (kept or re-run, ``n_jobs`` at a time) and cubin resources (one cuobjdump call)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from irdiff.bundle import Resources
     from irdiff.compile.worker import parse_ptxas_log, ptxas_version, run_ptxas
 
@@ -540,8 +537,7 @@ def _resources_batch(directory: Path, vs: list[VariantResult], n_jobs: int) -> l
                 return log, path
         return first
 
-    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        reports = list(pool.map(report, vs))
+    reports = thread_map(report, vs, n_jobs)
     versions: dict[str, str] = {}
     usage = _cuobjdump(["--dump-resource-usage"], _cubins(vs))
     for v, rep in zip(vs, reports):
@@ -615,16 +611,13 @@ def sass_of_listing(listing: str) -> str:
 
 def _sass_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
     """SASS for ``vs``: ``n_jobs`` threads, each one cuobjdump call over a fatbin of its share."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from irdiff.bundle import STAGE_FILES
 
     if not vs:
         return []
     shares = [vs[k::n_jobs] for k in range(min(n_jobs, len(vs)))]
     _import_triton_first()
-    with ThreadPoolExecutor(max_workers=len(shares)) as pool:
-        listings = list(pool.map(lambda share: _cuobjdump(["-sass"], _cubins(share)), shares))
+    listings = thread_map(lambda share: _cuobjdump(["-sass"], _cubins(share)), shares, len(shares))
     errors = []
     for share, listing in zip(shares, listings):
         for v in share:
@@ -641,8 +634,6 @@ def _sass_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
 def _explain_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
     """The compiler's reasoning log for ``vs``: ``n_jobs`` worker processes (``--explain-batch``), each compiling
     its share in one Python with the LLVM debug log on (see :func:`explain_variant` for what is recorded)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     if not vs:
         return []
     shares = [vs[k::n_jobs] for k in range(min(n_jobs, len(vs)))]
@@ -651,8 +642,7 @@ def _explain_batch(vs: list[VariantResult], n_jobs: int) -> list[str]:
     def work(share: list[VariantResult]) -> list[str]:
         return explain_variants(share)
 
-    with ThreadPoolExecutor(max_workers=len(shares)) as pool:
-        results = list(pool.map(work, shares))
+    results = thread_map(work, shares, len(shares))
     for v in vs:
         _done(v, "explain")
     return [e for r in results for e in r]

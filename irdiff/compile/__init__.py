@@ -51,6 +51,7 @@ from irdiff.bundle import (
 )
 from irdiff.compile.compat import check_triton
 from irdiff.compile.envs import EnvError, TritonEnv, resolve_env
+from irdiff.interrupt import thread_map
 from irdiff.suite import _BUILTINS, SuiteError
 from irdiff.target import SUPPORTED_NAMES, TargetError, parse_target
 
@@ -732,17 +733,10 @@ def compile_bundle(
             )
             reclaim_temporaries(root)
             n_jobs = req.jobs or max(1, min(len(jobs), os.cpu_count() or 1))
-            from concurrent.futures import ThreadPoolExecutor  # not at import time: a warm run compiles nothing
-
-            pool = ThreadPoolExecutor(max_workers=n_jobs)
-            try:
-                for res in pool.map(one, jobs):
-                    bundle.variants[res.name] = res
-            except BaseException:  # Ctrl-C, SIGTERM, or an error: stop every worker, write nothing more
-                workers.kill_all()
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-            pool.shutdown()
+            # Ctrl-C, SIGTERM, or an error: every worker is stopped and every started job has removed its
+            # temporary before this raises; nothing more is written
+            for res in thread_map(one, jobs, n_jobs, stop=workers.kill_all):
+                bundle.variants[res.name] = res
 
             if existed and len(untouched) == len(jobs):
                 # Nothing new (``irdiff show``, a repeated command): the manifest keeps the command that made it.
