@@ -336,31 +336,42 @@ def test_bundle_lock_timeout_message(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_temporaries_are_named_for_their_process_and_reclaimed(tmp_path: Path) -> None:
+    """Temporaries of a dead process (a directory, a file) and one of a live process older than STALE_TMP_S are
+    removed; a young one of a live process, this process's own and a name without the prefix stay. The live owner
+    is a child of this test, never this process, its parent or pid 1: the probe is signal 0, and the child is
+    still running after every probe (a probe with a real signal, e.g. SIGHUP, ends it)."""
     t = B.tmp_dir_in(tmp_path / "p", "a/b c" + "x" * 50)
     assert t.is_dir() and t.parent == tmp_path / "p"
     assert t.name.startswith(f".tmp-{os.getpid()}-a_b_c{'x' * 35}-")
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     pid = int(dead.stdout)
-    assert not B._pid_alive(pid) and B._pid_alive(os.getpid()) and B._pid_alive(1)
-    gone_dir = tmp_path / "p" / f".tmp-{pid}-x"
-    gone_dir.mkdir()
-    (gone_dir / "f").write_text("x")
-    gone_file = tmp_path / "p" / f".tmp-{pid}-y"
-    gone_file.write_text("x")
-    old_live = tmp_path / "p" / f".tmp-{os.getppid()}-old"
-    old_live.mkdir()
-    long_ago = time.time() - B.STALE_TMP_S - 60
-    os.utime(old_live, (long_ago, long_ago))
-    young_live = tmp_path / "p" / f".tmp-{os.getppid()}-young"
-    young_live.mkdir()
-    other = tmp_path / "p" / f"tmp-{pid}-kept"
-    other.mkdir()
-    mine = B.tmp_dir_in(tmp_path / "p")
-    removed = B.reclaim_temporaries(tmp_path / "p")
-    assert sorted(removed) == sorted([gone_dir, gone_file, old_live])
-    assert not gone_dir.exists() and not gone_file.exists() and not old_live.exists()
-    assert young_live.is_dir() and other.is_dir() and mine.is_dir() and t.is_dir()
-    assert B.reclaim_temporaries(tmp_path / "missing") == []
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert not B._pid_alive(pid) and B._pid_alive(live.pid)
+        gone_dir = tmp_path / "p" / f".tmp-{pid}-x"
+        gone_dir.mkdir()
+        (gone_dir / "f").write_text("x")
+        gone_file = tmp_path / "p" / f".tmp-{pid}-y"
+        gone_file.write_text("x")
+        old_live = tmp_path / "p" / f".tmp-{live.pid}-old"
+        old_live.mkdir()
+        long_ago = time.time() - B.STALE_TMP_S - 60
+        os.utime(old_live, (long_ago, long_ago))
+        young_live = tmp_path / "p" / f".tmp-{live.pid}-young"
+        young_live.mkdir()
+        other = tmp_path / "p" / f"tmp-{pid}-kept"
+        other.mkdir()
+        mine = B.tmp_dir_in(tmp_path / "p")
+        removed = B.reclaim_temporaries(tmp_path / "p")
+        assert sorted(removed) == sorted([gone_dir, gone_file, old_live])
+        assert not gone_dir.exists() and not gone_file.exists() and not old_live.exists()
+        assert young_live.is_dir() and other.is_dir() and mine.is_dir() and t.is_dir()
+        assert B.reclaim_temporaries(tmp_path / "missing") == []
+        time.sleep(0.2)
+        assert live.poll() is None  # probed with signal 0 only
+    finally:
+        live.kill()
+        live.wait()
 
 
 def test_remove_path_never_follows_links(tmp_path: Path) -> None:
@@ -976,6 +987,12 @@ def test_pid_alive_of_another_users_process() -> None:
             pytest.skip("pid 1 is this user's own process here")
         assert B._pid_alive(1)
         return
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    # probed here too (a pid that is gone, so no probe can harm it): mutation testing (mutmut) runs a test against
+    # a function's mutants only when the test's own process called that function, and the probe that matters below
+    # runs in a forked child
+    assert not B._pid_alive(gone.pid)
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
