@@ -15,9 +15,9 @@ has about 1% of its lines changed, 0.5% inserted and 0.5% deleted, in clusters.
 Usage: ``python benchmarks/bench_align_large.py [--mb 10] [--stages ptx,ttgir,llir,sass] [--out FILE] [--irdiff DIR]
 [--normalize auto|serial|fork]``
 (``--irdiff``: measure another checkout's irdiff, e.g. ``git worktree add /tmp/old <commit>``, for a before/after
-pair under the same load; ``--normalize``: ``auto`` as irdiff does (``irdiff.normalize.normalize_pair``: serial
-since the fork was turned off for memory; older checkouts fork the second side when both are over 4 MB and a core
-is idle), ``serial`` one side after the other, ``fork`` the second side always in a forked process).
+pair under the same load; ``--normalize``: ``auto`` as irdiff does (``irdiff.normalize.normalize_pair``: the second
+side forked when both are over 4 MB and a core is idle; checkouts from eda7f82 until the fork was turned back on
+never fork), ``serial`` one side after the other, ``fork`` the second side always in a forked process).
 Each measurement runs in a fresh child process; its CPU time includes the forked normalizer's (``os.wait4``,
 ``os.times``), and its peak memory is the child's maximum resident set size (``ru_maxrss``), which includes the
 interpreter and the imported modules; when the second side is normalized in a forked process, the peak is what
@@ -384,8 +384,8 @@ def main() -> int:
         "--normalize",
         choices=("auto", "serial", "fork"),
         default="auto",
-        help="auto: as irdiff does (normalize_pair's default: serial now; older checkouts fork the second side above"
-        " 4 MB when a core is idle); serial: one side after the other; fork: the second side always in a forked process",
+        help="auto: as irdiff does (normalize_pair's default: the second side forked above 4 MB when a core is idle);"
+        " serial: one side after the other; fork: the second side always in a forked process",
     )
     a = p.parse_args()
     stages = [x.strip() for x in a.stages.split(",") if x.strip()]

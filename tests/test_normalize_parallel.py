@@ -178,9 +178,10 @@ def test_huge_stages_recompute_their_per_line_symbols(matmul_sm86: Bundle, monke
 
 
 def test_when_the_second_side_is_forked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only ``parallel=True`` forks (the default stays in this process, whatever the size: forking was turned off
-    for memory); raw texts and plain-text stages never fork. Whatever the decision, both sides are what two
-    ``normalize`` calls give (each with its own kernel name and line range)."""
+    """By default only a pair whose SHORTER text has at least PARALLEL_CHARS characters forks, and only with an
+    idle core; ``parallel`` overrides the default; raw texts and plain-text stages never fork. Whatever the
+    decision, both sides are what two ``normalize`` calls give (each with its own kernel name and line range)."""
+    import irdiff.normalize as N
     from irdiff.normalize import parallel
 
     started: list[str] = []
@@ -191,16 +192,27 @@ def test_when_the_second_side_is_forked(monkeypatch: pytest.MonkeyPatch) -> None
         return real(normalize_it, raw, again)
 
     monkeypatch.setattr(parallel.Forked, "start", spy)
+    idle = [True]
+    monkeypatch.setattr(parallel, "idle_core", lambda: idle[0])
     a = ".visible .entry ka(\n)\n{\n\tmov.u32 %r4, %tid.x;\n\tret;\n}\n"
     b = ".visible .entry kb(\n)\n{\n\tadd.s32 %r9, %r7, 1;\n\tmov.u32 %r7, %r9;\n\tret;\n}\n"
-    for kwargs, forks in (({}, False), ({"parallel": True}, True), ({"parallel": False}, False)):
+    monkeypatch.setattr(N, "PARALLEL_CHARS", len(a))  # a is the shorter text
+    for parallel_arg, is_idle, forks in ((None, True, True), (None, False, False), (True, False, True),
+                                         (False, True, False)):  # fmt: skip
         for x, y, kx, ky in ((a, b, "ka", "kb"), (b, a, "kb", "ka")):
+            idle[0] = is_idle
             started.clear()
-            na, nb = normalize_pair("ptx", x, y, kx, ky, **kwargs)  # type: ignore[arg-type]
+            na, nb = normalize_pair("ptx", x, y, kx, ky, parallel=parallel_arg)
             assert started == ([y] if forks else [])
             _same(na, normalize("ptx", x, kx))
             _same(nb, normalize("ptx", y, ky))
             assert na.lines[0] == nb.lines[0] == ".visible .entry KERNEL("
+    idle[0] = True
+    monkeypatch.setattr(N, "PARALLEL_CHARS", len(a) + 1)  # the shorter text is one character short
+    started.clear()
+    normalize_pair("ptx", a, b, "ka", "kb")
+    normalize_pair("ptx", b, a, "kb", "ka")
+    assert started == []
     # raw texts and plain-text stages stay here even when asked to fork; ranges and names are each side's own
     py = "def ka(x):\n    return x\n\ndef kb(y):  \n    return ka(y)\n"
     for stage, raw, ra, rb in (("ptx", True, None, None), ("python", False, (1, 2), (4, 5)),
@@ -266,3 +278,21 @@ def test_the_forked_side_is_normalized_here_only_when_its_symbols_are_read(monke
     assert calls == [("a", "ka", False), ("b", "kbb", True)]  # once, for symbols and spans together
     _same(na, ref_a)
     assert calls[2:] == [("a", "ka", True)]  # the first side: a normalize result above the threshold
+
+
+def test_idle_core_reads_the_load_and_the_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core is idle when this process may run on two or more CPUs and the 1-minute load is at most their count
+    minus one; one CPU, or a load average that cannot be read, is never idle."""
+    from irdiff.normalize import parallel
+
+    for cpus, load, idle in ((2, 0.5, True), (2, 1.0, True), (2, 1.01, False), (16, 14.9, True), (1, 0.0, False)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, n=cpus: set(range(n)))
+        monkeypatch.setattr(os, "getloadavg", lambda x=load: (x, 0.0, 0.0))
+        assert parallel.idle_core() is idle, (cpus, load)
+
+    def unreadable() -> tuple[float, float, float]:
+        raise OSError("no load average")
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3})
+    monkeypatch.setattr(os, "getloadavg", unreadable)
+    assert parallel.idle_core() is False

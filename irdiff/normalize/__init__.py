@@ -107,9 +107,8 @@ def _normalize(
     """:func:`normalize`; with ``keep`` the per-line symbols and spans keep what they are computed from."""
     if not isinstance(text, str):
         text = str(text)
-    raw_lines = text.splitlines()
     if raw:  # the python stage still keeps only the kernel function's lines: the file is shared by both variants
-        return _plain(stage, text, raw_lines, strip=False, line_range=line_range)
+        return _plain(stage, text, text.splitlines(), strip=False, line_range=line_range)
     # Each dialect's normalizer (many regular expressions) is imported when a text of its dialect is first
     # normalized, not with the package: reading a cached comparison (irdiff.comparison_cache) needs only the data
     # model, and a TTIR-only check only the MLIR normalizer. Imported outside the try below: a broken import is an
@@ -118,9 +117,12 @@ def _normalize(
 
     dialect = dialect_of(stage)
     if dialect not in _DIALECTS:
-        return _plain(stage, text, raw_lines, strip=True, line_range=line_range, kernel_name=kernel_name)
+        return _plain(stage, text, text.splitlines(), strip=True, line_range=line_range, kernel_name=kernel_name)
     mod: Any = importlib.import_module(f"irdiff.normalize.{dialect}")
-    got = _dialect(mod, stage, text, raw_lines, kernel_name)
+    from irdiff.normalize.text import raw_lines_of
+
+    raw_lines = raw_lines_of(text)  # a huge text's lines are split a piece at a time as the normalizer reads them
+    got = _dialect(mod, stage, text, raw_lines, kernel_name, None if keep else RECOMPUTE_LINES)
     del raw_lines
     if not keep and len(got.lines) > RECOMPUTE_LINES and isinstance(got.symbols, LazyPerLine):
         symbols, spans = LazyPerLine.recomputed(
@@ -130,8 +132,16 @@ def _normalize(
     return got
 
 
-def _dialect(mod: Any, stage: str, text: str, raw_lines: list[str], kernel_name: str | None) -> NormalizedStage:
-    """The dialect module ``mod``'s normalization of ``text`` (see :func:`normalize`)."""
+def _dialect(
+    mod: Any,
+    stage: str,
+    text: str,
+    raw_lines: Sequence[str],
+    kernel_name: str | None,
+    per_line_after: int | None = None,
+) -> NormalizedStage:
+    """The dialect module ``mod``'s normalization of ``text`` (see :func:`normalize`); ``per_line_after``: the bulk
+    builder's (the caller recomputes the per-line symbols of a stage longer than that)."""
     from irdiff.normalize.builder import Builder, BulkBuilder
 
     dialect = mod.__name__.rsplit(".", 1)[1]
@@ -146,7 +156,11 @@ def _dialect(mod: Any, stage: str, text: str, raw_lines: list[str], kernel_name:
     # the bulk builder first (linear time), the reference builder if it fails, the raw lines if both do
     for make in (BulkBuilder, Builder):
         try:
-            out = make(stage, text, with_columns=dialect == "sass")
+            out = (
+                BulkBuilder(stage, text, with_columns=dialect == "sass", per_line_after=per_line_after)
+                if make is BulkBuilder
+                else Builder(stage, text, with_columns=dialect == "sass")
+            )
             run(out, raw_lines, kernel_name)
             return out.build()
         except Exception:  # defensive: the differ must show something for any input
@@ -154,6 +168,11 @@ def _dialect(mod: Any, stage: str, text: str, raw_lines: list[str], kernel_name:
     result = _plain(stage, text, raw_lines, strip=False)
     result.fallback = True
     return result
+
+
+# Both texts of a pair at least this long (characters): the second is normalized in a forked process while this
+# one normalizes the first, when a core is idle (:func:`normalize_pair`). A 4 MB stage takes about a second per side.
+PARALLEL_CHARS = 4_000_000
 
 
 def normalize_pair(
@@ -166,24 +185,26 @@ def normalize_pair(
     raw: bool = False,
     line_range_a: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
     line_range_b: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
-    parallel: bool = False,
+    parallel: bool | None = None,
 ) -> tuple[NormalizedStage, NormalizedStage]:
     """:func:`normalize` of both sides of a diff, the same result as two calls (``tests/test_normalize_parallel.py``).
 
-    With ``parallel``, ``b`` is normalized in a forked process while this process normalizes ``a``
-    (:mod:`irdiff.normalize.parallel`: the child dies with this process and is stopped on an interruption); its
-    lines, shapes, raw line numbers, columns and regions come back through a pipe, and its per-line symbols and
-    spans are computed here only if read (the aligner of a huge function does not read them). Off by default (it
-    was on for two texts over 4 MB with an idle core until this stop): both processes at once hold 70-110 MB more
-    than one, over the 300 MB target on the 10 MB LLIR pair (PSS 325 MB vs 217 MB serial; PTX 292 vs 222 MB), and
-    the fork, its copy-on-write faults and the transfer add CPU (+0.4-1.0 s on those pairs), while the wall time it
-    saves was never measured on an idle machine (``benchmarks/bench_align_large.py --normalize fork|serial``,
-    ``benchmarks/results/bench_align_large.txt``). Raw texts, plain-text stages, no ``os.fork``, other threads
-    running: ``b`` is normalized here after ``a``, as when the child fails.
+    With ``parallel`` (default: when both texts hold at least :data:`PARALLEL_CHARS` characters and another core is
+    idle, :func:`irdiff.normalize.parallel.idle_core`), ``b`` is normalized in a forked process while this process
+    normalizes ``a`` (:mod:`irdiff.normalize.parallel`: the child dies with this process and is stopped on an
+    interruption); its lines, shapes, raw line numbers, columns and regions come back packed (a few strings), and
+    its per-line symbols and spans are computed here only if read (the aligner of a huge function does not read
+    them). On the 10 MB pairs of ``benchmarks/bench_align_large.py`` (``benchmarks/results/bench_align_large.txt``,
+    2026-12-02: an idle 16-core host, Python 3.12) normalize + align took 1.4-2.3 s wall with the fork against
+    2.4-4.3 s serially, both processes at once holding PSS 189-222 MB (serially one held 133-186 MB); the fork adds
+    about 1 CPU second. It was off from eda7f82 until then: both processes held 284-307 MB at once, over the 300 MB
+    target, because each side's raw lines, pre-rename chunks, renaming tables kept by a reference cycle and the
+    pickled result were held twice. Raw texts, plain-text stages, no ``os.fork``, other threads running: ``b`` is
+    normalized here after ``a``, as when the child fails.
 
     :raises: what :func:`normalize` raises (nothing for any text).
     """
-    from irdiff.normalize.parallel import Forked
+    from irdiff.normalize.parallel import Forked, idle_core
 
     def norm_b() -> NormalizedStage:
         return normalize(stage, b, kernel_b, raw=raw, line_range=line_range_b)
@@ -192,6 +213,8 @@ def normalize_pair(
         return _normalize(stage, b, kernel_b, raw=raw, line_range=line_range_b, keep=True)
 
     child = None
+    if parallel is None:
+        parallel = min(len(a), len(b)) >= PARALLEL_CHARS and idle_core()
     if parallel and not raw and dialect_of(stage) in _DIALECTS:
         import importlib
 
@@ -294,7 +317,7 @@ def _ranges(line_range: Any, n: int) -> list[tuple[int, int]]:
 def _plain(
     stage: str,
     text: str,
-    raw_lines: list[str],
+    raw_lines: Sequence[str],
     *,
     strip: bool,
     line_range: tuple[int, int] | Sequence[tuple[int, int]] | None = None,

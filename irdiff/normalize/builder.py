@@ -228,7 +228,10 @@ class BulkBuilder:
     it. Per-line :attr:`~NormalizedStage.symbols` and spans are computed when read, from the kept pre-rename chunks.
     """
 
-    def __init__(self, stage: str, raw: str, with_columns: bool = False) -> None:
+    def __init__(self, stage: str, raw: str, with_columns: bool = False, per_line_after: int | None = None) -> None:
+        """``per_line_after``: past this many lines the pre-rename chunks the per-line symbols are computed from are
+        no longer kept (the caller computes those otherwise, ``irdiff.normalize.RECOMPUTE_LINES``; 13 MB of a 10 MB
+        LLIR side): the built stage's :attr:`~NormalizedStage.symbols` then raise when read; None: always kept."""
         sentinel = next((c for c in _SENTINELS if c not in raw), None)
         if sentinel is None:
             raise ValueError("no placeholder character is free in this text: use Builder")
@@ -245,8 +248,10 @@ class BulkBuilder:
         self._lines: list[str] = []
         self._shapes: list[str] = []
         self._chunk: list[str] = []  # pre-rename texts of the lines not yet renamed
-        self._kept: list[str] = []  # every chunk's pre-rename text, for the per-line symbols
-        self._shown: dict[str, str] = _Missing(self._name)  # symbol text (or placeholder) -> readable text
+        self._kept: list[str] | None = []  # every chunk's pre-rename text, for the per-line symbols (None: dropped)
+        self._keep_up_to = per_line_after
+        # symbol text (or placeholder) -> readable text; it refers back to this builder (its _name) until build
+        self._shown: _Missing = _Missing(self._name)
         self._erased: dict[str, str] = {}  # ... -> shape text
         self._literals: set[str] = set()  # ... that are literal text, not a symbol (few)
         self._bare: dict[str, str] = {}  # ... -> the new name of a symbol shown without its sigil (few)
@@ -450,7 +455,11 @@ class BulkBuilder:
             return
         joined = "\n".join(self._chunk)
         self._chunk.clear()
-        self._kept.append(joined)
+        if self._kept is not None:
+            if self._keep_up_to is not None and self._n > self._keep_up_to:
+                self._kept = None  # the caller computes the per-line symbols otherwise
+            else:
+                self._kept.append(joined)
         parts = self._split.split(joined)
         syms = parts[1::2]
         if syms:
@@ -469,6 +478,8 @@ class BulkBuilder:
         symbols: list[tuple[str, ...]] = []
         spans: list[tuple[tuple[int, int], ...]] = []
         split, shown, literal, bare = self._split.split, self._shown, self._literals, self._bare
+        if self._kept is None:
+            raise RuntimeError("per-line symbols not kept past per_line_after lines")
         for joined in self._kept:
             for line in joined.split("\n"):
                 parts = split(line)
@@ -494,6 +505,12 @@ class BulkBuilder:
         self._flush()
         self._held.clear()
         self._keys.clear()
+        # every symbol is named: neither the table nor the dialect's symbol syntax (whose ``make`` may be a method
+        # of a walk that holds this builder: LLIR's) refers back to this builder any more, so no reference cycle
+        # keeps the tables alive once the built stage no longer needs them (until the next full garbage collection
+        # they held 45-57 MB of a 10 MB TTGIR or LLIR side after normalize returned, 20 MB of SASS's)
+        self._shown.close()
+        self.symbols = self._quick = None
         regions = sorted(self.regions, key=lambda r: (r.start, -r.end))
         n = self._n
         both: list[tuple[list[tuple[str, ...]], list[tuple[tuple[int, int], ...]]]] = []
@@ -526,6 +543,15 @@ class _Missing(dict[str, str]):
 
     def __missing__(self, key: str) -> str:
         return self._make(key)
+
+    def close(self) -> None:
+        """No more names are made (a missing key raises KeyError): drops ``make``, which may refer back to the
+        table's owner (:meth:`BulkBuilder.build`)."""
+        self._make = _no_name
+
+
+def _no_name(key: str) -> str:
+    raise KeyError(key)
 
 
 def lookup_in_order(table: dict[str, str], keys: list[str]) -> tuple[str, ...] | list[str]:

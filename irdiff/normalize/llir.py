@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import compress
 from operator import not_
@@ -92,7 +93,7 @@ def _ll_make(m: re.Match[str]) -> Sym:
 _LL_ATTR_DEF = re.compile(r"^attributes #(\d+) = \{(.*)\}\s*$")
 
 
-def attribute_group_names(raw_lines: list[str]) -> dict[str, str]:
+def attribute_group_names(raw_lines: Sequence[str]) -> dict[str, str]:
     """Content-derived names of the module's attribute groups: group number (``"8"``) → ``#attrs.1a2b3c`` (six hex
     digits of the BLAKE2b digest of the group's attribute list, blanks collapsed).
 
@@ -154,7 +155,7 @@ def _quick(s: str) -> tuple[str, str, str, str, str] | None:
     return None
 
 
-def normalize_llir(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+def normalize_llir(out: Builder | BulkBuilder, raw_lines: Sequence[str], kernel_name: str | None) -> None:
     """Normalize an LLVM IR module (``raw_lines``: ``make_llir``'s text split into lines) into ``out`` (the rules:
     the module docstring and :mod:`irdiff.normalize`); ``kernel_name``'s occurrences become ``KERNEL``.
 
@@ -177,7 +178,7 @@ class _LlirWalk:
     """The line-by-line normalization of an LLVM IR module (the reference rule): what each raw line adds to the
     builder, the function and block regions, and the attribute-group definitions (sorted by content)."""
 
-    def __init__(self, out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+    def __init__(self, out: Builder | BulkBuilder, raw_lines: Sequence[str], kernel_name: str | None) -> None:
         self.out = out
         self.kpat = kernel_pattern(kernel_name)
         self.kname = kernel_name or None
@@ -324,7 +325,7 @@ def _may_skip(joined: str) -> bool:
     return any(t in joined for t in _SKIP_NEEDS)
 
 
-def _bulk_llir(out: BulkBuilder, raw_lines: list[str], walk: _LlirWalk) -> None:
+def _bulk_llir(out: BulkBuilder, raw_lines: Sequence[str], walk: _LlirWalk) -> None:
     """:meth:`_LlirWalk.line` over ``raw_lines`` with the same result (``tests/test_normalize_fast.py``), a chunk of
     :data:`BULK_LINES` raw lines at a time.
 
@@ -347,7 +348,7 @@ def _bulk_llir(out: BulkBuilder, raw_lines: list[str], walk: _LlirWalk) -> None:
             nums = list(compress(range(start + 1, start + len(chunk) + 1), keep))
             if not nums:
                 continue
-            lines = list(compress(chunk, keep))
+            lines: Sequence[str] = list(compress(chunk, keep))
             joined = "\n".join(lines)
         else:  # no line of the chunk is dropped
             lines = chunk

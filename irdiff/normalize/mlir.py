@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 
 from irdiff.normalize.builder import Builder, BulkBuilder, Sym, Symbols, stem_of
 from irdiff.normalize.model import Region
@@ -144,9 +145,10 @@ def release_spelling(line: str) -> str:
     return line
 
 
-def normalize_mlir(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+def normalize_mlir(out: Builder | BulkBuilder, raw_lines: Sequence[str], kernel_name: str | None) -> None:
     out.use(SYMBOLS)
-    raw_lines = [release_spelling(ln) if "triton_" in ln or "!tt.memdesc" in ln else ln for ln in raw_lines]
+    # read once, in order (a huge text's lines are split a piece at a time: irdiff.normalize.text.RawLines)
+    lines = (release_spelling(ln) if "triton_" in ln or "!tt.memdesc" in ln else ln for ln in raw_lines)
     kpat = kernel_pattern(kernel_name)
     uses: dict[str, str] = {}  # "#blocked1" -> "#" + its new name (aliases, as the uses are spelled)
     used_names: dict[str, str] = {}  # new name -> body (collision check)
@@ -177,7 +179,7 @@ def normalize_mlir(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name
 
     loc_def, add_text = _LOC_DEF.match, out.add_text
     kname = kernel_name or None
-    for rawno, line in enumerate(raw_lines, start=1):
+    for rawno, line in enumerate(lines, start=1):
         if loc_def(line):
             continue
         line = strip_locs(line).rstrip()

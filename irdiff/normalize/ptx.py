@@ -104,7 +104,7 @@ class _Structure:
             self.regions.append(Region(self.func[0], end, self.func[1], self.func[1], anchor=True, function=True))
 
 
-def _kept_lines(raw_lines: list[str], kernel_name: str | None) -> Iterator[tuple[int, str]]:
+def _kept_lines(raw_lines: Sequence[str], kernel_name: str | None) -> Iterator[tuple[int, str]]:
     """``(raw line number, line)`` of the lines a PTX diff shows: up to the first debug section, debug lines and
     blank lines dropped, trailing comments and blanks stripped, the kernel's name replaced by ``KERNEL``."""
     kpat = kernel_pattern(kernel_name)
@@ -121,7 +121,7 @@ def _kept_lines(raw_lines: list[str], kernel_name: str | None) -> Iterator[tuple
         yield rawno, replace_kernel(line, kpat)
 
 
-def normalize_ptx(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+def normalize_ptx(out: Builder | BulkBuilder, raw_lines: Sequence[str], kernel_name: str | None) -> None:
     """The general normalizer (symbols found outside ``"..."`` strings, line by line); :func:`normalize_ptx_fast`
     gives the same result on texts without strings."""
     out.use(SYMBOLS)
@@ -153,7 +153,9 @@ SYMBOLS = Symbols(_PTX_SYM, _ptx_make, _PTX_PLAIN, quick=_quick)
 _CHUNK = 4096  # kept lines per regex pass: bounds the temporary pieces of a split to about a MB
 
 
-def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name: str | None) -> NormalizedStage | None:
+def normalize_ptx_fast(
+    stage: str, text: str, raw_lines: Sequence[str], kernel_name: str | None
+) -> NormalizedStage | None:
     """The same result as :func:`normalize_ptx` in linear time and little memory on huge texts (a 10 MB function:
     ``benchmarks/bench_align_large.py``), or None when a kept line holds a ``"`` (then symbols inside strings must be
     skipped: the general normalizer does that).
@@ -248,7 +250,7 @@ def normalize_ptx_fast(stage: str, text: str, raw_lines: list[str], kernel_name:
 _PTX_NOT_KEPT = re.compile(_PTX_DROP.pattern[:-1] + "|$)")
 
 
-def _kept(raw_lines: list[str], kpat: Kernel | None, sections: bool) -> tuple[list[int], Iterator[list[str]]]:
+def _kept(raw_lines: Sequence[str], kpat: Kernel | None, sections: bool) -> tuple[list[int], Iterator[list[str]]]:
     """The raw line numbers of :func:`_kept_lines` and its lines in chunks (computed over many lines per C call: a
     regex match per line selects them, one ``re.sub`` per chunk strips comments and replaces the kernel's name
     ``kpat``, which holds no ``"``). Reading the chunks raises :class:`_HasStrings` at a kept line that holds a

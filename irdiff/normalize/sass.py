@@ -4,6 +4,7 @@ control codes moved to a side column, labels, branch targets and physical regist
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import count, repeat
 from operator import itemgetter
@@ -190,7 +191,7 @@ SYMBOLS = Symbols(
 _SASS_SPECIAL = re.compile(r"LBB|\.L_|" + "|".join(_BRANCH_OPS))
 
 
-def normalize_sass(out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+def normalize_sass(out: Builder | BulkBuilder, raw_lines: Sequence[str], kernel_name: str | None) -> None:
     walk = _SassWalk(out, raw_lines, kernel_name)
     if isinstance(out, BulkBuilder) and not walk.raw_form:
         out.use(_BULK_SYMBOLS)
@@ -255,7 +256,7 @@ _AFTER_CTRL = itemgetter(slice(11, None))
 BULK_LINES = 4096
 
 
-def _bulk_sass(out: BulkBuilder, raw_lines: list[str], walk: _SassWalk) -> None:
+def _bulk_sass(out: BulkBuilder, raw_lines: Sequence[str], walk: _SassWalk) -> None:
     """:class:`_SassWalk` over ``raw_lines`` (``get_sass``'s form) with the same result, a chunk of lines at a time.
 
     Instruction lines (:data:`_SASS_TRITON`) are matched and stripped by ``map`` and comprehensions over the chunk and
@@ -328,7 +329,7 @@ class _SassWalk:
     """The line-by-line normalization of a SASS listing: what each raw line adds to the builder, the function and
     block regions, and cuobjdump's raw form (its branch targets as labels, control codes from encoding lines)."""
 
-    def __init__(self, out: Builder | BulkBuilder, raw_lines: list[str], kernel_name: str | None) -> None:
+    def __init__(self, out: Builder | BulkBuilder, raw_lines: Sequence[str], kernel_name: str | None) -> None:
         self.out = out
         self.kpat = kernel_pattern(kernel_name)
         self.kname = kernel_name or None

@@ -4,8 +4,11 @@ strings, trailing comments, top-level comma split, balanced parentheses, ``loc(.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import overload
 
 # A double-quoted string with backslash escapes (to the end of the line when unterminated):
 #   #loc = loc("/work/wt/arch/tests/suites/diag_copy.py":40:1)
@@ -205,3 +208,83 @@ def lines_at(joined: str, positions: list[int]) -> list[int]:
         if not out or out[-1] != line:
             out.append(line)
     return out
+
+
+# Line breaks of str.splitlines other than "\n": a text without any is split at "\n" alone.
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e"
+# A text at least this long (characters) is split into lines a piece at a time (:func:`raw_lines_of`).
+LAZY_LINES_CHARS = 1 << 21
+# Characters per piece of a :class:`RawLines` (each ends at a line break): ~10^4 lines of a Triton stage.
+RAW_PIECE_CHARS = 1 << 19
+
+
+def raw_lines_of(text: str) -> Sequence[str]:
+    """``text.splitlines()``, as a :class:`RawLines` (split a piece at a time) for a text of at least
+    :data:`LAZY_LINES_CHARS` characters whose only line break is ``"\\n"`` (ASCII, none of :data:`_OTHER_BREAKS`),
+    else as the list."""
+    if len(text) >= LAZY_LINES_CHARS and text.isascii() and not any(c in text for c in _OTHER_BREAKS):
+        return RawLines(text)
+    return text.splitlines()
+
+
+class RawLines(Sequence[str]):
+    """The lines of a text whose only line break is ``"\\n"`` (``text.splitlines()``: the same items), split a piece
+    of :data:`RAW_PIECE_CHARS` characters at a time when read, so a normalizer reading them in order holds one
+    piece's lines (~1 MB) rather than all of them (a 10 MB side: 150-270 thousand strings, 16-25 MB, the largest
+    single item of its peak memory, ``benchmarks/bench_align_large.py``). Reading them again splits them again;
+    a slice is a list."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]  # character offset of each piece
+        firsts = [0]  # index of each piece's first line
+        n, pos = 0, 0
+        while pos < len(text):
+            end = text.find("\n", pos + RAW_PIECE_CHARS - 1)
+            end = len(text) if end < 0 else end + 1
+            n += text.count("\n", pos, end) + (text[end - 1] != "\n")
+            starts.append(end)
+            firsts.append(n)
+            pos = end
+        self._starts = starts
+        self._firsts = firsts
+        self._n = n
+        self._cached = -1  # the piece whose lines are held
+        self._lines: list[str] = []
+
+    def _piece(self, k: int) -> list[str]:
+        if k != self._cached:
+            self._lines = self.text[self._starts[k] : self._starts[k + 1]].splitlines()
+            self._cached = k
+        return self._lines
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[str]:
+        for k in range(len(self._starts) - 1):
+            yield from self.text[self._starts[k] : self._starts[k + 1]].splitlines()
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._n)
+            if step != 1:
+                return [self[j] for j in range(start, stop, step)]
+            out: list[str] = []
+            while start < stop:
+                k = bisect_right(self._firsts, start) - 1
+                first = self._firsts[k]
+                got = self._piece(k)[start - first : stop - first]
+                out.extend(got)
+                start += len(got)
+            return out
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("line index out of range")
+        k = bisect_right(self._firsts, i) - 1
+        return self._piece(k)[i - self._firsts[k]]
