@@ -335,6 +335,27 @@ def test_bundle_lock_timeout_message(tmp_path: Path, monkeypatch: pytest.MonkeyP
         holder.wait()
 
 
+# A child that sleeps with every signal at its default action: one started under ``nohup`` (as mutation runs are)
+# would otherwise inherit SIGHUP ignored, and a probe that sends a real signal could not be told from signal 0.
+_SLEEP = """
+import signal, time
+for s in signal.valid_signals():
+    try:
+        signal.signal(s, signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def _sleeper() -> subprocess.Popen[bytes]:
+    """The sleeping child, once its signals are reset (it says so on stdout)."""
+    child = subprocess.Popen([sys.executable, "-c", _SLEEP], stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+    return child
+
+
 def test_temporaries_are_named_for_their_process_and_reclaimed(tmp_path: Path) -> None:
     """Temporaries of a dead process (a directory, a file) and one of a live process older than STALE_TMP_S are
     removed; a young one of a live process, this process's own and a name without the prefix stay. The live owner
@@ -345,7 +366,7 @@ def test_temporaries_are_named_for_their_process_and_reclaimed(tmp_path: Path) -
     assert t.name.startswith(f".tmp-{os.getpid()}-a_b_c{'x' * 35}-")
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     pid = int(dead.stdout)
-    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    live = _sleeper()
     try:
         assert not B._pid_alive(pid) and B._pid_alive(live.pid)
         gone_dir = tmp_path / "p" / f".tmp-{pid}-x"
@@ -483,7 +504,7 @@ def test_exchange_relative_paths_and_unsupported(tmp_path: Path, monkeypatch: py
 
 
 def test_pid_alive_sends_no_signal(tmp_path: Path) -> None:
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    child = _sleeper()
     try:
         assert B._pid_alive(child.pid)
         time.sleep(0.2)
