@@ -55,7 +55,7 @@ SELECTIONS: dict[str, list[str]] = {
         "-k",
         "not moved_kernel_with_renamed_local",
     ],
-    "irdiff/normalize/__init__.py": [*_NORMALIZE, "tests/test_normalize_parallel.py"],
+    "irdiff/normalize/__init__.py": [*_NORMALIZE, "tests/test_normalize_parallel.py", "tests/test_normalize_memory.py"],
     # the SASS whole-text path (BulkBuilder.extend/searched/searched_alone) is checked against the reference Builder there
     "irdiff/normalize/builder.py": [
         "tests/test_normalize_builder.py",
@@ -68,13 +68,16 @@ SELECTIONS: dict[str, list[str]] = {
         "tests/test_normalize_fast.py::test_bulk_builder_steps_aside_when_every_placeholder_is_taken",
         "tests/test_normalize_fast.py::test_llir_whole_text_path_equals_the_reference",
         "tests/test_normalize_fast.py::test_llir_whole_text_path_on_a_module",
+        # per_line_after, the reference cycles build() breaks
+        "tests/test_normalize_memory.py",
     ],
     "irdiff/normalize/text.py": [
         "tests/test_normalize_text.py",
         "tests/test_planted_bugs.py",
         "tests/test_normalize_ptx.py",
+        "tests/test_normalize_memory.py",  # RawLines, raw_lines_of
     ],
-    "irdiff/normalize/mlir.py": [*_NORMALIZE, "tests/test_normalize_mlir.py"],
+    "irdiff/normalize/mlir.py": [*_NORMALIZE, "tests/test_normalize_mlir.py", "tests/test_normalize_memory.py"],
     "irdiff/normalize/llir.py": [
         "tests/test_normalize_llir.py",
         "tests/test_normalize_patterns.py",
