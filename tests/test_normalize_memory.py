@@ -65,6 +65,45 @@ def test_raw_lines_read_as_splitlines(pieces: list[str], size: int, data: st.Dat
             got[i]
 
 
+class _Slices(str):
+    """The text of a :class:`~irdiff.normalize.text.RawLines`, recording the length of every slice taken of it."""
+
+    sizes: list[int]
+
+    def __getitem__(self, key):  # type: ignore[no-untyped-def,override]
+        if isinstance(key, slice):
+            self.sizes.append(len(range(*key.indices(len(self)))))
+        return str.__getitem__(self, key)
+
+
+def test_raw_lines_split_a_piece_at_a_time_and_each_piece_once() -> None:
+    """What RawLines is for, not only what it reads: iterating splits one piece at a time (no slice much longer than
+    RAW_PIECE_CHARS), reading every line by index splits each piece once (the piece held is reused), a line of the
+    second piece read first is right, and an index out of range raises IndexError with its own message."""
+    text = "".join(f"line {i}\n" for i in range(3000))
+    ref = text.splitlines()
+    old = T.RAW_PIECE_CHARS
+    T.RAW_PIECE_CHARS = 1000
+    try:
+        got, fresh = T.RawLines(text), T.RawLines(text)
+    finally:
+        T.RAW_PIECE_CHARS = old
+    spy = _Slices(text)
+    spy.sizes = []
+    got.text = fresh.text = spy
+    assert list(got) == ref
+    pieces = list(spy.sizes)
+    assert len(pieces) > 10 and max(pieces) <= 1000 + len(ref[-1]) + 1 and sum(pieces) == len(text)
+    spy.sizes.clear()
+    assert [got[i] for i in range(len(ref))] == ref
+    assert spy.sizes == pieces
+    second = text[: pieces[0]].count("\n")  # the first line of the second piece
+    assert fresh[second] == ref[second] and fresh[second - 1] == ref[second - 1]
+    for bad in (len(ref), -len(ref) - 1):
+        with pytest.raises(IndexError, match="^line index out of range$"):
+            got[bad]
+
+
 def test_raw_lines_of_splits_lazily_only_plain_long_texts(monkeypatch: pytest.MonkeyPatch) -> None:
     """A text of at least LAZY_LINES_CHARS characters whose only line break is \\n is read a piece at a time; a
     shorter one, a non-ASCII one and one with another line break splitlines knows (\\r, \\v, \\f, \\x1c-\\x1e) is the
