@@ -192,7 +192,7 @@ def test_bulk_builder_keeps_no_chunks_past_per_line_after() -> None:
     kept = fill(BulkBuilder("ttgir", "", per_line_after=n), n)
     assert (dropped.lines, dropped.shapes) == (kept.lines, kept.shapes) == (ref.lines, ref.shapes)
     assert list(kept.symbols) == list(ref.symbols) and list(kept.symbol_spans) == list(ref.symbol_spans)
-    with pytest.raises(RuntimeError, match="per-line symbols not kept"):
+    with pytest.raises(RuntimeError, match="^per-line symbols not kept past per_line_after lines$"):
         list(dropped.symbols)
 
 
