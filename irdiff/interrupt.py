@@ -151,7 +151,7 @@ class held:
     (``_adjust_thread_count``); raised between the two, the thread runs on unrecorded, ``shutdown(wait=True)``
     does not wait for it, and irdiff exited while it still compiled: its ``.tmp-*`` directory was left in the
     cache (CI, ``tests/test_cli_requested.py::test_ctrl_c_in_the_first_compile_leaves_no_bundle_directory``;
-    3 of 60 Ctrl-C runs under load). Without :func:`install` (irdiff used as a library) it changes nothing."""
+    4 of 60 Ctrl-C runs under load). Without :func:`install` (irdiff used as a library) it changes nothing."""
 
     def __enter__(self) -> held:
         global _held

@@ -409,7 +409,7 @@ def test_interruption_as_a_pool_starts_a_thread_waits_for_its_call() -> None:
     """``ThreadPoolExecutor.submit`` starts a worker thread and only then records it; a Ctrl-C between the two used
     to leave the thread unrecorded, so ``shutdown(wait=True)`` did not wait for it and irdiff exited while that
     compile job still ran: its ``.tmp-*`` in the compile cache stayed (CI failure of
-    ``test_ctrl_c_in_the_first_compile_leaves_no_bundle_directory``, reproduced 3 times in 60 interrupted runs).
+    ``test_ctrl_c_in_the_first_compile_leaves_no_bundle_directory``, reproduced 4 times in 60 interrupted runs).
     Now the signal, sent exactly there (a wrapped ``Thread.start``), is raised after the tasks are submitted:
     ``stop`` runs before any started call ends, the call already started ends before :func:`thread_map` raises,
     and the calls not yet started never run."""
