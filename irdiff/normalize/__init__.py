@@ -154,13 +154,14 @@ def _dialect(
             return fast  # type: ignore[no-any-return]
     run = getattr(mod, f"normalize_{dialect}")
     # the bulk builder first (linear time), the reference builder if it fails, the raw lines if both do
-    for make in (BulkBuilder, Builder):
+    columns = dialect == "sass"
+    makers: tuple[Callable[[], Builder | BulkBuilder], ...] = (
+        lambda: BulkBuilder(stage, text, with_columns=columns, per_line_after=per_line_after),
+        lambda: Builder(stage, text, with_columns=columns),
+    )
+    for make in makers:
         try:
-            out = (
-                BulkBuilder(stage, text, with_columns=dialect == "sass", per_line_after=per_line_after)
-                if make is BulkBuilder
-                else Builder(stage, text, with_columns=dialect == "sass")
-            )
+            out = make()
             run(out, raw_lines, kernel_name)
             return out.build()
         except Exception:  # defensive: the differ must show something for any input
