@@ -96,6 +96,13 @@ class AtomicFact:
     :ivar from_mma: the value written (an rmw's value operand, a CAS's new value) is, in the final TTGIR, a
         ``ttg.convert_layout`` from an MMA layout (or the ``#ttg.linear`` layout a Blackwell ``ttng.tmem_load``
         gives), possibly followed by ``arith.extf``/``truncf``/``tt.fp_to_fp`` casts. False without a TTGIR.
+    :ivar users: the TTIR ops that read the atomic's result (the old value(s) it returns), in program order, each
+        op kind once (``tt.store``, ``arith.addi``, ``scf.yield``); empty when the SSA result has no use. Triton lowers
+        a ``tt.atomic_rmw`` to a reduction that returns nothing (PTX ``red``) only when its result has no use
+        (``op.getResult().use_empty()`` in ``AtomicRMWOpConversion``,
+        ``third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp``).
+    :ivar user/user_python: the first such op's TTIR line and the kernel source line it came from (None when unused,
+        or when its location is not in the kernel's file).
     """
 
     op: str
@@ -106,6 +113,9 @@ class AtomicFact:
     from_mma: bool
     ref: Ref
     python: Ref | None
+    users: list[str] = field(default_factory=list)
+    user: Ref | None = None
+    user_python: Ref | None = None
 
 
 @dataclass
@@ -605,8 +615,14 @@ def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
     aliases = _aliases(ttgir)
     g_atoms = [ln for ln in g_all if ln.op in ("tt.atomic_rmw", "tt.atomic_cas")]
     table = _loc_table(ttir)
+    t_all = _lines(ttir)
+    # SSA value → the TTIR op lines that read it (``%5#0`` is a use of ``%5``)
+    readers: dict[str, list[_Line]] = {}
+    for x in t_all:
+        for o in dict.fromkeys(o.split("#")[0] for o in _operands(x)):
+            readers.setdefault(o, []).append(x)
     out: list[AtomicFact] = []
-    for i, ln in enumerate(x for x in _lines(ttir) if x.op in ("tt.atomic_rmw", "tt.atomic_cas")):
+    for i, ln in enumerate(x for x in t_all if x.op in ("tt.atomic_rmw", "tt.atomic_cas")):
         head = ln.text.split(ln.op, 1)[1].strip()
         words = [w.strip() for w in head.split(",")]  # never empty: str.split gives at least one item
         if ln.op == "tt.atomic_cas":
@@ -638,6 +654,8 @@ def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
                     break
                 nxt = _operands(d)
                 d = defs.get(nxt[0]) if nxt else None
+        uses = [u for r in ln.results for u in readers.get(r, [])]
+        first = uses[0] if uses else None
         out.append(
             AtomicFact(
                 op,
@@ -648,6 +666,9 @@ def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
                 from_mma,
                 Ref("ttir", ln.no, ln.text),
                 python_ref(ln.raw, table, src, python),
+                users=list(dict.fromkeys(u.op for u in uses)),
+                user=Ref("ttir", first.no, first.text) if first else None,
+                user_python=python_ref(first.raw, table, src, python) if first else None,
             )
         )
     return out

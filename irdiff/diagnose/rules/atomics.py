@@ -1,10 +1,11 @@
 """Atomics and memory ordering, and layout conversions through shared memory.
 
-Facts: TTIR ``tt.atomic_rmw``/``tt.atomic_cas`` (op, ``sem``, ``scope``, type; :class:`~irdiff.diagnose.mechfacts.
-AtomicFact`), TTGIR ``ttg.convert_layout`` with the PTX shared-memory traffic at its source position
-(:class:`~irdiff.diagnose.mechfacts.ConvertFact`), and counts: PTX ``atom``/``red`` by op, type and width
-(``atom.add.f32``, ``red.add.v4.f32``, ``atom.cas.b32``), ``atom.acq_rel``; SASS ``ATOMG``/``RED``/``ATOMS``,
-``MEMBAR``/``ERRBAR``/``CCTL`` (fences and L1 invalidation ptxas emits around acquire/release atomics).
+Facts: TTIR ``tt.atomic_rmw``/``tt.atomic_cas`` (op, ``sem``, ``scope``, type, the ops that read the returned old
+value; :class:`~irdiff.diagnose.mechfacts.AtomicFact`), TTGIR ``ttg.convert_layout`` with the PTX shared-memory
+traffic at its source position (:class:`~irdiff.diagnose.mechfacts.ConvertFact`), and counts: PTX ``atom``/``red``
+by op, type and width (``atom.add.f32``, ``red.add.v4.f32``, ``atom.cas.b32``), ``atom.acq_rel``; SASS ``ATOMG``/
+``RED``/``ATOMS``, ``MEMBAR``/``ERRBAR``/``CCTL`` (fences and L1 invalidation ptxas emits around acquire/release
+atomics).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from irdiff.diagnose.facts import VariantFacts
 from irdiff.diagnose.mechfacts import AtomicFact, ConvertFact
 from irdiff.diagnose.model import Evidence, Finding, Severity
-from irdiff.diagnose.rules.common import Context, _c, _ev, _kb
+from irdiff.diagnose.rules.common import Context, _c, _ev, _kb, _names
 from irdiff.diagnose.rules.precision import mech
 from irdiff.diagnose.rules.registry import Emits, rule
 
@@ -315,6 +316,152 @@ def rule_atomic_ops(ctx: Context) -> list[Finding]:
     return [Finding("atomic.ops", "major", title, expl, ev, stage="ttir", predicts=predicts)]
 
 
+# The ``tt.atomic_rmw`` ops Triton may lower to a reduction (PTX ``red``, no value returned) when the result has no
+# use: every op but ``xchg`` (PTX has no ``red.exch``), and only with ``sem`` ``relaxed`` or ``release``
+# (``useRed`` in ``AtomicRMWOpConversion::matchAndRewrite``,
+# ``third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp``; Triton 3.9 compiles agree: an unused
+# ``acq_rel`` add and an unused ``relaxed`` ``tl.atomic_xchg`` stay ``atom``).
+_RED_SEMS = ("relaxed", "release")
+
+
+def _may_reduce(a: AtomicFact) -> bool:
+    """Whether ``a`` could become a reduction were its result unused (its op and ``sem`` allow ``red``)."""
+    return a.op not in ("exch", "cas") and a.sem in _RED_SEMS
+
+
+def _returning(f: VariantFacts, stage: str) -> tuple[int, int]:
+    """``(atomics that return a value, reductions)`` per thread in ``stage``: PTX ``atom`` (less ``atom.cas``) and
+    ``red``; SASS ``ATOMG``/``ATOM`` (less their ``.CAS``) and ``RED`` (``REDG`` counts as ``RED``)."""
+    if stage == "ptx":
+        return _c(f, "ptx", "atom") - _c(f, "ptx", "atom.cas"), _c(f, "ptx", "red")
+    atoms = _c(f, "sass", "ATOMG") + _c(f, "sass", "ATOM") - _sass_cas(f)
+    return atoms, _c(f, "sass", "RED")
+
+
+def _user_words(a: AtomicFact, code: bool = True) -> str:
+    """```tt.store`` (line 12: `tl.store(prev + offs, old, mask=ok)`)``: what reads an atomic's old value (``code``
+    False: ```tt.store`` at line 12``)."""
+    ops = _names(a.users)
+    if a.user_python is None:
+        return ops
+    if not code:
+        return f"{ops} at line {a.user_python.line}"
+    return f"{ops} (line {a.user_python.line}: `{a.user_python.text}`)"
+
+
+@rule(
+    Emits("atomic.result-used", causes=("spec.constexpr-changed", "options.changed")),
+    reads=("mech", "counts", "first_lines"),
+)
+def rule_atomic_result(ctx: Context) -> list[Finding]:
+    """``atomic.result-used``: the same atomic (TTIR ``tt.atomic_rmw``, paired in program order, same op) has its
+    returned old value used in one variant and unused in the other, and the lowering shows it: per thread, the
+    variant that uses it has more value-returning atomics and fewer reductions — PTX ``atom`` vs ``red`` (Triton
+    emits ``red`` only for an unused result, an op other than ``xchg`` and ``sem`` ``relaxed``/``release``:
+    ``AtomicRMWOpConversion``, ``third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp``), or, when the
+    PTX has ``atom`` in both (Triton 3.6 emits ``atom`` whatever the use), SASS ``ATOMG`` vs ``RED`` (ptxas turns
+    an ``atom`` whose destination register is never read into ``RED``). Counts are instructions per thread.
+
+    Facts: :attr:`~irdiff.diagnose.mechfacts.AtomicFact.users` (the TTIR ops that read the result, with the first
+    one's source line), PTX/SASS counts (:mod:`irdiff.diagnose.counts`). Silent when both variants use (or both
+    ignore) the values, when the atomics differ in number or op (``atomic.ops``), and when the lowering is the same
+    (an ``xchg`` or an ``acq_rel`` atomic returns its value either way). A ``sem`` that differs as well is
+    ``atomic.ordering``'s; this finding then says whether the used side's ``sem`` alone would keep ``atom``."""
+    aa = [x for x in mech(ctx.fa).atomics if x.op != "cas"]
+    ab = [x for x in mech(ctx.fb).atomics if x.op != "cas"]
+    if not aa or len(aa) != len(ab):
+        return []
+    pairs = [(x, y) for x, y in zip(aa, ab, strict=True) if x.op == y.op and bool(x.users) != bool(y.users)]
+    sides = {ctx.a if x.users else ctx.b for x, _ in pairs}
+    if len(sides) != 1:  # none, or some atomics used in `a` and others in `b`: no side to name
+        return []
+    user = sides.pop()
+    other = ctx.b if user == ctx.a else ctx.a
+    fu, fo = ctx.facts(user), ctx.facts(other)
+    # the lowering that shows it: PTX when Triton chose, else SASS when ptxas did
+    stage = next(
+        (
+            st
+            for st in ("ptx", "sass")
+            if _returning(fu, st)[0] > _returning(fo, st)[0] and _returning(fu, st)[1] < _returning(fo, st)[1]
+        ),
+        None,
+    )
+    if stage is None:
+        return []
+    used = [x if user == ctx.a else y for x, y in pairs]
+    unused = [y if user == ctx.a else x for x, y in pairs]
+    u0, o0 = used[0], unused[0]
+    what = _ops(used)
+    words = " and ".join(sorted({_OP_WORDS.get(x.op, f"`{x.op}`") for x in used}))
+    (nu_atom, nu_red), (no_atom, no_red) = _returning(fu, stage), _returning(fo, stage)
+    if stage == "ptx":
+        lowered_u, lowered_o = "`atom` (SASS `ATOMG`)", "`red` (SASS `RED`)"
+    else:
+        lowered_u, lowered_o = "`ATOMG`", "`RED`"
+    title = (
+        f"`{user}` uses the old value of {words} ({what}; read by {_user_words(u0, code=False)}): it lowers to "
+        f"{lowered_u} and waits for it; unused in `{other}`, it lowers to {lowered_o}"
+    )
+    ev: list[Evidence] = [_ev(user, u0.ref, u0.ref.text[:220])]
+    if u0.python:
+        ev.append(_ev(user, u0.python))
+    if u0.user is not None:
+        ev.append(_ev(user, u0.user, u0.user.text[:220]))
+    if u0.user_python is not None and (u0.python is None or u0.user_python.line != u0.python.line):
+        ev.append(_ev(user, u0.user_python))
+    ev.append(_ev(other, o0.ref, o0.ref.text[:220]))
+    if o0.python:
+        ev.append(_ev(other, o0.python))
+    for v, f, key in (
+        (user, fu, "atom" if stage == "ptx" else "ATOMG"),
+        (other, fo, "red" if stage == "ptx" else "RED"),
+    ):
+        r = f.first_lines.get(stage, {}).get(key)
+        if r:
+            ev.append(_ev(v, r, f"{r.text}   ({_c(f, stage, key)}× {key})"))
+    for v, f in ((user, fu), (other, fo)):
+        keys = _atomic_keys(f, "sass")
+        if keys:
+            ev.append(Evidence(v, "sass", None, ", ".join(f"{n}× {k}" for k, n in sorted(keys.items()))))
+    how = (
+        "Triton lowers a `tt.atomic_rmw` to a reduction — PTX `red`, which returns nothing — only when its result has "
+        "no use, its op is not `xchg` and its `sem` is `relaxed` or `release` (`AtomicRMWOpConversion`, "
+        "`third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp`); otherwise it emits `atom`, which "
+        "returns the old value."
+    )
+    if stage == "sass":
+        how += (
+            " Here the PTX has `atom` in both variants (this Triton emits `atom` whatever the use) and ptxas makes "
+            f"the difference: the `atom` whose destination register is never read becomes `RED` in `{other}`."
+        )
+    counts = (
+        f" Per thread, {stage.upper()} has {nu_atom} value-returning atomic(s) and {nu_red} reduction(s) in `{user}`, "
+        f"{no_atom} and {no_red} in `{other}`."
+    )
+    sem_too = [x.sem for x in used if not _may_reduce(x)]
+    also = (
+        f" `{user}`'s `sem={sem_too[0]}` would keep `atom` even without the use (`atomic.ordering` names the sems): "
+        "both differences lead to it."
+        if sem_too
+        else ""
+    )
+    expl = (
+        f"In `{user}` the old value returned by {what} is read by {_user_words(u0)}; in `{other}` the same atomic's "
+        f"result has no use. {how}{counts} An `atom` whose value is read holds a destination register and the first "
+        "instruction that reads it waits until the value comes back from the L2 (a round trip per atomic, longer "
+        "when many threads update the same addresses); a `red` is issued and not waited for."
+        + (
+            f" In `{user}` the returned values are also moved to another layout through shared memory before their "
+            "use (`layout.convert-shared`)."
+            if any(c.producer == "tt.atomic_rmw" and _needs_shared(c) for c in mech(fu).converts)
+            else ""
+        )
+        + f" The memory updates are the same; only `{user}` reads the values the atomics replaced.{also}"
+    )
+    return [Finding("atomic.result-used", "major", title, expl, ev, stage="ttir", predicts=user)]
+
+
 def _needs_shared(c: ConvertFact) -> bool:
     return c.shared_stores > 0
 
@@ -338,7 +485,11 @@ def _required_by(c: ConvertFact) -> str:
 
 
 @rule(
-    Emits("layout.convert-shared", causes=("spec.constexpr-changed", "options.changed", "mma.lowering")),
+    Emits(
+        "layout.convert-shared",
+        causes=("spec.constexpr-changed", "options.changed", "mma.lowering", "atomic.result-used"),
+        direction={"atomic.result-used": +1},
+    ),
     reads=("mech", "resources"),
 )
 def rule_convert_shared(ctx: Context) -> list[Finding]:
@@ -356,7 +507,18 @@ def rule_convert_shared(ctx: Context) -> list[Finding]:
     cs = ca if side == ctx.a else cb
     others = cb if side == ctx.a else ca
     other = ctx.b if side == ctx.a else ctx.a
-    extra = [c for c in cs if (c.src, c.dst, c.shape) not in [(o.src, o.dst, o.shape) for o in others]] or cs
+    # the conversions the other side lacks, each of the other side's matching one conversion of this side (by layout
+    # kinds, shape and element type): a 256xi32 atomic result converted back for its store is not the 256x!tt.ptr<i32>
+    # pointer conversion both sides make before the atomic, nor a second blocked-to-blocked 256xf32 conversion
+    theirs = [(o.src, o.dst, o.shape, o.elem) for o in others]
+    extra: list[ConvertFact] = []
+    for x in cs:
+        key = (x.src, x.dst, x.shape, x.elem)
+        if key in theirs:
+            theirs.remove(key)
+        else:
+            extra.append(x)
+    extra = extra or cs
     c = extra[0]
     ev: list[Evidence] = [_ev(side, c.ref, c.ref.text[:240])]
     if c.python:

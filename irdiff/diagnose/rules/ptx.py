@@ -138,7 +138,8 @@ def rule_ptx_memory(ctx: Context) -> list[Finding]:
     """``ptx.memory-ops``: global/shared memory instructions in PTX by kind and width."""
     ca, cb = ctx.fa.counts.get("ptx", {}), ctx.fb.counts.get("ptx", {})
     # atomics are rows only when their number differs (a tile of atomics against one); the same atomics in another
-    # form (``atom`` with a result and ordering vs ``red``) are the atomic rules' (``atomic.ordering``, ``atomic.ops``)
+    # form (``atom`` with a result and ordering vs ``red``) are the atomic rules' (``atomic.ordering``, ``atomic.ops``,
+    # ``atomic.result-used``)
     atomics = _global_atomics(ca) != _global_atomics(cb)
     keys = sorted(
         {

@@ -94,6 +94,7 @@ RuleId = Literal[
     "atomic.ordering",
     "atomic.cas-loop",
     "atomic.ops",
+    "atomic.result-used",
     "layout.convert-shared",
     # hints.py (memory hints, compiler messages, wait depth)
     "hint.cache",
