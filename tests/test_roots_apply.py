@@ -1788,3 +1788,138 @@ def test_hint_change_with_a_file_on_one_side_is_not_traced_in_the_kernel(compile
     assert "base = tl.multiple_of(base, 4)" in root.title
     assert "dense<4>" not in root.explanation and "differs only in its attributes" not in root.explanation
     assert "Downstream: PTX (whole kernel): " in root.explanation
+
+
+# ------------------------------------------------------------------------------------------------ dot and product notes
+
+TILES = str(SUITES / "dot_tiles.py")
+
+
+@pytest.fixture(scope="module")
+def tiles(compile_suite):  # type: ignore[no-untyped-def]
+    return compile_suite(TILES, ["f64s", "f64l", "f32s", "f32l", "f32ieee", "sum", "sumtiny"], "sm80")
+
+
+def _acc(b: Bundle, v: str) -> int:
+    d = R._dot_facts(b.variants[v])
+    assert d is not None and d[1] == "mma"
+    return d[0]
+
+
+@pytest.mark.parametrize(
+    ("order", "kinds", "fp64"),
+    [
+        (("f64s", "f64l"), "fp64", True),
+        (("f64l", "f64s"), "fp64", True),
+        (("f64s", "f32l"), "fp64 (`f64s`) / fp32 (`f32l`)", True),
+        (("f32l", "f64s"), "fp32 (`f32l`) / fp64 (`f64s`)", True),
+        (("f32s", "f32l"), "fp32", False),
+        (("f32l", "f32s"), "fp32", False),
+    ],
+)
+def test_register_story_names_each_accumulator_type_and_the_fp64_register_pair(  # type: ignore[no-untyped-def]
+    tiles, order: tuple[str, str], kinds: str, fp64: bool
+) -> None:
+    """Two MMA dots of different tiles: the accumulator values per thread (tile ÷ 128 threads: 8 for 32x32, 32 for
+    64x64) with each variant's accumulator type, named once when both are the same, per variant when they differ;
+    an fp64 accumulator on either side adds that each fp64 value takes two 32-bit registers."""
+    a, o = order
+    assert (_acc(tiles, a), _acc(tiles, o)) == tuple(8 if v.endswith("s") else 32 for v in order)
+    f = _regs(tiles, a, o)
+    said = (
+        f"the dot accumulator holds {_acc(tiles, a)} {kinds} values per thread in `{a}` and {_acc(tiles, o)} in `{o}` "
+        "(tile ÷ threads" + ("; an fp64 value takes two 32-bit registers" if fp64 else "") + ")"
+    )
+    assert said in f.explanation
+    # the larger tile is the variant with more registers: a constexpr change explains it, in either order
+    assert _regs(tiles, a, o, Finding("spec.constexpr-changed", "major", "", "", [])).causes == [
+        "spec.constexpr-changed"
+    ]
+
+
+@pytest.mark.parametrize("order", [("sum", "f32s"), ("f32s", "sum")])
+def test_register_story_counts_an_fp32_product_one_register_a_value(tiles, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A scaled broadcast multiply of 32x16x32 fp32 values summed over K holds 128 products per thread (one 32-bit
+    register each) against the MMA dot's 8 accumulators: the product variant has more registers and is named."""
+    a, o = order
+    assert tiles.variants["sum"].resources.registers > tiles.variants["f32s"].resources.registers  # type: ignore[operator]
+    assert (
+        "`sum` computes the product without `tt.dot` (FMA): a broadcast multiply of a 32x16x32 fp32 tile summed by "
+        "`tt.reduce`, 128 fp32 values (128 32-bit registers) per thread before the sum; `f32s`'s dot is MMA with 8 "
+        "fp32 accumulator values per thread" in _regs(tiles, a, o).explanation
+    )
+
+
+@pytest.mark.parametrize("order", [("sum", "f32ieee"), ("f32ieee", "sum")])
+def test_register_story_names_a_product_against_an_fma_dot(tiles, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Against a dot that is FMA itself (``input_precision="ieee"``: ``#blocked``), the 32x16x32 product still holds
+    128 values per thread against the dot's 8 accumulators, and the note says the dot's lowering as it is."""
+    a, o = order
+    assert tiles.variants["sum"].resources.registers > tiles.variants["f32ieee"].resources.registers  # type: ignore[operator]
+    assert R._dot_facts(tiles.variants["f32ieee"])[1].startswith("blocked")  # type: ignore[index]
+    f = _regs(tiles, a, o)
+    assert (
+        "`sum` computes the product without `tt.dot` (FMA): a broadcast multiply of a 32x16x32 fp32 tile summed by "
+        "`tt.reduce`, 128 fp32 values (128 32-bit registers) per thread before the sum; `f32ieee`'s dot is FMA "
+        "(blocked layout) with 8 fp32 accumulator values per thread" in f.explanation
+    )
+    assert "Not explained" not in f.explanation
+
+
+@pytest.mark.parametrize("order", [("sumtiny", "f32l"), ("f32l", "sumtiny")])
+def test_register_story_names_a_product_only_when_it_has_more_registers(tiles, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """A 16x8x16 product (16 values per thread) has fewer registers than a 64x64 MMA dot (32 accumulators per
+    thread): the product note does not explain the dot variant's extra registers."""
+    a, o = order
+    assert tiles.variants["sumtiny"].resources.registers < tiles.variants["f32l"].resources.registers  # type: ignore[operator]
+    assert R._reduce_product(tiles.variants["sumtiny"]) == ("16x8x16", 16, "fp32")
+    assert "computes the product without `tt.dot`" not in _regs(tiles, a, o).explanation
+
+
+# ------------------------------------------------------------------------------------------------ transposed roots
+
+TRANSPOSED = str(SUITES / "transposed_access.py")
+
+
+@pytest.mark.parametrize("order", [("rowmaj", "colmaj"), ("colmaj", "rowmaj")])
+def test_a_source_root_nothing_follows_is_not_named_the_transposed_access(
+    compile_suite, order: tuple[str, str]
+) -> None:  # type: ignore[no-untyped-def]
+    """The index expression that transposes ``src``'s load is the source root; with the rules' findings it is
+    retitled as the transposed access. Handed no rule finding, nothing follows from it: it is information and keeps
+    its own title (an access it transposes is not said where no effect is)."""
+    b = compile_suite(TRANSPOSED, ["rowmaj", "colmaj"], "sm80")
+    a, o = order
+    fs, sd = rule_findings(b, a, o)
+    out, _ = R.apply_roots(fs, a, o, b.variants[a], b.variants[o], sd=sd)
+    (root,) = [f for f in out if f.id.startswith("source.")]
+    assert root.severity != "info" and "the load reads `src` transposed in `colmaj` (column-major)" in root.title
+    out, _ = R.apply_roots([], a, o, b.variants[a], b.variants[o], sd=sd)
+    (alone,) = out
+    assert alone.id == root.id and alone.severity == "info"
+    assert "transposed" not in alone.title and "transposed" not in alone.explanation
+
+
+@pytest.mark.parametrize("order", [("t0", "t1"), ("t1", "t0")])
+def test_only_a_configuration_root_is_named_the_transposed_access(compile_suite, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Same source, the constexpr ``T`` picks the index expression: ``config.changed`` names the transposed access.
+    Without a ``config.changed`` finding nothing is retitled (and nothing fails); one that follows from another
+    finding is no root and keeps its title."""
+    b = compile_suite(TRANSPOSED, ["t0", "t1"], "sm80")
+    a, o = order
+    va, vb = b.variants[a], b.variants[o]
+    fs, sd = rule_findings(b, a, o)
+    assert not [c for c in sd.semantic if c.kind != "option"]
+    out, _ = R.apply_roots(copy.deepcopy(fs), a, o, va, vb, sd=sd)
+    cfg = next(f for f in out if f.id == "config.changed")
+    assert "the load reads `src` transposed in `t1` (column-major), row-major in `t0`" in cfg.title
+    rest = [f for f in fs if f.id != "config.changed"]
+    out, _ = R.apply_roots(copy.deepcopy(rest), a, o, va, vb, sd=sd)
+    assert not any("transposed" in f.title for f in out)
+    led = copy.deepcopy(fs)
+    cfg = next(f for f in led if f.id == "config.changed")
+    title = cfg.title
+    cfg.causes = ["settings.changed"]
+    led.append(Finding("settings.changed", "major", "Settings differ", "S.", []))
+    out, _ = R.apply_roots(led, a, o, va, vb, sd=sd)
+    assert next(f for f in out if f.id == "config.changed").title == title

@@ -1423,8 +1423,7 @@ def register_story(
     da, db = _dot_facts(va), _dot_facts(vb)
     if da and db and da[0] != db[0]:
         big = a if da[0] > db[0] else b
-        ta = _dot_type(va) or "fp32"
-        tb = _dot_type(vb) or "fp32"
+        ta, tb = _dot_type(va), _dot_type(vb)  # both have a dot: never ""
         kinds = ta if ta == tb else f"{ta} (`{a}`) / {tb} (`{b}`)"
         notes.append(
             f"the dot accumulator holds {da[0]} {kinds} values per thread in `{a}` and {db[0]} in `{b}` (tile ÷ "
@@ -1441,13 +1440,14 @@ def register_story(
         dv, dname, pv, pname = (va, a, vb, b) if da else (vb, b, va, a)
         dot = da or db
         prod = _reduce_product(pv)
-        if dot is not None and prod is not None and dot[1] == "mma" and pname == more:
-            t = _dot_type(dv)
+        if dot is not None and prod is not None and pname == more:
             regs = 2 if prod[2] == "fp64" else 1
+            how = "FMA (blocked layout)" if dot[1].startswith("blocked") else "MMA"
             notes.append(
                 f"`{pname}` computes the product without `tt.dot` (FMA): a broadcast multiply of a {prod[0]} "
                 f"{prod[2]} tile summed by `tt.reduce`, {prod[1]} {prod[2]} values ({prod[1] * regs} 32-bit registers) "
-                f"per thread before the sum; `{dname}`'s dot is MMA with {dot[0]} {t} accumulator values per thread"
+                f"per thread before the sum; `{dname}`'s dot is {how} with {dot[0]} {_dot_type(dv)} accumulator "
+                "values per thread"
             )
     aa, ab = _address_regs(va), _address_regs(vb)
     if aa != ab and (aa > ab) == (more == a):
