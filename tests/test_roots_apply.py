@@ -1923,3 +1923,24 @@ def test_only_a_configuration_root_is_named_the_transposed_access(compile_suite,
     led.append(Finding("settings.changed", "major", "Settings differ", "S.", []))
     out, _ = R.apply_roots(led, a, o, va, vb, sd=sd)
     assert next(f for f in out if f.id == "config.changed").title == title
+
+
+@pytest.mark.parametrize("order", [("f32ieee", "sumtiny"), ("sumtiny", "f32ieee")])
+def test_register_story_of_an_fma_dot_against_a_product_names_no_mma_layout(tiles, order: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """An FMA dot (``input_precision="ieee"``) with more registers than a 16x8x16 broadcast product: neither side
+    has an MMA layout, so a ``layout.mma`` finding fits without the "another MMA layout" note, whether
+    ``apply_roots`` hands in the dots ``diagnose`` extracted or the story reads them itself (no product note: the
+    product side has fewer registers)."""
+    from irdiff.diagnose.mechfacts import extract_mech_facts
+
+    a, o = order
+    va, vb = tiles.variants[a], tiles.variants[o]
+    assert tiles.variants["f32ieee"].resources.registers > tiles.variants["sumtiny"].resources.registers  # type: ignore[operator]
+    dots = (extract_mech_facts(va).dots, extract_mech_facts(vb).dots)
+    assert [d.lowering for d in dots[order.index("f32ieee")][:1]] == ["fma"] and not dots[order.index("sumtiny")]
+    _, sd = rule_findings(tiles, a, o)
+    for kw in ({"dots": dots}, {}):
+        reg = Finding("resources.registers", "minor", "R", "R.", [], stage="resources")
+        R.apply_roots([reg, Finding("layout.mma", "minor", "", "", [])], a, o, va, vb, sd=sd, **kw)  # type: ignore[arg-type]
+        assert "layout.mma" in reg.causes
+        assert "another MMA layout" not in reg.explanation and "computes the product" not in reg.explanation

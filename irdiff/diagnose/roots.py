@@ -1390,7 +1390,8 @@ def register_story(
     layout), 64-bit index math (``ttir.i64-index-math``), vector width (``coalesce.vector-width``), pipeline depth
     (``pipeline.buffers``: loads in flight). The causes of ``f`` become the findings that fit the direction; when
     none fits, its explanation says "not explained" and its causes are cleared. A dot mechanism finding is named
-    only with what the two variants' dots show (:func:`_dot_notes`; ``dots`` default: extracted from ``va``/``vb``).
+    only with what the two variants' dots show (:func:`_dot_notes`; ``dots``: the variants' :attr:`MechFacts.dots`
+    when the caller has them, else extracted here from ``va``/``vb``: an FMA dot's lowering is read from them).
     """
     by_id = {g.id: g for g in findings}
     ra, rb = va.resources.registers, vb.resources.registers
@@ -1399,9 +1400,9 @@ def register_story(
     more = a if ra > rb else b
     notes: list[str] = []
     fits: list[str] = []
-    # Mechanism findings that change register demand directly (issue 12's families), most direct first.
-    if dots is None and any(i in by_id for i in ("mma.lowering", "precision.dot-input", "precision.dot-accumulate")):
+    if dots is None:
         dots = (extract_mech_facts(va).dots, extract_mech_facts(vb).dots)
+    # Mechanism findings that change register demand directly (issue 12's families), most direct first.
     for fid in ("mma.lowering", "precision.dot-input", "precision.dot-accumulate", "precision.fp64"):
         g = by_id.get(fid)
         if g is None or g.predicts not in (None, more):
@@ -1411,7 +1412,7 @@ def register_story(
                 continue  # scalar-only fp64 (a few conversions) holds a register pair at most once per value
             what: str | None = "fp64 values take two 32-bit registers each"
         else:
-            what = _dot_notes(fid, a, b, more, dots or ([], []))
+            what = _dot_notes(fid, a, b, more, dots)
         if what is None:
             continue
         if fid == "precision.dot-input" and "mma.lowering" in fits and what.endswith("FMA instructions"):
@@ -1419,7 +1420,7 @@ def register_story(
             continue
         notes.append(what)
         fits.append(fid)
-    lowerings = {d.lowering for side in (dots or ([], [])) for d in side[:1]}
+    lowerings = {d.lowering for side in dots for d in side[:1]}
     da, db = _dot_facts(va), _dot_facts(vb)
     if da and db and da[0] != db[0]:
         big = a if da[0] > db[0] else b
