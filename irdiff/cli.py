@@ -959,6 +959,8 @@ def compare_cmd(
             run_status = _run_step(
                 bundle, suite, [a, b], shape, config, shapes, autotune, graph, interpret, bundle.target, ncu=ncu
             )
+    if any(v.error for v in _asked(bundle, asked, all_configs)):
+        sys.exit(1)  # its compiler message is printed above; no report, JSON or comparison of a failed variant
     if outputs:
         _write_reports(bundle, a, b, stage, context, raw, outputs, force, cache=not no_cache)
         if any(p == "-" for _, p in outputs):
@@ -968,8 +970,6 @@ def compare_cmd(
 
         click.echo(diagnosis_output(bundle, a, b, as_json=as_json, explain_id=explain_id))
         sys.exit(1 if run_status else 0)
-    if any(v.error for v in _asked(bundle, asked, all_configs)):
-        sys.exit(1)
     if not no_run:
         known = None  # the timings joined the bundle: its comparison is looked up again
     _show_comparison(bundle, a, b, stage, context, raw, side_by_side, width, color, paging, cache=not no_cache,

@@ -309,3 +309,24 @@ def test_the_runner_names_the_argument_too(tmp_path: Path) -> None:
     good = load_suite(f"{path}::wrong")
     with pytest.raises(KeyError):
         example_args(good, "a", {})  # no N: the suite's own KeyError, for the caller to word
+
+
+def test_a_failed_compile_exits_1_with_json_and_reports_too(tmp_path: Path) -> None:
+    """The compile failure's exit status is 1 whatever the output asked for: the terminal comparison, ``--json``,
+    ``--explain`` or a report file (``--json`` exited 2, the usage-error status, with a second error line); nothing
+    goes to stdout and no report file is written; the failing side is named in either order."""
+    cache = tmp_path / "cache"
+    suite = _suite(tmp_path, 96)
+    for extra in (
+        ["--json"],
+        ["--explain", "spec.constexpr-changed"],
+        ["--md", str(tmp_path / "r.md")],
+        ["--html", str(tmp_path / "r.html")],
+        [],
+    ):
+        for pair in (["--variant", "ranged", "--against", "copy"], ["--variant", "copy", "--against", "ranged"]):
+            r = irdiff(suite, *pair, *VIEW, *extra, cache=cache, cwd=tmp_path)
+            assert r.returncode == 1 and r.stdout == "", (extra, r.stderr)
+            assert _errors(r) == ["error: variant 'ranged' failed to compile: "
+                                  "CompilationError: ValueError: arange's range must be a power of 2"], r.stderr  # fmt: skip
+    assert not (tmp_path / "r.md").exists() and not (tmp_path / "r.html").exists()

@@ -452,3 +452,25 @@ def test_only_huge_stages_normalize_again_for_their_symbols(monkeypatch: pytest.
         assert list(then) == list(ref.symbols if spans_first else ref.symbol_spans)
         assert len(again) == recomputed  # once for both
         assert n.lines == ref.lines and n.shapes == ref.shapes and not n.fallback
+
+
+@pytest.mark.parametrize("stage", ["sass", "ttgir", "llir"])
+def test_reference_builder_fallback_gives_the_bulk_builders_result(
+    matmul_sm86: Bundle, stage: str, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """When the bulk builder raises, ``_dialect`` falls back to the reference builder: the same lines, shapes and
+    (SASS only) control-code side column; only a failure of both gives the raw lines (``fallback``)."""
+    from irdiff.normalize import builder
+
+    v = matmul_sm86.variants["annotated"]
+    bulk = normalize(stage, v.text(stage), v.kernel)
+
+    def broken(*args: object, **kw: object) -> None:
+        raise RuntimeError("bulk builder broken")
+
+    monkeypatch.setattr(builder, "BulkBuilder", broken)
+    ref = normalize(stage, v.text(stage), v.kernel)
+    assert not ref.fallback and (ref.lines, ref.shapes, ref.columns) == (bulk.lines, bulk.shapes, bulk.columns)
+    assert (ref.columns is not None) == (stage == "sass")
+    monkeypatch.setattr(builder, "Builder", broken)
+    assert normalize(stage, v.text(stage), v.kernel).fallback
