@@ -366,7 +366,11 @@ def rule_atomic_result(ctx: Context) -> list[Finding]:
     one's source line), PTX/SASS counts (:mod:`irdiff.diagnose.counts`). Silent when both variants use (or both
     ignore) the values, when the atomics differ in number or op (``atomic.ops``), and when the lowering is the same
     (an ``xchg`` or an ``acq_rel`` atomic returns its value either way). A ``sem`` that differs as well is
-    ``atomic.ordering``'s; this finding then says whether the used side's ``sem`` alone would keep ``atom``."""
+    ``atomic.ordering``'s; this finding then says whether the used side's ``sem`` alone would keep ``atom``.
+
+    Measured (H200, Triton 3.6, ``benchmarks/gpu_atomic_return.sh``, ``benchmarks/results/atomic-return-h200/``):
+    16 Mi relaxed i32 adds into 65,536 bins took 0.249 ms with the old value read and 0.188 ms without (1.32×);
+    into 256 bins both took 3.19 ms (the L2 serializes the updates of each address either way)."""
     aa = [x for x in mech(ctx.fa).atomics if x.op != "cas"]
     ab = [x for x in mech(ctx.fb).atomics if x.op != "cas"]
     if not aa or len(aa) != len(ab):
@@ -449,8 +453,9 @@ def rule_atomic_result(ctx: Context) -> list[Finding]:
     expl = (
         f"In `{user}` the old value returned by {what} is read by {_user_words(u0)}; in `{other}` the same atomic's "
         f"result has no use. {how}{counts} An `atom` whose value is read holds a destination register and the first "
-        "instruction that reads it waits until the value comes back from the L2 (a round trip per atomic, longer "
-        "when many threads update the same addresses); a `red` is issued and not waited for."
+        "instruction that reads it waits until the value comes back from the L2 (a round trip per atomic); a `red` "
+        "is issued and not waited for. Where many threads update the same few addresses the updates serialize at "
+        "the L2 in both variants, and that can hide the wait; it shows where the updates are spread out."
         + (
             f" In `{user}` the returned values are also moved to another layout through shared memory before their "
             "use (`layout.convert-shared`)."
