@@ -1478,8 +1478,7 @@ def register_story(
         if fid != "layout.mma" and g.predicts not in (None, more):
             continue  # it predicts the other variant slower: it cannot explain more registers here
         if fid == "layout.mma" and (
-            "fma" in lowerings
-            or (da and db and "blocked" in (da[1][:7], db[1][:7]))
+            "fma" in lowerings  # a first dot on a #blocked layout (mechfacts DotFact.lowering), either side
             or (any(n.startswith(f"`{x}` computes the product without `tt.dot`") for n in notes for x in (a, b)))
         ):
             fits.append(fid)  # one side has no MMA layout: the FMA-vs-MMA note above says what differs
