@@ -372,6 +372,15 @@ def _operands(ln: _Line) -> list[str]:
     return re.findall(r"%[\w.#-]+", re.sub(r'"(?:[^"\\]|\\.)*"', "", body))
 
 
+def _readers(lines: list[_Line]) -> dict[str, list[_Line]]:
+    """SSA value → the op lines that read it, in program order, each line once (``%5#0`` is a read of ``%5``)."""
+    out: dict[str, list[_Line]] = {}
+    for ln in lines:
+        for o in dict.fromkeys(o.split("#")[0] for o in _operands(ln)):
+            out.setdefault(o, []).append(ln)
+    return out
+
+
 _LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
 
 
@@ -519,11 +528,8 @@ def _dots(ttir: str, ttgir: str, src: str, python: str) -> list[DotFact]:
     wm = re.search(r'"ttg\.num-warps" = (\d+)', ttgir)
     warps = int(wm.group(1)) if wm else 0
     defs = {r: ln for ln in g_all for r in ln.results}
-    uses: dict[str, list[_Line]] = {}
     t_all = _lines(ttir)
-    for ln in t_all:
-        for o in _operands(ln):
-            uses.setdefault(o.split("#")[0], []).append(ln)
+    uses = _readers(t_all)
     t_table = _loc_table(ttir)
     out: list[DotFact] = []
     for i, ln in enumerate(t_lines):
@@ -616,11 +622,7 @@ def _atomics(ttir: str, ttgir: str, src: str, python: str) -> list[AtomicFact]:
     g_atoms = [ln for ln in g_all if ln.op in ("tt.atomic_rmw", "tt.atomic_cas")]
     table = _loc_table(ttir)
     t_all = _lines(ttir)
-    # SSA value → the TTIR op lines that read it (``%5#0`` is a use of ``%5``)
-    readers: dict[str, list[_Line]] = {}
-    for x in t_all:
-        for o in dict.fromkeys(o.split("#")[0] for o in _operands(x)):
-            readers.setdefault(o, []).append(x)
+    readers = _readers(t_all)
     out: list[AtomicFact] = []
     for i, ln in enumerate(x for x in t_all if x.op in ("tt.atomic_rmw", "tt.atomic_cas")):
         head = ln.text.split(ln.op, 1)[1].strip()
@@ -719,10 +721,7 @@ def _transposing_copies(ttgir: str, src: str, python: str) -> list[CopyFact]:
 def _converts(ttgir: str, ptx: str, src: str, python: str) -> list[ConvertFact]:
     g_all = _lines(ttgir)
     defs = {r: ln for ln in g_all for r in ln.results}
-    uses: dict[str, list[_Line]] = {}
-    for ln in g_all:
-        for o in _operands(ln):
-            uses.setdefault(o.split("#")[0], []).append(ln)
+    uses = _readers(g_all)
     aliases = _aliases(ttgir)
     table = _loc_table(ttgir)
     shared: dict[str, dict[tuple[int, int], list[tuple[str, int]]]] = {}  # per source file, read on first use
