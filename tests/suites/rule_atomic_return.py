@@ -14,6 +14,15 @@ old value (``AtomicRMWOpConversion``, ``third_party/nvidia/lib/TritonNVIDIAGPUTo
 - ``xchg_ret``/``xchg_noret``: ``tl.atomic_xchg`` (``sem="relaxed"``): ``atom.exch`` either way (PTX has no
   ``red.exch``).
 - ``acq_ret``/``acq_noret``: the histogram with the default ``sem`` (``acq_rel``): ``atom`` either way.
+- ``cas_ret``/``cas_noret``: the histogram after a relaxed ``tl.atomic_cas`` on one word whose result is unused in
+  both (PTX ``atom.cas`` either way: a compare-and-swap always returns its value).
+- ``multi_ret``/``multi_noret``: a relaxed ``tl.atomic_add``, ``tl.atomic_max`` and ``tl.atomic_xchg``, their old
+  values summed and stored, or all unused (the add and the max become ``red``, the ``xchg`` stays ``atom``).
+- ``inline_ret``: the histogram's old count stored by the statement that makes the atomic (one source line).
+- ``generic_ret``: the old count read from an inline-PTX ``atom.add.u32`` on a generic address (no
+  ``tt.atomic_rmw``; SASS ``ATOM``, not ``ATOMG``).
+- ``asm_ret``/``asm_noret``: the histogram after such an inline-PTX ``atom`` whose result is unused in both: PTX
+  ``atom`` in both, which ptxas makes ``RED`` (so the PTX and SASS counts of each variant differ).
 """
 
 from __future__ import annotations
@@ -105,6 +114,91 @@ def xchg_noret(keys, counts, prev, n, BLOCK: tl.constexpr):
     tl.store(prev + offs, k, mask=ok)
 
 
+@triton.jit
+def cas_ret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    tl.atomic_cas(counts + 255, 0, 1, sem="relaxed")
+    k = tl.load(keys + offs, mask=ok, other=0)
+    old = tl.atomic_add(counts + k, 1, mask=ok, sem="relaxed")
+    tl.store(prev + offs, old, mask=ok)
+
+
+@triton.jit
+def cas_noret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    tl.atomic_cas(counts + 255, 0, 1, sem="relaxed")
+    k = tl.load(keys + offs, mask=ok, other=0)
+    tl.atomic_add(counts + k, 1, mask=ok, sem="relaxed")
+    tl.store(prev + offs, k, mask=ok)
+
+
+@triton.jit
+def multi_ret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    k = tl.load(keys + offs, mask=ok, other=0)
+    a = tl.atomic_add(counts + k % 64, 1, mask=ok, sem="relaxed")
+    b = tl.atomic_max(counts + 64 + k % 64, offs, mask=ok, sem="relaxed")
+    c = tl.atomic_xchg(counts + 128 + k % 64, offs, mask=ok, sem="relaxed")
+    tl.store(prev + offs, a + b + c, mask=ok)
+
+
+@triton.jit
+def multi_noret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    k = tl.load(keys + offs, mask=ok, other=0)
+    tl.atomic_add(counts + k % 64, 1, mask=ok, sem="relaxed")
+    tl.atomic_max(counts + 64 + k % 64, offs, mask=ok, sem="relaxed")
+    tl.atomic_xchg(counts + 128 + k % 64, offs, mask=ok, sem="relaxed")
+    tl.store(prev + offs, k, mask=ok)
+
+
+@triton.jit
+def inline_ret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    k = tl.load(keys + offs, mask=ok, other=0)
+    tl.store(prev + offs, tl.atomic_add(counts + k, 1, mask=ok, sem="relaxed"), mask=ok)
+
+
+@triton.jit
+def generic_ret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    k = tl.load(keys + offs, mask=ok, other=0)
+    old = tl.inline_asm_elementwise(
+        "atom.add.u32 $0, [$1], $2;", "=r,l,r", [counts + k, k], dtype=tl.int32, is_pure=False, pack=1
+    )
+    tl.store(prev + offs, old, mask=ok)
+
+
+@triton.jit
+def asm_ret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    k = tl.load(keys + offs, mask=ok, other=0)
+    tl.inline_asm_elementwise(
+        "atom.global.add.u32 $0, [$1], $2;", "=r,l,r", [counts + 255 - k % 64, k], dtype=tl.int32, is_pure=False, pack=1
+    )
+    old = tl.atomic_add(counts + k, 1, mask=ok, sem="relaxed")
+    tl.store(prev + offs, old, mask=ok)
+
+
+@triton.jit
+def asm_noret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    k = tl.load(keys + offs, mask=ok, other=0)
+    tl.inline_asm_elementwise(
+        "atom.global.add.u32 $0, [$1], $2;", "=r,l,r", [counts + 255 - k % 64, k], dtype=tl.int32, is_pure=False, pack=1
+    )
+    tl.atomic_add(counts + k, 1, mask=ok, sem="relaxed")
+    tl.store(prev + offs, k, mask=ok)
+
+
 def _hist(s: dict[str, int]) -> dict[str, object]:
     return {
         "keys": Tensor((s["N"],), "i32", init="zeros"),
@@ -181,6 +275,14 @@ suite = Suite(
         "max_noret": Variant(max_noret, "i32 atomic_max, result unused", {"BLOCK": 256}),
         "xchg_ret": Variant(xchg_ret, "atomic_xchg, old value stored", {"BLOCK": 256}),
         "xchg_noret": Variant(xchg_noret, "atomic_xchg, result unused", {"BLOCK": 256}),
+        "cas_ret": Variant(cas_ret, "relaxed atomic_cas, then i32 atomic_add, old value stored", {"BLOCK": 256}),
+        "cas_noret": Variant(cas_noret, "relaxed atomic_cas, then i32 atomic_add, result unused", {"BLOCK": 256}),
+        "multi_ret": Variant(multi_ret, "atomic_add, atomic_max, atomic_xchg, old values stored", {"BLOCK": 256}),
+        "multi_noret": Variant(multi_noret, "atomic_add, atomic_max, atomic_xchg, results unused", {"BLOCK": 256}),
+        "inline_ret": Variant(inline_ret, "i32 atomic_add stored by the statement making it", {"BLOCK": 256}),
+        "generic_ret": Variant(generic_ret, "inline-PTX atom.add on a generic address", {"BLOCK": 256}),
+        "asm_ret": Variant(asm_ret, "inline-PTX atom unused, then i32 atomic_add, old value stored", {"BLOCK": 256}),
+        "asm_noret": Variant(asm_noret, "inline-PTX atom unused, then i32 atomic_add, result unused", {"BLOCK": 256}),
         "fadd_ret": Variant(fadd_ret, "f32 atomic_add, old value stored", {"BLOCK": 256}, args=_fadd),
         "fadd_noret": Variant(fadd_noret, "f32 atomic_add, result unused", {"BLOCK": 256}, args=_fadd),
         "tile_ret": Variant(tile_ret, "32x64 f32 atomic_add, old tile stored", _TILE, args=_tile),

@@ -365,7 +365,8 @@ def rule_atomic_result(ctx: Context) -> list[Finding]:
     Facts: :attr:`~irdiff.diagnose.mechfacts.AtomicFact.users` (the TTIR ops that read the result, with the first
     one's source line), PTX/SASS counts (:mod:`irdiff.diagnose.counts`). Silent when both variants use (or both
     ignore) the values, when the atomics differ in number or op (``atomic.ops``), and when the lowering is the same
-    (an ``xchg`` or an ``acq_rel`` atomic returns its value either way). A ``sem`` that differs as well is
+    (an ``xchg`` or an ``acq_rel`` atomic returns its value either way); an ``xchg`` whose use differs is never named
+    (nor blamed on its ``sem``), even beside another atomic whose lowering does differ. A ``sem`` that differs as well is
     ``atomic.ordering``'s; this finding then says whether the used side's ``sem`` alone would keep ``atom``.
 
     Measured (H200, Triton 3.6, ``benchmarks/gpu_atomic_return.sh``, ``benchmarks/results/atomic-return-h200/``):
@@ -375,7 +376,12 @@ def rule_atomic_result(ctx: Context) -> list[Finding]:
     ab = [x for x in mech(ctx.fb).atomics if x.op != "cas"]
     if not aa or len(aa) != len(ab):
         return []
-    pairs = [(x, y) for x, y in zip(aa, ab, strict=True) if x.op == y.op and bool(x.users) != bool(y.users)]
+    # an `xchg` stays `atom` whether its value is read or not (no `red.exch`): its use shows in no lowering
+    pairs = [
+        (x, y)
+        for x, y in zip(aa, ab, strict=True)
+        if x.op == y.op and x.op != "exch" and bool(x.users) != bool(y.users)
+    ]
     sides = {ctx.a if x.users else ctx.b for x, _ in pairs}
     if len(sides) != 1:  # none, or some atomics used in `a` and others in `b`: no side to name
         return []
