@@ -535,3 +535,27 @@ def test_written_out_op_without_words() -> None:
     for x, y in ((u, o), (o, u)):
         (f,) = rule_atomic_result(make_context(x, y))
         assert f.title.startswith("`u` uses the old value of `fmax` (`fmax` on 128xi32; read by `tt.store` at line 12)")
+
+
+@TARGETS
+@BOTH
+def test_other_value_returning_atomics_do_not_hide_the_unused_result(compile_suite, target: str, swap: bool) -> None:  # type: ignore[no-untyped-def]
+    """``hist_ret`` against ``asmused_noret``: the histogram's old value is read only in ``hist_ret``, while
+    ``asmused_noret`` has an inline-PTX ``atom.global`` whose value it stores. Per thread both have as many
+    value-returning atomics (PTX ``atom``, SASS ``ATOMG``); ``asmused_noret`` alone has the reductions. The finding
+    names ``hist_ret`` from the PTX reductions (it was silent: it also asked for more ``atom`` in ``hist_ret``)."""
+    b = compile_suite(SUITE, ["hist_ret", "asmused_noret"], target)
+    ptx = {v: (n_ptx(b, v, r"\batom\."), n_ptx(b, v, r"\bred\.")) for v in ("hist_ret", "asmused_noret")}
+    sass = {v: (n_sass(b, v, r"\bATOMG\."), n_sass(b, v, r"\bREDG?\.")) for v in ("hist_ret", "asmused_noret")}
+    (nu, ru), (no, ro) = ptx["hist_ret"], ptx["asmused_noret"]
+    assert nu == no > 0 and ru == 0 < ro  # the same number of atom, the reductions only in asmused_noret
+    assert sass["hist_ret"][0] == sass["asmused_noret"][0] and sass["hist_ret"][1] < sass["asmused_noret"][1]
+    f, _, _ = one(rule_atomic_result, b, "hist_ret", "asmused_noret", swap)
+    assert f.predicts == "hist_ret"
+    assert f.title.endswith(
+        "it lowers to `atom` (SASS `ATOMG`) and waits for it; unused in `asmused_noret`, it lowers to `red` (SASS `RED`)"
+    )
+    assert (
+        f"Per thread, PTX has {nu} value-returning atomic(s) and 0 reduction(s) in `hist_ret`, {no} and {ro} in "
+        "`asmused_noret`." in f.explanation
+    )

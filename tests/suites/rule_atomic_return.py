@@ -23,6 +23,9 @@ old value (``AtomicRMWOpConversion``, ``third_party/nvidia/lib/TritonNVIDIAGPUTo
   ``tt.atomic_rmw``; SASS ``ATOM``, not ``ATOMG``).
 - ``asm_ret``/``asm_noret``: the histogram after such an inline-PTX ``atom`` whose result is unused in both: PTX
   ``atom`` in both, which ptxas makes ``RED`` (so the PTX and SASS counts of each variant differ).
+- ``asmused_noret``: ``hist_noret`` with an inline-PTX ``atom.global`` whose old value is stored: against ``hist_ret``
+  both variants have as many value-returning atomics per thread (PTX ``atom``, SASS ``ATOMG``); only the reductions
+  show the histogram's unused result.
 """
 
 from __future__ import annotations
@@ -199,6 +202,18 @@ def asm_noret(keys, counts, prev, n, BLOCK: tl.constexpr):
     tl.store(prev + offs, k, mask=ok)
 
 
+@triton.jit
+def asmused_noret(keys, counts, prev, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    k = tl.load(keys + offs, mask=ok, other=0)
+    got = tl.inline_asm_elementwise(
+        "atom.global.add.u32 $0, [$1], $2;", "=r,l,r", [counts + 255 - k % 64, k], dtype=tl.int32, is_pure=False, pack=1
+    )
+    tl.atomic_add(counts + k, 1, mask=ok, sem="relaxed")
+    tl.store(prev + offs, got, mask=ok)
+
+
 def _hist(s: dict[str, int]) -> dict[str, object]:
     return {
         "keys": Tensor((s["N"],), "i32", init="zeros"),
@@ -283,6 +298,9 @@ suite = Suite(
         "generic_ret": Variant(generic_ret, "inline-PTX atom.add on a generic address", {"BLOCK": 256}),
         "asm_ret": Variant(asm_ret, "inline-PTX atom unused, then i32 atomic_add, old value stored", {"BLOCK": 256}),
         "asm_noret": Variant(asm_noret, "inline-PTX atom unused, then i32 atomic_add, result unused", {"BLOCK": 256}),
+        "asmused_noret": Variant(
+            asmused_noret, "inline-PTX atom whose value is stored, then i32 atomic_add, result unused", {"BLOCK": 256}
+        ),
         "fadd_ret": Variant(fadd_ret, "f32 atomic_add, old value stored", {"BLOCK": 256}, args=_fadd),
         "fadd_noret": Variant(fadd_noret, "f32 atomic_add, result unused", {"BLOCK": 256}, args=_fadd),
         "tile_ret": Variant(tile_ret, "32x64 f32 atomic_add, old tile stored", _TILE, args=_tile),

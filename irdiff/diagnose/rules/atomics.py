@@ -388,16 +388,15 @@ def rule_atomic_result(ctx: Context) -> list[Finding]:
     user = sides.pop()
     other = ctx.b if user == ctx.a else ctx.a
     fu, fo = ctx.facts(user), ctx.facts(other)
-    # the lowering that shows it: PTX when Triton chose, else SASS when ptxas did
-    stage = next(
-        (
-            st
-            for st in ("ptx", "sass")
-            if _returning(fu, st)[0] > _returning(fo, st)[0] and _returning(fu, st)[1] < _returning(fo, st)[1]
-        ),
-        None,
-    )
-    if stage is None:
+    # the lowering that shows it: fewer reductions in `user`, in PTX when Triton chose (`red`), else in SASS when the
+    # PTX has as many in both and ptxas did (`RED`). Only the reductions are compared: other atomics (inline PTX)
+    # may add value-returning ones to either side.
+    (_, red_u), (_, red_o) = _returning(fu, "ptx"), _returning(fo, "ptx")
+    if red_u < red_o:
+        stage = "ptx"
+    elif red_u == red_o and _returning(fu, "sass")[1] < _returning(fo, "sass")[1]:
+        stage = "sass"
+    else:
         return []
     used = [x if user == ctx.a else y for x, y in pairs]
     unused = [y if user == ctx.a else x for x, y in pairs]
