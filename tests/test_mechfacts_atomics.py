@@ -214,3 +214,15 @@ def test_mma_alias_without_a_version() -> None:
 
     text = "#mma = #ttg.nvidia_mma<{versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>\n"
     assert _aliases(text) == {"#mma": "mma"}
+
+
+def test_reader_in_another_file_has_no_kernel_line(compile_suite) -> None:  # type: ignore[no-untyped-def]
+    """The atomic's old value is stored by ``keep_old`` in ``tests/suites/hintfacts/other.py``: the reader is named
+    (``tt.store`` and its TTIR line) but no line of the kernel's own file is quoted for it (its line number lies
+    inside ``hintfacts.py``, so a reader of positions that ignored the file would quote an unrelated kernel line);
+    the atomic itself is on the kernel's line."""
+    b = compile_suite(str(Path(__file__).parent / "suites" / "hintfacts" / "hintfacts.py"), ["oldelse"], "sm80")
+    (a,) = extract_mech_facts(b.variants["oldelse"]).atomics
+    assert a.users == ["tt.store"] and a.user is not None and a.user.text.lstrip().startswith("tt.store")
+    assert a.python is not None and a.python.text.startswith("old = tl.atomic_add(cnt_ptr + k")
+    assert a.user_python is None

@@ -29,7 +29,7 @@ import triton.language as tl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from other import aligned_start, dot_into, load_streaming, widen  # noqa: E402
+from other import aligned_start, dot_into, keep_old, load_streaming, widen  # noqa: E402
 
 from irdiff.suite import Suite, Tensor, Variant  # noqa: E402
 
@@ -129,6 +129,24 @@ def _acc64(s: dict[str, int]) -> dict[str, object]:
     return {"x_ptr": Tensor((s["N"],), "fp32"), "y_ptr": Tensor((64,), "fp32", output=True), "eps": 1e-3, "n": s["N"]}
 
 
+@triton.jit
+def old_elsewhere(cnt_ptr, key_ptr, prev_ptr, n, B: tl.constexpr):
+    offs = tl.program_id(0) * B + tl.arange(0, B)
+    ok = offs < n
+    k = tl.load(key_ptr + offs, mask=ok, other=0)
+    old = tl.atomic_add(cnt_ptr + k, 1, mask=ok, sem="relaxed")
+    keep_old(prev_ptr + offs, old, ok)
+
+
+def _old_elsewhere(s: dict[str, int]) -> dict[str, object]:
+    return {
+        "cnt_ptr": Tensor((64,), "i32", output=True, init="zeros"),
+        "key_ptr": Tensor((s["N"],), "i32", init="zeros"),
+        "prev_ptr": Tensor((s["N"],), "i32", output=True, init="zeros"),
+        "n": s["N"],
+    }
+
+
 suite = Suite(
     name="hintfacts",
     description="memory hints (cache, eviction, volatile, multiple_of, max_contiguous, assume), helpers in another file, fp64",
@@ -147,6 +165,9 @@ suite = Suite(
             target="sm100",
         ),
         "acc64": Variant(acc64, "fp64 scalar and loop-carried fp64 accumulator", {"B": 64}, args=_acc64),
+        "oldelse": Variant(
+            old_elsewhere, "an atomic's old value stored by keep_old in other.py", {"B": 64}, args=_old_elsewhere
+        ),
     },
     args=_gather,
     shape={"N": 1 << 16, "R": 64, "K": 1024},
