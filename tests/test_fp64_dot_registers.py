@@ -1,5 +1,5 @@
 """Register evidence for an fp64 tile product (irdiff/diagnose/roots.py ``_dot_facts``/``_reduce_product`` in
-``register_story``): ``tests/suites/dot_f64.py`` on sm80, a 32x32x16 fp64 product by ``tl.dot`` (fp64 MMA, 40
+``register_story``): ``tests/suites/tile_products.py::dot-f64`` on sm80, a 32x32x16 fp64 product by ``tl.dot`` (fp64 MMA, 40
 registers per thread with Triton 3.9) and by a broadcast multiply summed over K (no ``tt.dot``: FMA, at the 255
 cap). Both orders; the numbers follow from the tiles: 32·32 accumulators over 128 threads = 8 fp64 values, 32·16·32
 products over 128 threads = 128 fp64 values = 256 32-bit registers."""
@@ -13,7 +13,7 @@ from diag_helpers import diagnose
 
 from irdiff.diagnose import roots as R
 
-SUITE = str(Path(__file__).parent / "suites" / "dot_f64.py")
+SUITE = str(Path(__file__).parent / "suites" / "tile_products.py") + "::dot-f64"
 
 
 @pytest.fixture(scope="module")

@@ -1792,7 +1792,7 @@ def test_hint_change_with_a_file_on_one_side_is_not_traced_in_the_kernel(compile
 
 # ------------------------------------------------------------------------------------------------ dot and product notes
 
-TILES = str(SUITES / "dot_tiles.py")
+TILES = str(SUITES / "tile_products.py") + "::dot-tiles"
 
 
 @pytest.fixture(scope="module")
